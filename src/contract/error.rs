@@ -1,0 +1,278 @@
+//! Typed failures of the contract: `StdError` and its closed code list
+//! (search-contract §17).
+//!
+//! A peer fails only with a [`StdError`]. The conformance kit compares the
+//! [`ErrorCode`] alone (conformance-kit §4), but the messages are still part
+//! of the contract: every constructor here writes the exact wire string the
+//! spec gives, so no other module ever formats an error message by hand.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The closed list of failure codes, in the spec's source order (§17).
+///
+/// Serialised as the snake_case string, e.g. `"invalid_pattern"`.
+///
+/// ```
+/// use lawsuite::contract::ErrorCode;
+/// assert_eq!(ErrorCode::InvalidPattern.as_str(), "invalid_pattern");
+/// assert_eq!(serde_json::to_string(&ErrorCode::NotFound)?, r#""not_found""#);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs)] // each variant is its wire string; §17 is the documentation
+pub enum ErrorCode {
+    StaleRead,
+    NotFound,
+    NotADirectory,
+    NotAFile,
+    IsDirectory,
+    BinaryFile,
+    OffsetOutOfRange,
+    InvalidPattern,
+    InvalidInput,
+    NoMatch,
+    NotModified,
+    PermissionDenied,
+    OutsideDeclaredReads,
+    OutsideDeclaredWrites,
+    CommandFailed,
+    RequestFailed,
+    Timeout,
+    RateLimited,
+    ProviderUnavailable,
+    Unsupported,
+    UnsupportedContentType,
+    ResponseTooLarge,
+    OutsideContainer,
+}
+
+impl ErrorCode {
+    /// Every code, in the spec's order.
+    pub const ALL: [ErrorCode; 23] = [
+        ErrorCode::StaleRead,
+        ErrorCode::NotFound,
+        ErrorCode::NotADirectory,
+        ErrorCode::NotAFile,
+        ErrorCode::IsDirectory,
+        ErrorCode::BinaryFile,
+        ErrorCode::OffsetOutOfRange,
+        ErrorCode::InvalidPattern,
+        ErrorCode::InvalidInput,
+        ErrorCode::NoMatch,
+        ErrorCode::NotModified,
+        ErrorCode::PermissionDenied,
+        ErrorCode::OutsideDeclaredReads,
+        ErrorCode::OutsideDeclaredWrites,
+        ErrorCode::CommandFailed,
+        ErrorCode::RequestFailed,
+        ErrorCode::Timeout,
+        ErrorCode::RateLimited,
+        ErrorCode::ProviderUnavailable,
+        ErrorCode::Unsupported,
+        ErrorCode::UnsupportedContentType,
+        ErrorCode::ResponseTooLarge,
+        ErrorCode::OutsideContainer,
+    ];
+
+    /// The wire spelling of this code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::StaleRead => "stale_read",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::NotADirectory => "not_a_directory",
+            ErrorCode::NotAFile => "not_a_file",
+            ErrorCode::IsDirectory => "is_directory",
+            ErrorCode::BinaryFile => "binary_file",
+            ErrorCode::OffsetOutOfRange => "offset_out_of_range",
+            ErrorCode::InvalidPattern => "invalid_pattern",
+            ErrorCode::InvalidInput => "invalid_input",
+            ErrorCode::NoMatch => "no_match",
+            ErrorCode::NotModified => "not_modified",
+            ErrorCode::PermissionDenied => "permission_denied",
+            ErrorCode::OutsideDeclaredReads => "outside_declared_reads",
+            ErrorCode::OutsideDeclaredWrites => "outside_declared_writes",
+            ErrorCode::CommandFailed => "command_failed",
+            ErrorCode::RequestFailed => "request_failed",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::ProviderUnavailable => "provider_unavailable",
+            ErrorCode::Unsupported => "unsupported",
+            ErrorCode::UnsupportedContentType => "unsupported_content_type",
+            ErrorCode::ResponseTooLarge => "response_too_large",
+            ErrorCode::OutsideContainer => "outside_container",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The contract's failure value: a code, an exact message and, for
+/// filesystem failures, the path as the caller gave it.
+///
+/// `Display` is the message alone, so an error printed to a person reads as
+/// the sentence the spec prescribes.
+///
+/// ```
+/// use lawsuite::contract::{ErrorCode, StdError};
+/// let err = StdError::invalid_pattern("foo(bar", "\"(\" at column 4 is never closed; write \\( for a literal parenthesis");
+/// assert_eq!(err.code, ErrorCode::InvalidPattern);
+/// assert_eq!(
+///     err.to_string(),
+///     r#"Unsupported ripgrep pattern "foo(bar": "(" at column 4 is never closed; write \( for a literal parenthesis"#,
+/// );
+/// assert!(err.is_contract_rejection());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StdError {
+    /// One code of the closed list.
+    pub code: ErrorCode,
+    /// The exact message of §17.
+    pub message: String,
+    /// The path as given by the caller, for filesystem failures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// The prefix that marks a message written by this contract (§17
+/// `isContractRejection`).
+const PATTERN_PREFIX: &str = "Unsupported ripgrep pattern \"";
+
+impl StdError {
+    /// An error with a code and message and no path.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> StdError {
+        StdError {
+            code,
+            message: message.into(),
+            path: None,
+        }
+    }
+
+    /// The same error carrying `path`.
+    pub fn with_path(mut self, path: impl Into<String>) -> StdError {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// `invalid_pattern`: «`Unsupported ripgrep pattern "{pattern}": {detail}`».
+    pub fn invalid_pattern(pattern: &str, detail: &str) -> StdError {
+        StdError::new(
+            ErrorCode::InvalidPattern,
+            format!("{PATTERN_PREFIX}{pattern}\": {detail}"),
+        )
+    }
+
+    /// `invalid_input`: «`Invalid ripgrep options: {detail}`».
+    pub fn invalid_options(detail: &str) -> StdError {
+        StdError::new(
+            ErrorCode::InvalidInput,
+            format!("Invalid ripgrep options: {detail}"),
+        )
+    }
+
+    /// `not_found` for a search root: «`Path not found: {root}`».
+    pub fn root_not_found(root: &str) -> StdError {
+        StdError::new(ErrorCode::NotFound, format!("Path not found: {root}")).with_path(root)
+    }
+
+    /// A root that could not be searched (§7.1): `permission_denied` when the
+    /// host said so, `command_failed` otherwise, with the host's message.
+    pub fn cannot_search(root: &str, err: &std::io::Error) -> StdError {
+        let code = match err.kind() {
+            std::io::ErrorKind::NotFound => return StdError::root_not_found(root),
+            std::io::ErrorKind::PermissionDenied => ErrorCode::PermissionDenied,
+            _ => ErrorCode::CommandFailed,
+        };
+        StdError::new(code, format!("Cannot search {root}: {}", host_message(err))).with_path(root)
+    }
+
+    /// `binary_file` for an explicit-file root: «`Cannot search binary file: {path}`».
+    pub fn binary_root(path: &str) -> StdError {
+        StdError::new(
+            ErrorCode::BinaryFile,
+            format!("Cannot search binary file: {path}"),
+        )
+        .with_path(path)
+    }
+
+    /// `provider_unavailable` from the no-op peer (§1).
+    pub fn no_search_configured() -> StdError {
+        StdError::new(
+            ErrorCode::ProviderUnavailable,
+            "No search implementation is configured",
+        )
+    }
+
+    /// `SearchContract.isContractRejection`: an `invalid_pattern` written by
+    /// this contract (safe to show a model), as opposed to `rg`'s stderr.
+    pub fn is_contract_rejection(&self) -> bool {
+        self.code == ErrorCode::InvalidPattern && self.message.starts_with(PATTERN_PREFIX)
+    }
+}
+
+/// The host's error text without Rust's ` (os error N)` suffix, which Node's
+/// messages do not carry and which would make messages differ per platform.
+pub(crate) fn host_message(err: &std::io::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
+impl fmt::Display for StdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for StdError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_round_trips_as_its_string() {
+        assert_eq!(ErrorCode::ALL.len(), 23);
+        for code in ErrorCode::ALL {
+            let json = serde_json::to_string(&code).unwrap();
+            assert_eq!(json, format!("\"{}\"", code.as_str()));
+            let back: ErrorCode = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, code);
+        }
+    }
+
+    #[test]
+    fn path_is_omitted_when_absent() {
+        let err = StdError::invalid_options("--max-count must be at least 1");
+        assert_eq!(
+            serde_json::to_string(&err).unwrap(),
+            r#"{"code":"invalid_input","message":"Invalid ripgrep options: --max-count must be at least 1"}"#
+        );
+        let err = StdError::root_not_found("missing");
+        assert_eq!(
+            serde_json::to_string(&err).unwrap(),
+            r#"{"code":"not_found","message":"Path not found: missing","path":"missing"}"#
+        );
+    }
+
+    #[test]
+    fn rg_stderr_is_not_a_contract_rejection() {
+        let err = StdError::new(ErrorCode::InvalidPattern, "rg: error parsing glob");
+        assert!(!err.is_contract_rejection());
+    }
+
+    #[test]
+    fn host_message_drops_os_error_suffix() {
+        let err = std::io::Error::from_raw_os_error(13);
+        assert_eq!(host_message(&err), "Permission denied");
+    }
+}

@@ -1,0 +1,6 @@
+//! lawsuite: a conformance-first harness for the Smithers Ripgrep Subset v1.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![warn(missing_debug_implementations)]
+
+pub mod contract;
