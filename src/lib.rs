@@ -4,3 +4,6 @@
 #![warn(missing_debug_implementations)]
 
 pub mod contract;
+pub mod flow;
+pub mod peer;
+pub mod portable;

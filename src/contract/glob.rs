@@ -34,3 +34,7 @@ impl GlobList {
         todo!()
     }
 }
+/// §16 literal directory segments.
+pub fn literal_dir_segments(_expansion: &str) -> Vec<String> {
+    todo!()
+}

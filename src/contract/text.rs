@@ -7,3 +7,7 @@ pub fn preview(_line: &str) -> String {
 pub fn source_lines(_bytes: &[u8]) -> Vec<String> {
     todo!()
 }
+/// §11.3.
+pub fn line_text(_line: &str) -> &str {
+    todo!()
+}

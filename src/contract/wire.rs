@@ -366,8 +366,8 @@ mod tests {
     #[test]
     fn unknown_request_fields_are_refused() {
         // §2: there is no `types` field in rc.4.
-        let err = serde_json::from_str::<GrepRequest>(r#"{"pattern":"a","types":["rust"]}"#)
-            .unwrap_err();
+        let err =
+            serde_json::from_str::<GrepRequest>(r#"{"pattern":"a","types":["rust"]}"#).unwrap_err();
         assert!(err.to_string().contains("unknown field `types`"), "{err}");
         let req: GrepRequest = serde_json::from_str(r#"{"pattern":"a","noIgnore":false}"#).unwrap();
         assert_eq!(req.no_ignore, Some(false));

@@ -17,7 +17,11 @@ pub struct Matcher;
 
 impl Matcher {
     /// Validate and compile.
-    pub fn new(_pattern: &str, _fixed_strings: bool, _insensitive: bool) -> Result<Matcher, StdError> {
+    pub fn new(
+        _pattern: &str,
+        _fixed_strings: bool,
+        _insensitive: bool,
+    ) -> Result<Matcher, StdError> {
         todo!()
     }
     /// Exact per-line test (line without terminator).

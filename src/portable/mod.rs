@@ -1,0 +1,255 @@
+//! `portable`: the in-process reference peer (search-contract §7–§16).
+//!
+//! Every other peer is compared with this one, so it follows the spec to
+//! the letter: the shared [`walk`] (§7–§9), a streaming per-file [`scan`]
+//! (§11, §13), grouping at the cut (§13.1), notices (§14, §16) and symbols
+//! (§15). Files are scanned in parallel; the answers are merged in candidate
+//! order, so the result never depends on the thread count.
+//!
+//! ```
+//! use lawsuite::contract::GrepRequest;
+//! use lawsuite::portable::Portable;
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(dir.path().join("a.txt"), "one\nneedle\n")?;
+//! let mut request = GrepRequest::new("needle");
+//! request.root = Some(dir.path().to_str().unwrap().to_string());
+//! let answer = lawsuite::flow::grep(&Portable::default(), &request)?;
+//! assert_eq!(answer.matches[0].line, 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod scan;
+pub mod walk;
+
+use std::num::NonZeroUsize;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::contract::glob::GlobList;
+use crate::contract::grouping::group;
+use crate::contract::notice::{Unit, empty_answer_notice, truncation};
+use crate::contract::symbols::enclosing_symbol;
+use crate::contract::text::source_lines;
+use crate::contract::{
+    GlobInput, GlobOutput, GrepInput, GrepOutput, Match, Matcher, StdError, is_insensitive,
+};
+use crate::peer::Search;
+use scan::{FileScan, ScanConfig, scan_path};
+use walk::{Candidate, WalkOptions};
+
+/// The portable peer. `Default` uses every available core.
+#[derive(Clone, Debug)]
+pub struct Portable {
+    threads: NonZeroUsize,
+}
+
+impl Default for Portable {
+    fn default() -> Self {
+        Portable {
+            threads: std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN),
+        }
+    }
+}
+
+impl Portable {
+    /// A portable peer scanning with `threads` threads (at least one).
+    pub fn with_threads(threads: usize) -> Portable {
+        Portable {
+            threads: NonZeroUsize::new(threads).unwrap_or(NonZeroUsize::MIN),
+        }
+    }
+}
+
+impl Search for Portable {
+    fn name(&self) -> &str {
+        "portable"
+    }
+
+    fn version(&self) -> String {
+        format!("lawsuite {}", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        let insensitive = is_insensitive(&input.pattern, input.ignore_case, input.smart_case);
+        let matcher = Matcher::new(&input.pattern, input.fixed_strings, insensitive)?;
+        let globs = GlobList::new(&input.globs);
+        let walked = walk::walk(&WalkOptions {
+            root: &input.root,
+            hidden: input.hidden,
+            no_ignore: input.no_ignore,
+            globs: &globs,
+        })?;
+        let config = ScanConfig {
+            matcher: &matcher,
+            before: input.before_context,
+            after: input.after_context,
+            max_count: input.max_count,
+            // Each file keeps up to `limit + 1` hits: at least the
+            // `remaining + 1` of §13, whatever the earlier files kept, so
+            // the merge below can cut exactly where a sequential scan would.
+            cap: if input.files_with_matches {
+                0
+            } else {
+                input.limit.saturating_add(1)
+            },
+            first_only: input.files_with_matches,
+        };
+        let scans = self.scan_all(&walked.candidates, &config);
+
+        let mut out = GrepOutput {
+            files_searched: walked.candidates.len() as u64,
+            ..GrepOutput::default()
+        };
+        let mut total: u64 = 0;
+        for (candidate, scan) in walked.candidates.iter().zip(scans) {
+            let (count, rows) = match scan {
+                FileScan::Unreadable => continue,
+                FileScan::Binary if walked.explicit_file => {
+                    return Err(StdError::binary_root(&candidate.path));
+                }
+                FileScan::Binary => {
+                    out.skipped_binary += 1;
+                    continue;
+                }
+                FileScan::Text { count, rows } => (count, rows),
+            };
+            if count == 0 {
+                continue;
+            }
+            if input.files_with_matches {
+                total += 1;
+                if (out.files.len() as u64) < input.limit {
+                    out.files.push(candidate.path.clone());
+                }
+                continue;
+            }
+            let remaining = input.limit.saturating_sub(out.matches.len() as u64);
+            total = total.saturating_add(count);
+            if remaining == 0 {
+                continue;
+            }
+            let mut groups = group(&candidate.path, &rows);
+            groups.truncate(usize::try_from(remaining).unwrap_or(usize::MAX));
+            if input.symbols {
+                attach_symbols(candidate, &mut groups);
+            }
+            out.matches.extend(groups);
+        }
+        out.truncated = total > input.limit;
+        let unit = if input.files_with_matches {
+            Unit::Files
+        } else {
+            Unit::Matches
+        };
+        out.notice = if out.truncated {
+            Some(truncation(input.limit, total, unit))
+        } else if total == 0 {
+            empty_answer_notice(
+                &input.root,
+                &input.globs,
+                input.hidden,
+                input.no_ignore,
+                walked.ignored,
+            )
+        } else {
+            None
+        };
+        Ok(out)
+    }
+
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        let patterns = std::slice::from_ref(&input.pattern);
+        let globs = GlobList::new(patterns);
+        let walked = walk::walk(&WalkOptions {
+            root: &input.root,
+            hidden: input.hidden,
+            no_ignore: input.no_ignore,
+            globs: &globs,
+        })?;
+        let total = walked.candidates.len() as u64;
+        let shown = usize::try_from(input.limit).unwrap_or(usize::MAX);
+        let paths: Vec<String> = walked
+            .candidates
+            .into_iter()
+            .take(shown)
+            .map(|c| c.path)
+            .collect();
+        let truncated = total > input.limit;
+        let notice = if truncated {
+            Some(truncation(paths.len() as u64, total, Unit::Entries))
+        } else if total == 0 {
+            empty_answer_notice(
+                &input.root,
+                patterns,
+                input.hidden,
+                input.no_ignore,
+                walked.ignored,
+            )
+        } else {
+            None
+        };
+        Ok(GlobOutput {
+            paths,
+            total,
+            truncated,
+            notice,
+        })
+    }
+}
+
+impl Portable {
+    /// Scan every candidate, in parallel, returning results in candidate order.
+    fn scan_all(&self, candidates: &[Candidate], config: &ScanConfig<'_>) -> Vec<FileScan> {
+        let threads = self.threads.get().min(candidates.len()).max(1);
+        if threads == 1 {
+            return candidates
+                .iter()
+                .map(|c| scan_path(&c.fs_path, config))
+                .collect();
+        }
+        let next = AtomicUsize::new(0);
+        let slots: Vec<Mutex<Option<FileScan>>> =
+            candidates.iter().map(|_| Mutex::new(None)).collect();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(candidate) = candidates.get(i) else {
+                            break;
+                        };
+                        let scan = scan_path(&candidate.fs_path, config);
+                        if let Ok(mut slot) = slots[i].lock() {
+                            *slot = Some(scan);
+                        }
+                    }
+                });
+            }
+        });
+        slots
+            .into_iter()
+            .map(|slot| {
+                slot.into_inner()
+                    .ok()
+                    .flatten()
+                    .unwrap_or(FileScan::Unreadable)
+            })
+            .collect()
+    }
+}
+
+/// §15: annotate the returned hits of one file from its full text. A read
+/// failure omits the symbols and keeps the hits.
+fn attach_symbols(candidate: &Candidate, matches: &mut [Match]) {
+    if matches.is_empty() {
+        return;
+    }
+    let Ok(bytes) = std::fs::read(&candidate.fs_path) else {
+        return;
+    };
+    let lines = source_lines(&bytes);
+    for m in matches {
+        m.symbol = enclosing_symbol(&lines, m.line);
+    }
+}

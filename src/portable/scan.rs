@@ -1,0 +1,358 @@
+//! The per-file scan (search-contract §11 reading, §13 maxCount, context and
+//! the boundary hit).
+//!
+//! A file is streamed through a buffer of complete lines; it is never loaded
+//! whole just to search it. Lines that cannot match are skipped with the
+//! matcher's buffer-level candidate search (a literal prefilter, as ripgrep
+//! does) and every candidate line is confirmed with the exact per-line test,
+//! so the candidate regex may over-approximate but never decides an answer.
+//!
+//! Memory is bounded by the budget: at most `cap` hits are kept, each with
+//! its context rows, however many lines match; beyond that lines are only
+//! counted. The bytes of the whole file are still inspected for NUL (§11.1:
+//! a NUL after megabytes of text makes the file binary).
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use memchr::{memchr, memrchr};
+
+use crate::contract::Matcher;
+use crate::contract::grouping::{Row, RowKind};
+use crate::contract::text::{line_text, preview};
+
+/// Bytes read per `read` call.
+const CHUNK: usize = 64 * 1024;
+
+/// What one file scan is asked.
+#[derive(Debug)]
+pub struct ScanConfig<'a> {
+    /// The compiled pattern.
+    pub matcher: &'a Matcher,
+    /// `beforeContext`.
+    pub before: u64,
+    /// `afterContext`.
+    pub after: u64,
+    /// `maxCount`, per file.
+    pub max_count: Option<u64>,
+    /// How many hits to keep with their context (`remaining + 1`, §13;
+    /// 0 keeps none and only counts).
+    pub cap: u64,
+    /// Stop counting at the first hit (`filesWithMatches` needs only `count > 0`).
+    pub first_only: bool,
+}
+
+/// The outcome of scanning one candidate.
+#[derive(Debug, PartialEq, Eq)]
+pub enum FileScan {
+    /// Could not be opened or read: counts in `filesSearched` only (§11.1).
+    Unreadable,
+    /// Holds a NUL byte: counts in `skippedBinary` (§11.1).
+    Binary,
+    /// A text file: its match count (≤ `maxCount`) and kept rows, sorted by line.
+    Text {
+        /// Matching lines counted (§13 step 1).
+        count: u64,
+        /// Kept hits and context rows, ascending by line.
+        rows: Vec<Row>,
+    },
+}
+
+/// Scan the file at `path`.
+pub fn scan_path(path: &Path, config: &ScanConfig<'_>) -> FileScan {
+    let Ok(file) = File::open(path) else {
+        return FileScan::Unreadable;
+    };
+    match scan_reader(file, config) {
+        Ok(scan) => scan,
+        // §11.1: a streaming read that fails before any byte arrived is
+        // retried once as a whole-file read; never combine two reads.
+        Err(ReadFailure { bytes_seen: 0 }) => match std::fs::read(path) {
+            Ok(bytes) => scan_reader(&bytes[..], config).unwrap_or(FileScan::Unreadable),
+            Err(_) => FileScan::Unreadable,
+        },
+        Err(_) => FileScan::Unreadable,
+    }
+}
+
+/// A read error, and how many bytes had arrived before it.
+#[derive(Debug)]
+pub struct ReadFailure {
+    /// Bytes read before the failure.
+    pub bytes_seen: u64,
+}
+
+/// Scan any byte stream (the file body) with the rules of §11 and §13.
+pub fn scan_reader<R: Read>(
+    mut reader: R,
+    config: &ScanConfig<'_>,
+) -> Result<FileScan, ReadFailure> {
+    let mut state = Scanner::new(config);
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK * 2);
+    let mut scan_from = 0usize; // start of the first unprocessed line in `buf`
+    let mut bytes_seen = 0u64;
+    let mut first_region = true;
+    loop {
+        let old_len = buf.len();
+        buf.resize(old_len + CHUNK, 0);
+        let n = loop {
+            match reader.read(&mut buf[old_len..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => return Err(ReadFailure { bytes_seen }),
+            }
+        };
+        buf.truncate(old_len + n);
+        bytes_seen += n as u64;
+        let eof = n == 0;
+        if memchr(0, &buf[old_len..]).is_some() {
+            return Ok(FileScan::Binary);
+        }
+        if state.done() {
+            // Only the NUL check is left for the rest of the file.
+            buf.clear();
+            scan_from = 0;
+            if eof {
+                break;
+            }
+            continue;
+        }
+        let region_end = if eof {
+            buf.len()
+        } else {
+            match memrchr(b'\n', &buf[scan_from..]) {
+                Some(i) => scan_from + i + 1,
+                None => continue, // a line longer than the buffer: read more
+            }
+        };
+        if first_region && region_end > scan_from {
+            // §11.2: a leading UTF-8 BOM is not part of line 1.
+            if buf[scan_from..region_end].starts_with(b"\xEF\xBB\xBF") {
+                scan_from += 3;
+            }
+            first_region = false;
+        }
+        let region = &buf[scan_from..region_end];
+        // Region boundaries sit after a `\n`, and no UTF-8 sequence contains
+        // that byte, so decoding region by region never splits a scalar.
+        match std::str::from_utf8(region) {
+            Ok(text) => state.region(text),
+            Err(_) => state.region(&String::from_utf8_lossy(region)),
+        }
+        if eof {
+            break;
+        }
+        buf.drain(..region_end);
+        scan_from = 0;
+    }
+    Ok(state.finish())
+}
+
+/// The per-file state of §13 step 1.
+struct Scanner<'c, 'a> {
+    config: &'c ScanConfig<'a>,
+    /// Line number of the next line to be read.
+    line: u64,
+    count: u64,
+    kept: u64,
+    rows: Vec<Row>,
+    /// The last line number already stored as a row (0 = none).
+    last_row: u64,
+    /// Lines up to this number are after-context of a kept hit.
+    after_until: u64,
+    /// Previews of the last `before` lines of earlier regions, for
+    /// before-context that crosses a region boundary.
+    tail: VecDeque<(u64, String)>,
+}
+
+impl<'c, 'a> Scanner<'c, 'a> {
+    fn new(config: &'c ScanConfig<'a>) -> Self {
+        Scanner {
+            config,
+            line: 1,
+            count: 0,
+            kept: 0,
+            rows: Vec::new(),
+            last_row: 0,
+            after_until: 0,
+            tail: VecDeque::new(),
+        }
+    }
+
+    /// May another line still be a hit? (§13: after `M` hits no line is even tested.)
+    fn counting(&self) -> bool {
+        if self.config.first_only && self.count > 0 {
+            return false;
+        }
+        self.config.max_count.is_none_or(|m| self.count < m)
+    }
+
+    fn collecting(&self) -> bool {
+        self.kept < self.config.cap
+    }
+
+    /// Nothing left to learn from the text (the NUL check goes on).
+    fn done(&self) -> bool {
+        !self.counting() && self.line > self.after_until
+    }
+
+    fn finish(self) -> FileScan {
+        FileScan::Text {
+            count: self.count,
+            rows: self.rows,
+        }
+    }
+
+    /// Process a run of complete lines (the last one may be unterminated at
+    /// the end of the file).
+    fn region(&mut self, text: &str) {
+        let region_first = self.line;
+        let mut pos = 0;
+        while pos < text.len() {
+            if self.line > self.after_until {
+                if !self.counting() {
+                    // No hit and no context can follow; skip the rest.
+                    self.line += count_lines(&text[pos..]);
+                    break;
+                }
+                // Jump to the next candidate line.
+                match self.config.matcher.find_candidate(text, pos) {
+                    None => {
+                        self.line += count_lines(&text[pos..]);
+                        break;
+                    }
+                    Some(at) => {
+                        let at = at.min(text.len());
+                        let start =
+                            memrchr(b'\n', &text.as_bytes()[pos..at]).map_or(pos, |i| pos + i + 1);
+                        self.line += count_newlines(&text.as_bytes()[pos..start]);
+                        pos = start;
+                        if pos == text.len() {
+                            // An empty match after the final `\n` is not a line.
+                            break;
+                        }
+                    }
+                }
+            }
+            let end = memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |i| pos + i + 1);
+            self.line_at(text, region_first, pos, end);
+            pos = end;
+            self.line += 1;
+        }
+        self.remember_tail(text, region_first);
+    }
+
+    /// Decide one line: hit, context, or nothing (§13 step 1).
+    fn line_at(&mut self, text: &str, region_first: u64, start: usize, end: usize) {
+        let line_text = line_text(&text[start..end]);
+        let hit = self.counting() && self.config.matcher.is_match(line_text);
+        if hit {
+            self.count += 1;
+            if self.collecting() {
+                self.before_context(text, region_first, start);
+                self.push(RowKind::Match, line_text);
+                self.kept += 1;
+                self.after_until = self.line.saturating_add(self.config.after);
+            }
+        } else if self.line <= self.after_until && self.line > self.last_row {
+            self.push(RowKind::Context, line_text);
+        }
+    }
+
+    fn push(&mut self, kind: RowKind, line_text: &str) {
+        self.rows.push(Row {
+            line: self.line,
+            text: preview(line_text),
+            kind,
+        });
+        self.last_row = self.line;
+    }
+
+    /// Store the up-to-`before` lines above the hit at `start` that are not
+    /// rows yet, taking older ones from the remembered tail.
+    fn before_context(&mut self, text: &str, region_first: u64, start: usize) {
+        let first_wanted = self
+            .line
+            .saturating_sub(self.config.before)
+            .max(self.last_row + 1)
+            .max(1);
+        if first_wanted >= self.line {
+            return;
+        }
+        let mut found: Vec<(u64, String)> = Vec::new();
+        let bytes = text.as_bytes();
+        let mut line_end = start; // exclusive end (after `\n`) of the line above
+        let mut number = self.line;
+        while number > first_wanted && number > region_first {
+            number -= 1;
+            let above_end = line_end - 1; // the `\n` ending line `number`
+            let line_start = memrchr(b'\n', &bytes[..above_end]).map_or(0, |i| i + 1);
+            found.push((number, preview(line_text(&text[line_start..line_end]))));
+            line_end = line_start;
+        }
+        // Lines above this region come from the tail of the previous ones.
+        for (n, t) in self.tail.iter().rev() {
+            if *n < first_wanted {
+                break;
+            }
+            if *n < number {
+                found.push((*n, t.clone()));
+            }
+        }
+        found.sort_by_key(|(n, _)| *n);
+        for (line, text) in found {
+            self.rows.push(Row {
+                line,
+                text,
+                kind: RowKind::Context,
+            });
+        }
+    }
+
+    /// Keep previews of the last `before` lines of this region for a hit at
+    /// the top of the next one. Costs nothing without before-context.
+    fn remember_tail(&mut self, text: &str, region_first: u64) {
+        if self.config.before == 0 || !self.collecting() || text.is_empty() {
+            return;
+        }
+        let want = usize::try_from(self.config.before).unwrap_or(usize::MAX);
+        let bytes = text.as_bytes();
+        let mut fresh: Vec<(u64, String)> = Vec::new();
+        let mut line_end = text.len();
+        let mut number = self.line;
+        while number > region_first && fresh.len() < want {
+            number -= 1;
+            let content_end = if bytes[line_end - 1] == b'\n' {
+                line_end - 1
+            } else {
+                line_end
+            };
+            let line_start = memrchr(b'\n', &bytes[..content_end]).map_or(0, |i| i + 1);
+            fresh.push((number, preview(line_text(&text[line_start..line_end]))));
+            line_end = line_start;
+        }
+        for item in fresh.into_iter().rev() {
+            self.tail.push_back(item);
+        }
+        while self.tail.len() > want {
+            self.tail.pop_front();
+        }
+    }
+}
+
+fn count_newlines(bytes: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', bytes).count() as u64
+}
+
+/// Lines in a run of text: every `\n` ends one, and a final unterminated
+/// piece is one more (§11.3).
+fn count_lines(text: &str) -> u64 {
+    let n = count_newlines(text.as_bytes());
+    if text.is_empty() || text.ends_with('\n') {
+        n
+    } else {
+        n + 1
+    }
+}
