@@ -7,3 +7,4 @@ pub mod contract;
 pub mod flow;
 pub mod peer;
 pub mod portable;
+pub mod ripgrep;

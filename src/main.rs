@@ -1,1 +1,183 @@
-fn main() {}
+//! The `lawsuite` command line. Run `lawsuite --help`.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use lawsuite::contract::{
+    GlobInput, GlobRequest, GrepInput, GrepRequest, StdError, validate_glob, validate_pattern,
+};
+use lawsuite::flow;
+use lawsuite::peer::{Noop, Search};
+use lawsuite::portable::Portable;
+
+/// Conformance harness and reference peers for the Smithers Ripgrep Subset v1
+/// search contract (grep and glob).
+#[derive(Debug, Parser)]
+#[command(name = "lawsuite", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check a pattern or a glob against the contract's grammar and print the
+    /// typed verdict (exit status 1 when it is rejected).
+    ///
+    /// Examples:
+    ///   lawsuite check pattern 'foo(bar'
+    ///   lawsuite check pattern --fixed-strings 'foo(bar'
+    ///   lawsuite check glob '**/*.{ts,tsx}'
+    #[command(verbatim_doc_comment)]
+    Check {
+        /// What to check.
+        #[arg(value_enum)]
+        kind: CheckKind,
+        /// The pattern or glob text.
+        text: String,
+        /// Check the pattern as a fixed string (`fixedStrings: true`).
+        #[arg(long, short = 'F')]
+        fixed_strings: bool,
+        /// Print the verdict as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make one call to a peer and print its answer as JSON (exit status 1
+    /// when the answer is a failure).
+    ///
+    /// Methods: `grep` and `glob` take the normalised peer input;
+    /// `flow/grep` and `flow/glob` take a caller's request and run the flow
+    /// layer (validation, defaults, literal retry) first.
+    ///
+    /// Examples:
+    ///   lawsuite call flow/grep '{"pattern":"needle","root":"src"}'
+    ///   lawsuite call --peer portable flow/glob '{"pattern":"**/*.rs"}'
+    #[command(verbatim_doc_comment)]
+    Call {
+        /// The peer to call.
+        #[arg(long, default_value = "portable")]
+        peer: String,
+        /// `grep`, `glob`, `flow/grep` or `flow/glob`.
+        method: String,
+        /// The JSON parameters.
+        params: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CheckKind {
+    /// A grep pattern (search-contract §10).
+    Pattern,
+    /// A glob (search-contract §8.1).
+    Glob,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Check {
+            kind,
+            text,
+            fixed_strings,
+            json,
+        } => {
+            let verdict = match kind {
+                CheckKind::Pattern => validate_pattern(&text, fixed_strings),
+                CheckKind::Glob => validate_glob(&text),
+            };
+            print_verdict(kind, &text, verdict, json)
+        }
+        Command::Call {
+            peer,
+            method,
+            params,
+        } => {
+            let peer = builtin_peer(&peer)?;
+            let answer = call(peer.as_ref(), &method, &params)?;
+            let mut stdout = std::io::stdout().lock();
+            match answer {
+                Ok(value) => {
+                    writeln!(stdout, "{}", serde_json::to_string_pretty(&value)?)?;
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(err) => {
+                    writeln!(stdout, "{}", serde_json::to_string_pretty(&err)?)?;
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+    }
+}
+
+fn print_verdict(
+    kind: CheckKind,
+    text: &str,
+    verdict: Result<(), StdError>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let what = match kind {
+        CheckKind::Pattern => "pattern",
+        CheckKind::Glob => "glob",
+    };
+    let accepted = verdict.is_ok();
+    let mut stdout = std::io::stdout().lock();
+    match verdict {
+        Ok(()) if json => writeln!(stdout, "{}", serde_json::json!({ "ok": true }))?,
+        Ok(()) => writeln!(stdout, "ok: the {what} {text:?} is accepted")?,
+        Err(err) if json => writeln!(stdout, "{}", serde_json::to_string(&err)?)?,
+        Err(err) => writeln!(stdout, "{}: {}", err.code, err.message)?,
+    }
+    Ok(if accepted {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// The peers compiled into this binary.
+fn builtin_peer(name: &str) -> anyhow::Result<Box<dyn Search>> {
+    match name {
+        "portable" => Ok(Box::new(Portable::default())),
+        "noop" => Ok(Box::new(Noop)),
+        other => anyhow::bail!("unknown peer {other:?}; the built-in peers are: portable, noop"),
+    }
+}
+
+/// One call; the outer error is a usage problem (bad JSON, unknown method),
+/// the inner one the peer's typed answer.
+fn call(
+    peer: &dyn Search,
+    method: &str,
+    params: &str,
+) -> anyhow::Result<Result<serde_json::Value, StdError>> {
+    fn parse<T: serde::de::DeserializeOwned>(method: &str, params: &str) -> anyhow::Result<T> {
+        serde_json::from_str(params)
+            .map_err(|e| anyhow::anyhow!("the parameters of {method} are not valid: {e}"))
+    }
+    fn value<T: serde::Serialize>(
+        r: Result<T, StdError>,
+    ) -> anyhow::Result<Result<serde_json::Value, StdError>> {
+        Ok(match r {
+            Ok(v) => Ok(serde_json::to_value(v)?),
+            Err(e) => Err(e),
+        })
+    }
+    match method {
+        "grep" => value(peer.grep(&parse::<GrepInput>(method, params)?)),
+        "glob" => value(peer.glob(&parse::<GlobInput>(method, params)?)),
+        "flow/grep" => value(flow::grep(peer, &parse::<GrepRequest>(method, params)?)),
+        "flow/glob" => value(flow::glob(peer, &parse::<GlobRequest>(method, params)?)),
+        other => anyhow::bail!("unknown method {other:?}; use grep, glob, flow/grep or flow/glob"),
+    }
+}

@@ -1,0 +1,453 @@
+//! `ripgrep`: the peer that drives the real `rg` executable, as
+//! `native-peer.md` describes.
+//!
+//! The single most important design fact (native-peer §0): `rg` does not
+//! walk. The shared [`crate::portable::walk`] decides the candidates and
+//! `rg` gets them as explicit paths; it only searches their contents,
+//! reports which hold a NUL byte, and echoes the list for `glob`. The answer
+//! is then reconciled to the contract (maxCount demotion, grouping, counts).
+//!
+//! The binary is `LAWSUITE_RG` or `rg` on `PATH`. It is probed once, with
+//! `rg --version`; a missing or too old `rg` makes every call fail with
+//! `provider_unavailable`, and [`Ripgrep::availability`] tells a person how
+//! to install one.
+
+pub mod json;
+pub mod process;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::contract::glob::{GlobList, included_by_globs};
+use crate::contract::grouping::{Row, RowKind, group};
+use crate::contract::notice::{Unit, empty_answer_notice, truncation};
+use crate::contract::symbols::enclosing_symbol;
+use crate::contract::text::{preview, source_lines};
+use crate::contract::{
+    GlobInput, GlobOutput, GrepInput, GrepOutput, Match, StdError, join_path, normalize_path,
+    utf16_cmp, validate_pattern,
+};
+use crate::peer::Search;
+use crate::portable::walk::{self, WalkOptions, basename};
+use process::{Output, cannot_start, rg_program, run_batched};
+
+/// The oldest `rg` the peer accepts (README Q6: measured on 14.1.1).
+pub const MIN_VERSION: (u64, u64, u64) = (14, 1, 1);
+
+/// The `ripgrep` peer.
+#[derive(Debug)]
+pub struct Ripgrep {
+    program: PathBuf,
+    probe: OnceLock<Result<String, String>>,
+}
+
+impl Default for Ripgrep {
+    fn default() -> Self {
+        Ripgrep::new(rg_program())
+    }
+}
+
+impl Ripgrep {
+    /// A peer running the `rg` at `program` (a path, or a name looked up on `PATH`).
+    pub fn new(program: impl Into<PathBuf>) -> Ripgrep {
+        Ripgrep {
+            program: program.into(),
+            probe: OnceLock::new(),
+        }
+    }
+
+    /// `Ok(version)` when a suitable `rg` answers, else a sentence for a
+    /// person that says what is wrong and how to install a suitable one.
+    pub fn availability(&self) -> Result<&str, &str> {
+        self.probe
+            .get_or_init(|| probe(&self.program))
+            .as_ref()
+            .map(String::as_str)
+            .map_err(String::as_str)
+    }
+
+    fn ready(&self) -> Result<(), StdError> {
+        match self.availability() {
+            Ok(_) => Ok(()),
+            Err(_) => Err(cannot_start()),
+        }
+    }
+}
+
+fn probe(program: &Path) -> Result<String, String> {
+    let shown = program.display();
+    let out = std::process::Command::new(program)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| {
+            format!(
+                "cannot run `{shown} --version` ({e}); {}",
+                process::INSTALL_HINT
+            )
+        })?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version = process::parse_version(&text).ok_or_else(|| {
+        format!(
+            "`{shown} --version` printed no ripgrep version; {}",
+            process::INSTALL_HINT
+        )
+    })?;
+    if version < MIN_VERSION {
+        let (a, b, c) = version;
+        return Err(format!(
+            "{shown} is ripgrep {a}.{b}.{c}, older than 14.1.1; {}",
+            process::INSTALL_HINT
+        ));
+    }
+    Ok(text.lines().next().unwrap_or_default().trim().to_string())
+}
+
+/// The flags that make `rg` independent of the host's configuration
+/// (native-peer §2.1: `--no-config` and the `--no-ignore-*` set).
+const HOST_INDEPENDENCE: [&str; 6] = [
+    "--no-config",
+    "--no-require-git",
+    "--no-ignore-global",
+    "--no-ignore-parent",
+    "--no-ignore-exclude",
+    "--no-ignore-dot",
+];
+
+/// Where `rg` runs and what it is given: cwd and targets relative to it.
+struct Targets {
+    cwd: String,
+    targets: Vec<String>,
+    explicit_file: bool,
+    ignored: bool,
+}
+
+fn targets(
+    root: &str,
+    hidden: bool,
+    no_ignore: bool,
+    globs: &GlobList,
+) -> Result<Targets, StdError> {
+    let walked = walk::walk(&WalkOptions {
+        root,
+        hidden,
+        no_ignore,
+        globs,
+    })?;
+    if walked.explicit_file {
+        // §1: cwd is the root's parent, the target its basename.
+        let (cwd, name) = match root.rfind('/') {
+            Some(0) => ("/".to_string(), root[1..].to_string()),
+            Some(i) => (root[..i].to_string(), root[i + 1..].to_string()),
+            None => (".".to_string(), root.to_string()),
+        };
+        return Ok(Targets {
+            cwd,
+            targets: vec![name],
+            explicit_file: true,
+            ignored: false,
+        });
+    }
+    Ok(Targets {
+        cwd: root.to_string(),
+        targets: walked.candidates.into_iter().map(|c| c.relative).collect(),
+        explicit_file: false,
+        ignored: walked.ignored,
+    })
+}
+
+/// §2.5: `normalize(join(cwd, p without one leading "./"))`.
+fn output_path(cwd: &str, p: &str) -> String {
+    join_path(cwd, p.strip_prefix("./").unwrap_or(p))
+}
+
+impl Search for Ripgrep {
+    fn name(&self) -> &str {
+        "ripgrep"
+    }
+
+    fn version(&self) -> String {
+        match self.availability() {
+            Ok(v) => v.to_string(),
+            Err(_) => "unavailable".to_string(),
+        }
+    }
+
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        // The contract's grammar is the reference; `rg` never sees a pattern
+        // the contract rejects.
+        validate_pattern(&input.pattern, input.fixed_strings)?;
+        let globs = GlobList::new(&input.globs);
+        let t = targets(&input.root, input.hidden, input.no_ignore, &globs)?;
+        self.ready()?;
+        let cwd = Path::new(if t.cwd.is_empty() { "." } else { &t.cwd });
+
+        let search_args = search_args(input);
+        let search_args: Vec<&str> = search_args.iter().map(String::as_str).collect();
+        let mut binary_args: Vec<&str> = vec!["--files-with-matches", "--text", "--null"];
+        binary_args.extend(HOST_INDEPENDENCE);
+        if input.no_ignore {
+            binary_args.push("--no-ignore");
+        }
+        binary_args.extend(["--no-messages", "--sort", "path"]);
+        if input.hidden {
+            binary_args.push("--hidden");
+        }
+        binary_args.extend(["--", "\\x00"]);
+
+        // §2.3 step 1: both invocations run concurrently.
+        let (search, binary) = std::thread::scope(|scope| {
+            let binary = scope.spawn(|| run_batched(&self.program, cwd, &binary_args, &t.targets));
+            let search = run_batched(&self.program, cwd, &search_args, &t.targets);
+            (
+                search,
+                binary.join().unwrap_or_else(|_| Err(cannot_start())),
+            )
+        });
+        let (search, binary) = (search?, binary?);
+        for result in [&search, &binary] {
+            if let Some(message) = result.rejection() {
+                return Err(StdError::new(
+                    crate::contract::ErrorCode::RequestFailed,
+                    message,
+                ));
+            }
+        }
+        let binary_set: HashSet<String> =
+            nul_paths(&binary).map(|p| output_path(&t.cwd, p)).collect();
+        if t.explicit_file && !binary_set.is_empty() {
+            return Err(StdError::binary_root(&input.root));
+        }
+        let rows = json::parse_stream(&search.stdout)?;
+        let mut out = reconcile(input, &t.cwd, rows, &binary_set);
+        out.files_searched = t.targets.len() as u64;
+        out.skipped_binary = binary_set.len() as u64;
+        if out.matches.is_empty() && out.files.is_empty() && !out.truncated {
+            out.notice = empty_answer_notice(
+                &input.root,
+                &input.globs,
+                input.hidden,
+                input.no_ignore,
+                t.ignored,
+            );
+        }
+        Ok(out)
+    }
+
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        let patterns = std::slice::from_ref(&input.pattern);
+        let globs = GlobList::new(patterns);
+        let t = targets(&input.root, input.hidden, input.no_ignore, &globs)?;
+        self.ready()?;
+        let cwd = Path::new(if t.cwd.is_empty() { "." } else { &t.cwd });
+        let mut args: Vec<&str> = vec!["--files", "--null"];
+        args.extend(HOST_INDEPENDENCE);
+        if input.no_ignore {
+            args.push("--no-ignore");
+        }
+        args.extend(["--no-messages", "--sort", "path"]);
+        if input.hidden {
+            args.push("--hidden");
+        }
+        args.push("--");
+        let result = run_batched(&self.program, cwd, &args, &t.targets)?;
+        if let Some(message) = result.rejection() {
+            return Err(StdError::new(
+                crate::contract::ErrorCode::InvalidPattern,
+                message,
+            ));
+        }
+        let mut paths: Vec<String> = nul_paths(&result)
+            .filter(|p| {
+                let rel = p.strip_prefix("./").unwrap_or(p);
+                t.explicit_file || included_by_globs(patterns, rel, basename(rel))
+            })
+            .map(|p| output_path(&t.cwd, p))
+            .collect();
+        paths.sort_by(|a, b| utf16_cmp(a, b));
+        let total = paths.len() as u64;
+        paths.truncate(usize::try_from(input.limit).unwrap_or(usize::MAX));
+        let truncated = total > input.limit;
+        let notice = if truncated {
+            Some(truncation(paths.len() as u64, total, Unit::Entries))
+        } else if total == 0 {
+            empty_answer_notice(
+                &input.root,
+                patterns,
+                input.hidden,
+                input.no_ignore,
+                t.ignored,
+            )
+        } else {
+            None
+        };
+        Ok(GlobOutput {
+            paths,
+            total,
+            truncated,
+            notice,
+        })
+    }
+}
+
+/// The search invocation's arguments, in the order of native-peer §2.1.
+fn search_args(input: &GrepInput) -> Vec<String> {
+    let mut args: Vec<String> = ["--json", "--stats"].map(String::from).to_vec();
+    args.extend(HOST_INDEPENDENCE.map(String::from));
+    if input.no_ignore {
+        args.push("--no-ignore".into());
+    }
+    args.extend(
+        [
+            "--no-messages",
+            "--sort",
+            "path",
+            "--encoding=utf-8",
+            "--crlf",
+        ]
+        .map(String::from),
+    );
+    if input.hidden {
+        args.push("--hidden".into());
+    }
+    if input.fixed_strings {
+        args.push("--fixed-strings".into());
+    }
+    // Drift 3: `--smart-case` overrides `--ignore-case` in rg, so only one is passed.
+    if input.ignore_case {
+        args.push("--ignore-case".into());
+    } else if input.smart_case {
+        args.push("--smart-case".into());
+    }
+    for (flag, n) in [
+        ("--before-context", input.before_context),
+        ("--after-context", input.after_context),
+    ] {
+        if n > 0 {
+            args.push(flag.into());
+            args.push(n.to_string());
+        }
+    }
+    if let Some(m) = input.max_count {
+        args.push("--max-count".into());
+        args.push(m.to_string());
+    }
+    args.push("--".into());
+    args.push(input.pattern.clone());
+    args
+}
+
+/// NUL-separated paths of `--null` output, empty pieces dropped (drift 4:
+/// a name holding `\n` stays one path).
+fn nul_paths(output: &Output) -> impl Iterator<Item = &str> {
+    output
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .filter_map(|p| std::str::from_utf8(p).ok())
+}
+
+/// native-peer §2.6 steps 1–6.
+fn reconcile(
+    input: &GrepInput,
+    cwd: &str,
+    rows: Vec<json::RgRow>,
+    binary: &HashSet<String>,
+) -> GrepOutput {
+    // Step 1 and 2: drop binary files' rows; sort by file then line.
+    let mut rows: Vec<(String, Row)> = rows
+        .into_iter()
+        .map(|r| {
+            let text = r
+                .text
+                .strip_suffix('\n')
+                .map_or(r.text.as_str(), |t| t.strip_suffix('\r').unwrap_or(t));
+            (
+                output_path(cwd, &r.path),
+                Row {
+                    line: r.line,
+                    text: preview(text),
+                    kind: r.kind,
+                },
+            )
+        })
+        .filter(|(file, _)| !binary.contains(file))
+        .collect();
+    rows.sort_by(|(fa, ra), (fb, rb)| utf16_cmp(fa, fb).then(ra.line.cmp(&rb.line)));
+    rows.dedup_by(|(fb, rb), (fa, ra)| fa == fb && ra.line == rb.line);
+    // Step 3: maxCount demotion.
+    if let Some(m) = input.max_count {
+        let mut current: Option<&str> = None;
+        let mut seen = 0;
+        for (file, row) in rows.iter_mut() {
+            if current != Some(file.as_str()) {
+                current = Some(file.as_str());
+                seen = 0;
+            }
+            if row.kind == RowKind::Match {
+                seen += 1;
+                if seen > m {
+                    row.kind = RowKind::Context;
+                }
+            }
+        }
+    }
+    let mut out = GrepOutput::default();
+    // Per file, in order.
+    let mut groups: Vec<Match> = Vec::new();
+    let mut files: Vec<String> = Vec::new();
+    let mut start = 0;
+    while start < rows.len() {
+        let file = rows[start].0.clone();
+        let end = start + rows[start..].iter().take_while(|(f, _)| *f == file).count();
+        let file_rows: Vec<Row> = rows[start..end].iter().map(|(_, r)| r.clone()).collect();
+        let file_groups = group(&file, &file_rows);
+        if !file_groups.is_empty() {
+            files.push(file);
+            groups.extend(file_groups);
+        }
+        start = end;
+    }
+    let limit = usize::try_from(input.limit).unwrap_or(usize::MAX);
+    let (total, unit) = if input.files_with_matches {
+        let total = files.len() as u64;
+        files.truncate(limit);
+        out.files = files;
+        (total, Unit::Files)
+    } else {
+        let total = groups.len() as u64;
+        groups.truncate(limit);
+        if input.symbols {
+            attach_symbols(&mut groups);
+        }
+        out.matches = groups;
+        (total, Unit::Matches)
+    };
+    out.truncated = total > input.limit;
+    if out.truncated {
+        out.notice = Some(truncation(input.limit, total, unit));
+    }
+    out
+}
+
+/// Step 6: symbols from each returned file's text; a read failure keeps the
+/// hits without symbols.
+fn attach_symbols(matches: &mut [Match]) {
+    let mut start = 0;
+    while start < matches.len() {
+        let file = matches[start].file.clone();
+        let end = start
+            + matches[start..]
+                .iter()
+                .take_while(|m| m.file == file)
+                .count();
+        if let Ok(bytes) = std::fs::read(normalize_path(&file)) {
+            let lines = source_lines(&bytes);
+            for m in &mut matches[start..end] {
+                m.symbol = enclosing_symbol(&lines, m.line);
+            }
+        }
+        start = end;
+    }
+}
