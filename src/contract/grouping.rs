@@ -97,8 +97,8 @@ pub fn group(file: &str, rows: &[Row]) -> Vec<Match> {
 
 #[cfg(test)]
 mod tests {
-    use super::RowKind::*;
-    use super::*;
+    use super::RowKind::{Context, Match};
+    use super::{Row, RowKind, group};
 
     fn rows(spec: &[(u64, RowKind)]) -> Vec<Row> {
         spec.iter()
@@ -110,7 +110,7 @@ mod tests {
             .collect()
     }
 
-    fn shape(m: &[Match]) -> Vec<(u64, Vec<u64>, Vec<u64>)> {
+    fn shape(m: &[crate::contract::Match]) -> Vec<(u64, Vec<u64>, Vec<u64>)> {
         m.iter()
             .map(|m| {
                 (

@@ -166,7 +166,8 @@ mod tests {
         );
         assert_eq!(root_relative_suffix("/t/globs", "/t/globsx/a.ts"), None);
         assert_eq!(root_relative_suffix("/", "/a/b"), None);
-        assert_eq!(root_relative_suffix(".", "./x"), None);
+        assert_eq!(root_relative_suffix(".", "/x"), None);
+        assert_eq!(root_relative_suffix("./src", "/src/a.ts"), None);
     }
 
     #[test]
