@@ -27,6 +27,7 @@
 pub mod error;
 pub mod gitignore;
 pub mod glob;
+mod globre;
 pub mod grouping;
 pub mod normalize;
 pub mod notice;
