@@ -255,8 +255,12 @@ impl<'c, 'a> Scanner<'c, 'a> {
                 self.push(RowKind::Match, line_text);
                 self.kept += 1;
                 self.after_until = self.line.saturating_add(self.config.after);
+                return;
             }
-        } else if self.line <= self.after_until && self.line > self.last_row {
+        }
+        // A hit past the cap is counted, not kept, so near a kept hit it is
+        // context like any other line (§13 step 1).
+        if self.line <= self.after_until && self.line > self.last_row {
             self.push(RowKind::Context, line_text);
         }
     }
@@ -354,5 +358,159 @@ fn count_lines(text: &str) -> u64 {
         n
     } else {
         n + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::text::{decode_lossy, lines};
+    use proptest::prelude::*;
+
+    /// A reader handing out at most `step` bytes per call, so regions are
+    /// tiny and every cross-region path (before-context from the tail,
+    /// BOM split across reads) is exercised.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(out.len()).min(self.data.len());
+            out[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    /// §13 step 1 written the obvious way, over the whole decoded text.
+    fn reference(text: &[u8], config: &ScanConfig<'_>) -> FileScan {
+        if text.contains(&0) {
+            return FileScan::Binary;
+        }
+        let decoded = decode_lossy(text);
+        let all: Vec<&str> = lines(&decoded).collect();
+        let mut count = 0u64;
+        let mut kept: Vec<usize> = Vec::new();
+        let mut is_hit = vec![false; all.len()];
+        for (i, line) in all.iter().enumerate() {
+            let counting =
+                !(config.first_only && count > 0) && config.max_count.is_none_or(|m| count < m);
+            if counting && config.matcher.is_match(line) {
+                count += 1;
+                if (kept.len() as u64) < config.cap {
+                    kept.push(i);
+                    is_hit[i] = true;
+                }
+            }
+        }
+        let mut rows = Vec::new();
+        for (i, line) in all.iter().enumerate() {
+            let n = i as u64 + 1;
+            let kind = if is_hit[i] {
+                RowKind::Match
+            } else if kept.iter().any(|&k| {
+                let k = k as u64 + 1;
+                (n < k && k - n <= config.before) || (n > k && n - k <= config.after)
+            }) {
+                RowKind::Context
+            } else {
+                continue;
+            };
+            rows.push(Row {
+                line: n,
+                text: preview(line),
+                kind,
+            });
+        }
+        FileScan::Text { count, rows }
+    }
+
+    fn body() -> impl Strategy<Value = Vec<u8>> {
+        let line = prop_oneof![
+            Just(&b"needle"[..]),
+            Just(&b"hay"[..]),
+            Just(&b""[..]),
+            Just(&b"a needle\r"[..]),
+            Just(&b"\xff needle"[..]),
+            Just(&b"x\ry"[..]),
+        ];
+        (
+            proptest::collection::vec((line, any::<bool>()), 0..24),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(lines, bom, final_nl)| {
+                let mut out = Vec::new();
+                if bom {
+                    out.extend_from_slice(b"\xEF\xBB\xBF");
+                }
+                let n = lines.len();
+                for (i, (l, crlf)) in lines.into_iter().enumerate() {
+                    out.extend_from_slice(l);
+                    if i + 1 < n || final_nl {
+                        out.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+                    }
+                }
+                out
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn streaming_scan_equals_the_obvious_one(
+            text in body(),
+            step in 1usize..9,
+            before in 0u64..4,
+            after in 0u64..4,
+            max_count in proptest::option::of(1u64..4),
+            cap in 0u64..5,
+            first_only: bool,
+            pattern in prop_oneof![Just("needle"), Just("^needle$"), Just(""), Just("y$"), Just("e.$")],
+        ) {
+            let matcher = Matcher::new(pattern, false, false).unwrap();
+            let config = ScanConfig { matcher: &matcher, before, after, max_count, cap, first_only };
+            let streamed = scan_reader(Trickle { data: &text, step }, &config).unwrap();
+            prop_assert_eq!(streamed, reference(&text, &config));
+        }
+    }
+
+    #[test]
+    fn nul_after_megabytes_makes_the_file_binary() {
+        let mut text = "needle\n".repeat(200_000).into_bytes();
+        text.push(0);
+        let matcher = Matcher::new("needle", false, false).unwrap();
+        let config = ScanConfig {
+            matcher: &matcher,
+            before: 0,
+            after: 0,
+            max_count: Some(1),
+            cap: 1,
+            first_only: false,
+        };
+        assert_eq!(scan_reader(&text[..], &config).unwrap(), FileScan::Binary);
+    }
+
+    #[test]
+    fn a_million_hits_are_counted_not_stored() {
+        let text = "needle\n".repeat(1_000_000);
+        let matcher = Matcher::new("needle", false, false).unwrap();
+        let config = ScanConfig {
+            matcher: &matcher,
+            before: 1,
+            after: 1,
+            max_count: None,
+            cap: 3,
+            first_only: false,
+        };
+        let FileScan::Text { count, rows } = scan_reader(text.as_bytes(), &config).unwrap() else {
+            panic!("not text");
+        };
+        assert_eq!(count, 1_000_000);
+        // Three kept hits, then line 4: a hit past the cap, kept as the
+        // after-context of hit 3 and nothing more.
+        assert_eq!(rows.len(), 4);
+        assert_eq!(rows[3].kind, RowKind::Context);
     }
 }

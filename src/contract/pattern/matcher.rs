@@ -1,0 +1,327 @@
+//! §10.4 and §12: matching an accepted pattern, per line and over a buffer.
+//!
+//! The validated ECMAScript tree is translated to `regex-syntax` syntax by
+//! hand rather than handing the pattern text to the Rust parser: the two
+//! dialects disagree on exactly the characters this grammar allows (`&&`,
+//! `--`, `~~`, `[` inside classes; `\<` is a word boundary in Rust and an
+//! invalid escape in `u` mode). Every non-alphanumeric character is written
+//! as `\x{HH}`, which means the same thing in and out of a class, so no
+//! escaping rule of one dialect can leak into the other.
+
+use std::fmt::Write as _;
+
+use regex_automata::{
+    Input, MatchKind, Span,
+    meta::{self, Regex},
+    nfa::thompson::WhichCaptures,
+    util::{prefilter::Prefilter, syntax},
+};
+use regex_syntax::hir::{
+    Hir, HirKind,
+    literal::{ExtractKind, Extractor},
+};
+
+use super::ecma::{Ast, Node, NodeId};
+use super::validate::compile_tree;
+use crate::contract::StdError;
+
+/// Detail of the typed failure for a pattern the validator accepted but the
+/// Rust engine could not build (§10 step 7's fallback text). Never observed
+/// with the limits below; kept so that a future engine limit is an error,
+/// not a panic.
+const BUDGET_FALLBACK: &str = "pattern compilation exceeds its budget";
+
+/// NFA size cap for one compiled regex. The largest accepted pattern,
+/// `(.{1000}){8}` case-insensitive, needs about 8 000 UTF-8 automata for
+/// `[^\n]` (forward and reverse); measured well under this. The default
+/// (10 MiB) would reject patterns §10.3 accepts.
+const NFA_SIZE_LIMIT: usize = 512 << 20;
+
+/// `regex-syntax` nesting cap. §10.3 allows 128 groups; each becomes up to
+/// four syntax levels (group, alternation, concatenation, repetition), so the
+/// default of 250 would reject accepted patterns.
+const NEST_LIMIT: u32 = 1024;
+
+/// A validated, compiled pattern: the exact per-line matcher of §10.4 and a
+/// buffer-level candidate search for scanners.
+///
+/// Cloning is cheap (the compiled regexes are reference counted) and the
+/// value is `Send + Sync`, so one `Matcher` serves every scanning thread.
+///
+/// ```
+/// use lawsuite::contract::Matcher;
+///
+/// let m = Matcher::new("n.edle$", false, true)?;
+/// assert!(m.is_match("Needle"));
+/// assert!(m.is_match("N\redle"));
+/// assert!(!m.is_match("N\nedle"));
+///
+/// // Fixed strings: every character literal.
+/// let q = Matcher::new("foo?", true, false)?;
+/// assert!(q.is_match("is foo? yes"));
+/// assert!(!q.is_match("fo"));
+///
+/// // Skip to the first line that may match, as a scanner would.
+/// let haystack = "alpha\nbeta\r\ngamma_RESUME\n";
+/// let r = Matcher::new("[a-z]+_RESUME", false, false)?;
+/// let at = r.find_candidate(haystack, 0).expect("a candidate");
+/// assert!(at >= 12 && at <= 24);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Matcher {
+    /// Per-line semantics: `^` = `\A`, `$` = `\z`.
+    exact: Regex,
+    /// Multi-line superset used over a buffer of lines.
+    candidate: Regex,
+    /// A required inner literal set, when the candidate regex has no fast
+    /// prefix prefilter of its own (see [`Matcher::find_candidate`]).
+    inner: Option<Prefilter>,
+}
+
+/// Which of the two translations to write.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flavor {
+    /// One line, no terminator: `^`/`$` are the text's ends.
+    Line,
+    /// A buffer of `\n`-terminated lines: `^`/`$` are line boundaries and no
+    /// atom may consume `\n`, so a match never spans two lines.
+    Buffer,
+}
+
+impl Matcher {
+    /// Validates `pattern` with [`validate_pattern`](super::validate_pattern)
+    /// and compiles it; `insensitive` is §12's flag (see
+    /// [`is_insensitive`](super::is_insensitive)).
+    ///
+    /// Fails exactly when `validate_pattern` fails, with the same error. A
+    /// failure of the Rust engine itself on an accepted pattern (not known
+    /// to happen) is `invalid_pattern` with detail
+    /// «`pattern compilation exceeds its budget`», never a panic.
+    pub fn new(pattern: &str, fixed_strings: bool, insensitive: bool) -> Result<Matcher, StdError> {
+        let ast = compile_tree(pattern, fixed_strings)?;
+        Matcher::compile(&ast, insensitive)
+            .ok_or_else(|| StdError::invalid_pattern(pattern, BUDGET_FALLBACK))
+    }
+
+    fn compile(ast: &Ast, insensitive: bool) -> Option<Matcher> {
+        let exact_hir = parse(&translate(ast, Flavor::Line), insensitive).ok()?;
+        let candidate_hir = parse(&translate(ast, Flavor::Buffer), insensitive).ok()?;
+        Some(Matcher {
+            exact: build(&exact_hir).ok()?,
+            candidate: build(&candidate_hir).ok()?,
+            inner: inner_prefilter(&candidate_hir),
+        })
+    }
+
+    /// Whether `line` (its text, without terminator) contains a match
+    /// (§10.4): unanchored, `.` is any scalar but `\n`, `^`/`$` are the
+    /// line's ends, case folding is Unicode simple folding when insensitive.
+    /// The empty pattern matches every line, the empty one included.
+    pub fn is_match(&self, line: &str) -> bool {
+        self.exact.is_match(line)
+    }
+
+    /// The first place at or after `from` where a matching line may start
+    /// being looked at, for scanning many lines at once.
+    ///
+    /// `haystack` is a run of complete lines, each ended by `\n` (LF or
+    /// CRLF; the last may be unterminated), and `from` is normally a line
+    /// start. The answer is the start of the leftmost match of a *candidate*
+    /// regex — the pattern with `^` as a line start, `$` as an optional `\r`
+    /// then a line end, and no atom consuming `\n` — or, when a required
+    /// inner literal drives the search, the start of the first line (at or
+    /// after `from`) holding that literal.
+    ///
+    /// **Guarantee:** for every line `L` lying within `haystack[from..]`
+    /// whose text (without `\n` and one `\r` before it) satisfies
+    /// [`is_match`](Matcher::is_match), this returns `Some(p)` with
+    /// `from <= p <= ` the offset where `L`'s text ends. False positives are
+    /// allowed: the caller verifies the line holding `p` with `is_match` and
+    /// continues from the next line start. `None` therefore means no line in
+    /// `haystack[from..]` matches. A position past the last line (after a
+    /// final `\n`) is never returned, and `from` past the end gives `None`.
+    ///
+    /// Speed: the candidate regex is a `regex_automata::meta::Regex`, so a
+    /// literal prefix is found with its memchr/Teddy prefilter. For an inner
+    /// literal (`[a-z]+_RESUME`) `meta`'s own reverse-inner strategy applies
+    /// when it can prove it safe (case-sensitive `[a-z]+_RESUME`: yes), but
+    /// not always (insensitive, the literal becomes several case variants
+    /// and the proof fails); so, like ripgrep, this module extracts the
+    /// required inner literals itself and searches them with a
+    /// `regex-automata` prefilter whenever the pattern has no fast prefix
+    /// prefilter.
+    pub fn find_candidate(&self, haystack: &str, from: usize) -> Option<usize> {
+        if from > haystack.len() {
+            return None;
+        }
+        let bytes = haystack.as_bytes();
+        let at = match &self.inner {
+            Some(pre) => {
+                let hit = pre.find(bytes, Span::from(from..bytes.len()))?;
+                let line_start = memchr::memrchr(b'\n', &bytes[..hit.start]).map_or(0, |nl| nl + 1);
+                line_start.max(from)
+            }
+            None => self
+                .candidate
+                .search(&Input::new(haystack).range(from..))?
+                .start(),
+        };
+        // After a final `\n` (or in an empty haystack) there is no line; an
+        // empty-width match there (empty pattern, `^`, `$`) is not one.
+        let phantom = at == bytes.len() && (bytes.is_empty() || bytes.ends_with(b"\n"));
+        (!phantom).then_some(at)
+    }
+}
+
+fn parse(pattern: &str, insensitive: bool) -> Result<Hir, regex_syntax::Error> {
+    let config = syntax::Config::new()
+        .case_insensitive(insensitive)
+        .nest_limit(NEST_LIMIT)
+        .unicode(true)
+        .utf8(true);
+    syntax::parse_with(pattern, &config)
+}
+
+fn build(hir: &Hir) -> Result<Regex, meta::BuildError> {
+    let config = meta::Config::new()
+        .match_kind(MatchKind::LeftmostFirst)
+        // Only "is there a match" and its start are ever asked for.
+        .which_captures(WhichCaptures::Implicit)
+        .nfa_size_limit(Some(NFA_SIZE_LIMIT))
+        .onepass_size_limit(Some(NFA_SIZE_LIMIT));
+    meta::Builder::new().configure(config).build_from_hir(hir)
+}
+
+/// The required inner literals of `hir`, as a fast prefilter, when `hir`
+/// has no fast prefix prefilter (then `meta` already searches that one).
+///
+/// Sound because every match of a top-level concatenation contains a match
+/// of each of its children, and the prefix literal set of a child is
+/// complete: every match of the child starts with one of them. A buffer
+/// match never spans lines, so the literal lies within the matching line.
+fn inner_prefilter(hir: &Hir) -> Option<Prefilter> {
+    if prefix_prefilter(hir).is_some_and(|pre| pre.is_fast()) {
+        return None;
+    }
+    let HirKind::Concat(children) = hir.kind() else {
+        return None;
+    };
+    children
+        .iter()
+        .skip(1)
+        .filter_map(prefix_prefilter)
+        .find(Prefilter::is_fast)
+}
+
+fn prefix_prefilter(hir: &Hir) -> Option<Prefilter> {
+    let mut extractor = Extractor::new();
+    extractor.kind(ExtractKind::Prefix);
+    let mut literals = extractor.extract(hir);
+    // Inner literals never prove a match; marking them inexact keeps the
+    // optimiser from preferring many short "exact" literals (as `meta` does).
+    literals.make_inexact();
+    literals.optimize_for_prefix_by_preference();
+    let literals = literals.literals()?;
+    if literals.is_empty() || literals.iter().any(|lit| lit.is_empty()) {
+        return None;
+    }
+    Prefilter::new(MatchKind::LeftmostFirst, literals)
+}
+
+/// The tree as `regex-syntax` syntax.
+fn translate(ast: &Ast, flavor: Flavor) -> String {
+    let mut out = String::new();
+    write_node(ast, ast.root, flavor, &mut out);
+    out
+}
+
+fn write_char(c: char, out: &mut String) {
+    if c.is_ascii_alphanumeric() {
+        out.push(c);
+    } else {
+        // `write!` to a `String` cannot fail.
+        let _ = write!(out, "\\x{{{:X}}}", u32::from(c));
+    }
+}
+
+// Recursion is bounded by the 128-group cap (checked before compiling).
+fn write_node(ast: &Ast, id: NodeId, flavor: Flavor, out: &mut String) {
+    match ast.node(id) {
+        Node::Literal(c) => write_char(*c, out),
+        // Lines never hold `\n`, so `[^\n]` is "any scalar" per line and
+        // cannot cross a line in a buffer.
+        Node::Any => out.push_str("[^\\n]"),
+        Node::Start => out.push_str(match flavor {
+            Flavor::Line => "\\A",
+            Flavor::Buffer => "(?m:^)",
+        }),
+        Node::End => out.push_str(match flavor {
+            Flavor::Line => "\\z",
+            // A CRLF line's text ends before its `\r` (§11.3).
+            Flavor::Buffer => "(?:\\r?(?m:$))",
+        }),
+        Node::Class { negated, ranges } => {
+            if ranges.is_empty() {
+                // `[]` / `[^]`: refused by §10 step 5, written for totality.
+                out.push_str(match (negated, flavor) {
+                    (false, _) => "[^\\x{0}-\\x{10FFFF}]",
+                    (true, Flavor::Line) => "[\\x{0}-\\x{10FFFF}]",
+                    (true, Flavor::Buffer) => "[^\\n]",
+                });
+                return;
+            }
+            out.push('[');
+            if *negated {
+                out.push('^');
+            }
+            for &(lo, hi) in ranges {
+                write_char(lo, out);
+                if hi != lo {
+                    out.push('-');
+                    write_char(hi, out);
+                }
+            }
+            if *negated && flavor == Flavor::Buffer {
+                out.push_str("\\n");
+            }
+            out.push(']');
+        }
+        Node::Group(alternation) => {
+            out.push_str("(?:");
+            write_node(ast, *alternation, flavor, out);
+            out.push(')');
+        }
+        Node::Alternation(branches) => {
+            for (i, &branch) in branches.iter().enumerate() {
+                if i > 0 {
+                    out.push('|');
+                }
+                write_node(ast, branch, flavor, out);
+            }
+        }
+        Node::Concat(terms) => {
+            for &term in terms {
+                write_node(ast, term, flavor, out);
+            }
+        }
+        Node::Repeat { sub, min, max } => {
+            let simple = matches!(
+                ast.node(*sub),
+                Node::Literal(_) | Node::Any | Node::Class { .. } | Node::Group(_)
+            );
+            if !simple {
+                out.push_str("(?:");
+            }
+            write_node(ast, *sub, flavor, out);
+            if !simple {
+                out.push(')');
+            }
+            let _ = match max {
+                None => write!(out, "{{{min},}}"),
+                Some(max) if max == min => write!(out, "{{{min}}}"),
+                Some(max) => write!(out, "{{{min},{max}}}"),
+            };
+        }
+    }
+}

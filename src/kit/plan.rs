@@ -1,0 +1,218 @@
+//! The plan: a generated tree plus the calls to run over it
+//! (conformance-kit §1, §2.3).
+//!
+//! A [`Plan`] is plain data. It records which generator made it and with
+//! which seed, so a regression file holding a plan names its origin (STYLE:
+//! "regressions name their origin"), and it serialises to JSON whose bytes
+//! depend only on the generator, the seed, the root and the [`PlanOptions`].
+//!
+//! File contents are bytes, because a hand-written or shrunk plan may hold
+//! invalid UTF-8 even though the generator never produces it (§2.3 "the
+//! generator deliberately avoids … NUL bytes"). See [`GeneratedFile`] for how
+//! they appear in JSON.
+
+use serde::{Deserialize, Serialize};
+
+use crate::contract::{GlobInput, GrepInput};
+
+/// One file of a generated tree (§1): a `/`-separated path relative to the
+/// tree root, and its bytes.
+///
+/// In JSON, `content` is a string when the bytes are valid UTF-8 — the only
+/// case the generator produces, and the one that keeps regression files
+/// readable — and otherwise an array of byte values (`0..=255`). Both forms
+/// are accepted when reading.
+///
+/// ```
+/// use lawsuite::kit::plan::GeneratedFile;
+/// let text = GeneratedFile::new("one/a.ts", "needle\n");
+/// assert_eq!(serde_json::to_string(&text)?, r#"{"path":"one/a.ts","content":"needle\n"}"#);
+///
+/// let raw = GeneratedFile::new("bad.txt", vec![b'a', 0xff]);
+/// let json = serde_json::to_string(&raw)?;
+/// assert_eq!(json, r#"{"path":"bad.txt","content":[97,255]}"#);
+/// assert_eq!(serde_json::from_str::<GeneratedFile>(&json)?, raw);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GeneratedFile {
+    /// Path relative to the tree root, `/`-separated, e.g. `one/two/gamma1.ts`.
+    pub path: String,
+    /// The file's bytes.
+    #[serde(with = "content_serde")]
+    pub content: Vec<u8>,
+}
+
+impl GeneratedFile {
+    /// A file at `path` holding `content`.
+    pub fn new(path: impl Into<String>, content: impl Into<Vec<u8>>) -> GeneratedFile {
+        GeneratedFile {
+            path: path.into(),
+            content: content.into(),
+        }
+    }
+}
+
+/// A reproducible plan (§1): the tree to build and the normalised peer
+/// inputs to run over it, grep calls first (§2.3 "all grep calls are
+/// generated before any glob call").
+///
+/// Key order in JSON is `generator, version, seed, root, files, grep, glob`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Plan {
+    /// The generator that produced the plan, e.g. `"smthrs"`
+    /// ([`crate::kit::smthrs::GENERATOR`]).
+    pub generator: String,
+    /// The generator's version; a change to its draws bumps it, so old
+    /// regression files are not silently replayed against a different tree.
+    pub version: u32,
+    /// The seed the plan was generated from.
+    pub seed: u64,
+    /// The tree root every call's `root` starts with.
+    pub root: String,
+    /// The files of the tree, in generation order.
+    pub files: Vec<GeneratedFile>,
+    /// The `grep` inputs, in plan order.
+    pub grep: Vec<GrepInput>,
+    /// The `glob` inputs, in plan order.
+    pub glob: Vec<GlobInput>,
+}
+
+/// How big a plan to generate (§1 `plan({ files?, calls? })`).
+///
+/// ```
+/// use lawsuite::kit::plan::PlanOptions;
+/// assert_eq!(PlanOptions::default(), PlanOptions { files: 12, calls: 12 });
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PlanOptions {
+    /// Generated files, before the fixed ignore fixture (which is added only
+    /// when this is non-zero).
+    pub files: usize,
+    /// Grep calls, and separately glob calls: `calls: 3` gives 3 of each.
+    pub calls: usize,
+}
+
+impl Default for PlanOptions {
+    /// The TypeScript kit's defaults: 12 files, 12 calls.
+    fn default() -> PlanOptions {
+        PlanOptions {
+            files: 12,
+            calls: 12,
+        }
+    }
+}
+
+/// `content` as a string when it is UTF-8, else as an array of bytes.
+mod content_serde {
+    use std::fmt;
+
+    use serde::de::{self, SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => serializer.serialize_str(text),
+            // `collect_seq` rather than `serialize_bytes`: serde_json writes
+            // both as an array of numbers, but this keeps that choice ours
+            // for any other format too.
+            Err(_) => serializer.collect_seq(bytes),
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<u8>, D::Error> {
+        deserializer.deserialize_any(ContentVisitor)
+    }
+
+    struct ContentVisitor;
+
+    impl<'de> Visitor<'de> for ContentVisitor {
+        type Value = Vec<u8>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a UTF-8 string or an array of byte values")
+        }
+
+        fn visit_str<E: de::Error>(self, text: &str) -> Result<Vec<u8>, E> {
+            Ok(text.as_bytes().to_vec())
+        }
+
+        fn visit_string<E: de::Error>(self, text: String) -> Result<Vec<u8>, E> {
+            Ok(text.into_bytes())
+        }
+
+        fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(bytes.to_vec())
+        }
+
+        fn visit_byte_buf<E: de::Error>(self, bytes: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(bytes)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+            let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+            while let Some(byte) = seq.next_element::<u8>()? {
+                bytes.push(byte);
+            }
+            Ok(bytes)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+    #[test]
+    fn utf8_content_is_a_string() -> TestResult {
+        let file = GeneratedFile::new("a.txt", "é\n");
+        let json = serde_json::to_string(&file)?;
+        assert_eq!(json, r#"{"path":"a.txt","content":"é\n"}"#);
+        assert_eq!(serde_json::from_str::<GeneratedFile>(&json)?, file);
+        Ok(())
+    }
+
+    #[test]
+    fn invalid_utf8_content_round_trips_as_bytes() -> TestResult {
+        let file = GeneratedFile::new("edge/invalid-utf8.txt", b"needle \xff\n".to_vec());
+        let json = serde_json::to_string(&file)?;
+        assert_eq!(
+            json,
+            r#"{"path":"edge/invalid-utf8.txt","content":[110,101,101,100,108,101,32,255,10]}"#
+        );
+        assert_eq!(serde_json::from_str::<GeneratedFile>(&json)?, file);
+        Ok(())
+    }
+
+    #[test]
+    fn content_refuses_other_shapes() {
+        assert!(serde_json::from_str::<GeneratedFile>(r#"{"path":"a","content":3}"#).is_err());
+        assert!(serde_json::from_str::<GeneratedFile>(r#"{"path":"a","content":[256]}"#).is_err());
+    }
+
+    #[test]
+    fn empty_plan_key_order() -> TestResult {
+        let plan = Plan {
+            generator: "smthrs".into(),
+            version: 1,
+            seed: 7,
+            root: "/r".into(),
+            files: vec![],
+            grep: vec![],
+            glob: vec![],
+        };
+        let json = serde_json::to_string(&plan)?;
+        assert_eq!(
+            json,
+            r#"{"generator":"smthrs","version":1,"seed":7,"root":"/r","files":[],"grep":[],"glob":[]}"#
+        );
+        assert_eq!(serde_json::from_str::<Plan>(&json)?, plan);
+        Ok(())
+    }
+}
