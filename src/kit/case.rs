@@ -1,0 +1,144 @@
+//! One differential case: a tree, one call, and the answers of every peer
+//! (conformance-kit §4, widened to N peers).
+//!
+//! Answers are compared as JSON *values*: object key order is ignored,
+//! array order matters, and a typed failure is reduced to its code
+//! (`{"failure": "<code>"}`, §4), because messages are allowed to differ
+//! between peers. A peer that panics is caught and answers
+//! `{"panic": "<message>"}`, so one broken peer never stops a run.
+//!
+//! Trees are generated under a symbolic root (e.g. `/r`) and materialised
+//! under a fresh temporary directory; [`rebase`] swaps one for the other in
+//! calls and answers, so plans, reports and regression files are the same
+//! bytes on every machine.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::contract::{GlobInput, GrepInput, StdError};
+use crate::peer::Search;
+
+/// One peer-level call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "method", content = "input", rename_all = "lowercase")]
+pub enum Call {
+    /// `Search.grep`.
+    Grep(GrepInput),
+    /// `Search.glob`.
+    Glob(GlobInput),
+}
+
+impl Call {
+    /// The root the call searches.
+    pub fn root(&self) -> &str {
+        match self {
+            Call::Grep(i) => &i.root,
+            Call::Glob(i) => &i.root,
+        }
+    }
+
+    /// The same call with every occurrence of `from` in its root replaced
+    /// by `to` (see [`rebase`]).
+    pub fn rebased(&self, from: &str, to: &str) -> Call {
+        let mut call = self.clone();
+        let root = match &mut call {
+            Call::Grep(i) => &mut i.root,
+            Call::Glob(i) => &mut i.root,
+        };
+        if let Some(rest) = root.strip_prefix(from) {
+            *root = format!("{to}{rest}");
+        }
+        call
+    }
+
+    /// The method name: `grep` or `glob`.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Call::Grep(_) => "grep",
+            Call::Glob(_) => "glob",
+        }
+    }
+}
+
+/// Run `call` on `peer` and render the answer as a comparable value.
+pub fn answer(peer: &dyn Search, call: &Call) -> Value {
+    let result = catch_unwind(AssertUnwindSafe(|| match call {
+        Call::Grep(input) => render(peer.grep(input)),
+        Call::Glob(input) => render(peer.glob(input)),
+    }));
+    result.unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic with no message".to_string());
+        json!({ "panic": message })
+    })
+}
+
+/// Success → the output as JSON; failure → `{"failure": "<code>"}` (§4).
+pub fn render<T: Serialize>(result: Result<T, StdError>) -> Value {
+    match result {
+        Ok(value) => serde_json::to_value(value)
+            .unwrap_or_else(|e| json!({ "panic": format!("answer is not serialisable: {e}") })),
+        Err(err) => json!({ "failure": err.code }),
+    }
+}
+
+/// Replace every occurrence of `from` by `to` in every string of `value`
+/// (paths and notices both spell the root).
+pub fn rebase(value: &Value, from: &str, to: &str) -> Value {
+    if from.is_empty() || from == to {
+        return value.clone();
+    }
+    match value {
+        Value::String(s) => Value::String(s.replace(from, to)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| rebase(v, from, to)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), rebase(v, from, to)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::ErrorCode;
+
+    #[test]
+    fn failures_compare_by_code_only() {
+        let a = render::<()>(Err(StdError::new(ErrorCode::InvalidPattern, "one")));
+        let b = render::<()>(Err(StdError::new(ErrorCode::InvalidPattern, "two")));
+        assert_eq!(a, b);
+        assert_eq!(a, json!({"failure": "invalid_pattern"}));
+    }
+
+    #[test]
+    fn key_order_is_ignored_array_order_is_not() {
+        let a: Value = serde_json::from_str(r#"{"a":1,"b":[1,2]}"#).unwrap();
+        let b: Value = serde_json::from_str(r#"{"b":[1,2],"a":1}"#).unwrap();
+        let c: Value = serde_json::from_str(r#"{"b":[2,1],"a":1}"#).unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn rebase_swaps_roots_in_paths_and_notices() {
+        let v = json!({"paths":["/tmp/x/a"],"notice":"No file under /tmp/x can match"});
+        assert_eq!(
+            rebase(&v, "/tmp/x", "/r"),
+            json!({"paths":["/r/a"],"notice":"No file under /r can match"})
+        );
+        let call = Call::Glob(GlobInput::new("*", "/r/sub"));
+        assert_eq!(call.rebased("/r", "/tmp/x").root(), "/tmp/x/sub");
+        assert_eq!(
+            serde_json::to_string(&call).unwrap(),
+            r#"{"method":"glob","input":{"pattern":"*","root":"/r/sub","hidden":false,"noIgnore":false,"limit":1000}}"#
+        );
+    }
+}

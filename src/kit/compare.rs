@@ -1,0 +1,163 @@
+//! Running a plan through N peers and recording divergences
+//! (conformance-kit §4, §5, widened from two peers to any number).
+//!
+//! One peer is the reference (by default `portable`, which *is* the
+//! contract where the spec is silent). Every call of the plan runs through
+//! the reference and each subject; a subject whose answer value differs is
+//! a divergence. Answers are compared as values ([`crate::kit::case`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::case::{Call, answer, rebase};
+use super::materialize::{MaterializeError, TempTree};
+use super::plan::{GeneratedFile, Plan};
+use crate::peer::Search;
+
+/// A short description of a tree, for reports.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreeSummary {
+    /// Number of entries.
+    pub files: usize,
+    /// Total bytes of their contents.
+    pub bytes: u64,
+    /// The first paths, in plan order.
+    pub sample: Vec<String>,
+}
+
+impl TreeSummary {
+    /// Summarise a file list.
+    pub fn of(files: &[GeneratedFile]) -> TreeSummary {
+        TreeSummary {
+            files: files.len(),
+            bytes: files.iter().map(|f| f.content.len() as u64).sum(),
+            sample: files.iter().take(12).map(|f| f.path.clone()).collect(),
+        }
+    }
+}
+
+/// One peer's answer to one call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PeerAnswer {
+    /// The peer's registered name.
+    pub peer: String,
+    /// Its answer, rebased to the plan's symbolic root.
+    pub answer: Value,
+}
+
+/// A call on which a subject disagreed with the reference.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Divergence {
+    /// The generator of the plan (`smthrs`, `lawsuite`, or `regression`).
+    pub generator: String,
+    /// The generator's version.
+    pub version: u32,
+    /// The seed of the plan.
+    pub seed: u64,
+    /// The call's index in the plan (grep calls first, then glob calls).
+    pub call_index: usize,
+    /// The call, with the plan's symbolic root.
+    pub call: Call,
+    /// What the tree held.
+    pub tree: TreeSummary,
+    /// The reference peer's name.
+    pub reference: String,
+    /// Every peer's answer, reference first.
+    pub answers: Vec<PeerAnswer>,
+}
+
+impl Divergence {
+    /// The reference answer.
+    pub fn reference_answer(&self) -> Option<&Value> {
+        self.answers.first().map(|a| &a.answer)
+    }
+}
+
+/// The calls of a plan in plan order: grep inputs, then glob inputs.
+pub fn calls(plan: &Plan) -> Vec<Call> {
+    plan.grep
+        .iter()
+        .cloned()
+        .map(Call::Grep)
+        .chain(plan.glob.iter().cloned().map(Call::Glob))
+        .collect()
+}
+
+/// A plan's tree on disk, with its calls rebased onto it.
+#[derive(Debug)]
+pub struct Materialized {
+    tree: TempTree,
+    real_root: String,
+    symbolic_root: String,
+}
+
+impl Materialized {
+    /// Write `files` under a fresh temporary directory standing in for
+    /// `symbolic_root`.
+    pub fn new(
+        symbolic_root: &str,
+        files: &[GeneratedFile],
+    ) -> Result<Materialized, MaterializeError> {
+        let tree = TempTree::with_files(files)?;
+        Ok(Materialized {
+            real_root: tree.path().to_string_lossy().into_owned(),
+            tree,
+            symbolic_root: symbolic_root.to_string(),
+        })
+    }
+
+    /// The directory the tree lives in.
+    pub fn path(&self) -> &std::path::Path {
+        self.tree.path()
+    }
+
+    /// Run `call` (spelled with the symbolic root) on `peer`, and return the
+    /// answer spelled with the symbolic root again.
+    pub fn answer(&self, peer: &dyn Search, call: &Call) -> Value {
+        let real = call.rebased(&self.symbolic_root, &self.real_root);
+        rebase(&answer(peer, &real), &self.real_root, &self.symbolic_root)
+    }
+}
+
+/// Run every call of `plan` through `reference` and each of `subjects`;
+/// return the divergences, in call order.
+pub fn compare_plan(
+    plan: &Plan,
+    reference: &dyn Search,
+    subjects: &[&dyn Search],
+) -> Result<Vec<Divergence>, MaterializeError> {
+    let tree = Materialized::new(&plan.root, &plan.files)?;
+    let summary = TreeSummary::of(&plan.files);
+    let mut out = Vec::new();
+    for (index, call) in calls(plan).into_iter().enumerate() {
+        let expected = tree.answer(reference, &call);
+        let mut answers = vec![PeerAnswer {
+            peer: reference.name().to_string(),
+            answer: expected.clone(),
+        }];
+        let mut differs = false;
+        for subject in subjects {
+            let got = tree.answer(*subject, &call);
+            differs |= got != expected;
+            answers.push(PeerAnswer {
+                peer: subject.name().to_string(),
+                answer: got,
+            });
+        }
+        if differs {
+            out.push(Divergence {
+                generator: plan.generator.clone(),
+                version: plan.version,
+                seed: plan.seed,
+                call_index: index,
+                call,
+                tree: summary.clone(),
+                reference: reference.name().to_string(),
+                answers,
+            });
+        }
+    }
+    Ok(out)
+}

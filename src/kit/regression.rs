@@ -1,0 +1,225 @@
+//! Regression files: shrunk divergences kept under `fixtures/regressions/`
+//! and replayed against every peer by `cargo test`.
+//!
+//! A file names its origin (STYLE: "regressions name their origin"): the
+//! generator and its version, the seed and call it came from, why it was
+//! recorded, then the shrunk tree and call and the agreed answer (the
+//! reference peer's, which is the contract). Trees are written only under a
+//! fresh temporary directory, through [`crate::kit::materialize`], which
+//! refuses any path that would leave it.
+
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::case::Call;
+use super::compare::Materialized;
+use super::materialize::MaterializeError;
+use super::plan::GeneratedFile;
+use super::report::json_diff;
+use crate::peer::Search;
+
+/// One regression file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Regression {
+    /// Why it was recorded: the divergence it pins.
+    pub why: String,
+    /// The generator of the original plan.
+    pub generator: String,
+    /// That generator's version.
+    pub generator_version: u32,
+    /// The seed of the original plan.
+    pub seed: u64,
+    /// The index of the call in the original plan.
+    pub call_index: usize,
+    /// The peers that disagreed, and the reference.
+    pub peers: Vec<String>,
+    /// The symbolic root the tree and call are spelled with.
+    pub root: String,
+    /// The shrunk tree.
+    pub files: Vec<GeneratedFile>,
+    /// The shrunk call.
+    pub call: Call,
+    /// The agreed answer, spelled with the symbolic root.
+    pub expected: Value,
+}
+
+/// A harness problem with a regression file.
+#[derive(Debug)]
+pub enum RegressionError {
+    /// The file could not be read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The file is not a valid regression.
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Line of the problem.
+        line: usize,
+        /// What serde said.
+        message: String,
+    },
+    /// The tree could not be materialised (e.g. a path escaping the root).
+    Tree {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: MaterializeError,
+    },
+    /// The name is not a plain file name.
+    BadName {
+        /// The rejected name.
+        name: String,
+    },
+}
+
+impl fmt::Display for RegressionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegressionError::Io { path, source } => write!(
+                f,
+                "Could not read or write regression file {} ({source}); check the path and permissions.",
+                path.display()
+            ),
+            RegressionError::Parse {
+                path,
+                line,
+                message,
+            } => write!(
+                f,
+                "Regression file {} is not valid at line {line}: {message}; fix it or delete it.",
+                path.display()
+            ),
+            RegressionError::Tree { path, source } => write!(
+                f,
+                "Regression file {} holds a tree lawsuite refuses to write: {source}",
+                path.display()
+            ),
+            RegressionError::BadName { name } => write!(
+                f,
+                "Regression name {name:?} must be letters, digits, '-' or '_' only; pick a plain name."
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RegressionError {}
+
+/// A replay that did not give the recorded answer.
+#[derive(Debug)]
+pub struct Mismatch {
+    /// The recorded answer.
+    pub expected: Value,
+    /// What the peer said.
+    pub actual: Value,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "answer differs from the recorded one (- recorded, + actual):\n{}",
+            json_diff(&self.expected, &self.actual, false)
+        )
+    }
+}
+
+impl Regression {
+    /// Load a regression file.
+    pub fn load(path: &Path) -> Result<Regression, RegressionError> {
+        let text = fs::read_to_string(path).map_err(|source| RegressionError::Io {
+            path: path.into(),
+            source,
+        })?;
+        serde_json::from_str(&text).map_err(|e| RegressionError::Parse {
+            path: path.into(),
+            line: e.line(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Replay on `peer`: materialise the tree, run the call, compare.
+    pub fn replay(
+        &self,
+        peer: &dyn Search,
+        origin: &Path,
+    ) -> Result<Result<(), Mismatch>, RegressionError> {
+        let tree =
+            Materialized::new(&self.root, &self.files).map_err(|source| RegressionError::Tree {
+                path: origin.into(),
+                source,
+            })?;
+        let actual = tree.answer(peer, &self.call);
+        Ok(if actual == self.expected {
+            Ok(())
+        } else {
+            Err(Mismatch {
+                expected: self.expected.clone(),
+                actual,
+            })
+        })
+    }
+
+    /// Write as `dir/<name>.json`, pretty-printed. Never overwrites a
+    /// different file of the same name: a numeric suffix is added instead.
+    pub fn write(&self, dir: &Path, name: &str) -> Result<PathBuf, RegressionError> {
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(RegressionError::BadName { name: name.into() });
+        }
+        let text = serde_json::to_string_pretty(self).map_err(|e| RegressionError::Parse {
+            path: dir.into(),
+            line: 0,
+            message: e.to_string(),
+        })? + "\n";
+        fs::create_dir_all(dir).map_err(|source| RegressionError::Io {
+            path: dir.into(),
+            source,
+        })?;
+        for n in 0.. {
+            let file = if n == 0 {
+                dir.join(format!("{name}.json"))
+            } else {
+                dir.join(format!("{name}-{n}.json"))
+            };
+            match fs::read_to_string(&file) {
+                Ok(existing) if existing == text => return Ok(file),
+                Ok(_) => continue,
+                Err(_) => {
+                    fs::write(&file, &text).map_err(|source| RegressionError::Io {
+                        path: file.clone(),
+                        source,
+                    })?;
+                    return Ok(file);
+                }
+            }
+        }
+        unreachable!("the loop returns")
+    }
+}
+
+/// Every `*.json` file under `dir`, sorted; a missing directory is empty.
+pub fn list(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}

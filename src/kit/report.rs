@@ -1,0 +1,92 @@
+//! Reports a person can act on (conformance-kit §5, extended): the call, a
+//! unified diff of the pretty JSON answers against the reference, and the
+//! one command that replays exactly this case. A JSON report carries the
+//! same facts for machines.
+
+use std::fmt::Write;
+
+use similar::{ChangeTag, TextDiff};
+
+use super::compare::Divergence;
+
+/// A unified diff of two JSON values, `-` expected, `+` actual; coloured
+/// with ANSI escapes when `color` is set.
+pub fn json_diff(expected: &serde_json::Value, actual: &serde_json::Value, color: bool) -> String {
+    let e = serde_json::to_string_pretty(expected).unwrap_or_default();
+    let a = serde_json::to_string_pretty(actual).unwrap_or_default();
+    let diff = TextDiff::from_lines(&e, &a);
+    let mut out = String::new();
+    for group in diff.grouped_ops(3) {
+        for op in group {
+            for change in diff.iter_changes(&op) {
+                let (sign, on, off) = match change.tag() {
+                    ChangeTag::Delete => ("-", "\x1b[31m", "\x1b[0m"),
+                    ChangeTag::Insert => ("+", "\x1b[32m", "\x1b[0m"),
+                    ChangeTag::Equal => (" ", "", ""),
+                };
+                let line = change.to_string_lossy();
+                let line = line.trim_end_matches('\n');
+                if color && !on.is_empty() {
+                    let _ = writeln!(out, "{on}{sign}{line}{off}");
+                } else {
+                    let _ = writeln!(out, "{sign}{line}");
+                }
+            }
+        }
+        out.push_str("...\n");
+    }
+    out
+}
+
+/// The command that replays exactly this case.
+pub fn replay_command(d: &Divergence) -> String {
+    let peers: String = d
+        .answers
+        .iter()
+        .map(|a| format!(" --peer {}", a.peer))
+        .collect();
+    format!(
+        "cargo run --release -- run --generator {} --seeds {} --call {}{peers}",
+        d.generator, d.seed, d.call_index
+    )
+}
+
+/// The human report of one divergence.
+pub fn human(d: &Divergence, color: bool) -> String {
+    let mut out = String::new();
+    let call = serde_json::to_string(&d.call).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "divergence: generator {} v{}, seed {}, call {}",
+        d.generator, d.version, d.seed, d.call_index
+    );
+    let _ = writeln!(out, "call: {call}");
+    let _ = writeln!(
+        out,
+        "tree: {} files, {} bytes ({}{})",
+        d.tree.files,
+        d.tree.bytes,
+        d.tree.sample.join(", "),
+        if d.tree.files > d.tree.sample.len() {
+            ", ..."
+        } else {
+            ""
+        }
+    );
+    if let Some(reference) = d.reference_answer() {
+        for other in d.answers.iter().skip(1) {
+            if &other.answer == reference {
+                let _ = writeln!(out, "peer {} agrees with {}", other.peer, d.reference);
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "peer {} vs reference {} (- {}, + {}):",
+                other.peer, d.reference, d.reference, other.peer
+            );
+            out.push_str(&json_diff(reference, &other.answer, color));
+        }
+    }
+    let _ = writeln!(out, "replay: {}", replay_command(d));
+    out
+}

@@ -1,0 +1,279 @@
+//! Shrinking a divergent case to a minimal tree and call that still
+//! diverges, as proptest shrinks a failing input.
+//!
+//! The passes, repeated until none makes progress or the budget is spent:
+//! drop files (halves, then one at a time), drop lines, shorten lines, reset
+//! call fields to their defaults, and simplify the pattern one character at
+//! a time. Each candidate is kept only if the predicate ("the peers still
+//! disagree") holds, so the result always diverges.
+
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::case::Call;
+use super::plan::GeneratedFile;
+
+/// A self-contained case: a tree under a symbolic root and one call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Case {
+    /// The symbolic root the call's `root` is spelled with.
+    pub root: String,
+    /// The tree.
+    pub files: Vec<GeneratedFile>,
+    /// The call.
+    pub call: Call,
+}
+
+/// How long shrinking may go on.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Predicate evaluations at most.
+    pub steps: usize,
+    /// Wall time at most.
+    pub time: Duration,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            steps: 400,
+            time: Duration::from_secs(20),
+        }
+    }
+}
+
+/// Shrink `case` while `diverges` holds. Returns the smallest case found and
+/// the number of predicate evaluations spent.
+pub fn shrink(
+    case: Case,
+    budget: Budget,
+    mut diverges: impl FnMut(&Case) -> bool,
+) -> (Case, usize) {
+    let start = Instant::now();
+    let mut steps = 0;
+    let mut best = case;
+    let mut try_candidate = |candidate: Case, best: &mut Case, steps: &mut usize| -> bool {
+        if *steps >= budget.steps || start.elapsed() > budget.time || candidate == *best {
+            return false;
+        }
+        *steps += 1;
+        if diverges(&candidate) {
+            *best = candidate;
+            true
+        } else {
+            false
+        }
+    };
+    loop {
+        let before = best.clone();
+        // Drop files: halves, then one at a time.
+        let mut chunk = best.files.len().div_ceil(2).max(1);
+        while chunk >= 1 && !best.files.is_empty() {
+            let mut i = 0;
+            while i < best.files.len() {
+                let mut c = best.clone();
+                let end = (i + chunk).min(c.files.len());
+                c.files.drain(i..end);
+                if !try_candidate(c, &mut best, &mut steps) {
+                    i += chunk;
+                }
+            }
+            if chunk == 1 {
+                break;
+            }
+            chunk /= 2;
+        }
+        // Drop lines, then shorten them.
+        for f in 0..best.files.len() {
+            let mut l = 0;
+            loop {
+                let lines = split_lines(&best.files[f].content);
+                if l >= lines.len() {
+                    break;
+                }
+                let mut c = best.clone();
+                c.files[f].content = join_without(&lines, l);
+                if !try_candidate(c, &mut best, &mut steps) {
+                    l += 1;
+                }
+            }
+            let lines = split_lines(&best.files[f].content);
+            for l in 0..lines.len() {
+                let lines = split_lines(&best.files[f].content);
+                let Some(line) = lines.get(l) else { break };
+                if line.len() > 8 {
+                    let mut c = best.clone();
+                    let mut shorter = lines.clone();
+                    shorter[l] = line[..line.len() / 2].to_vec();
+                    c.files[f].content = shorter.concat();
+                    try_candidate(c, &mut best, &mut steps);
+                }
+            }
+        }
+        // Reset call fields to defaults.
+        for c in call_simplifications(&best) {
+            try_candidate(c, &mut best, &mut steps);
+        }
+        // Simplify the pattern one character at a time.
+        let mut i = 0;
+        loop {
+            let pattern = match &best.call {
+                Call::Grep(g) => g.pattern.clone(),
+                Call::Glob(g) => g.pattern.clone(),
+            };
+            let Some((at, ch)) = pattern.char_indices().nth(i) else {
+                break;
+            };
+            let mut shorter = pattern.clone();
+            shorter.replace_range(at..at + ch.len_utf8(), "");
+            let mut c = best.clone();
+            match &mut c.call {
+                Call::Grep(g) => g.pattern = shorter,
+                Call::Glob(g) => g.pattern = shorter,
+            }
+            if !try_candidate(c, &mut best, &mut steps) {
+                i += 1;
+            }
+        }
+        if best == before || steps >= budget.steps || start.elapsed() > budget.time {
+            return (best, steps);
+        }
+    }
+}
+
+/// Lines with their terminators, so joining them gives the bytes back.
+fn split_lines(bytes: &[u8]) -> Vec<Vec<u8>> {
+    bytes
+        .split_inclusive(|&b| b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+fn join_without(lines: &[Vec<u8>], skip: usize) -> Vec<u8> {
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != skip)
+        .flat_map(|(_, l)| l.iter().copied())
+        .collect()
+}
+
+/// Candidate calls with one field reset towards the default.
+fn call_simplifications(case: &Case) -> Vec<Case> {
+    let mut out = Vec::new();
+    let mut with = |f: &dyn Fn(&mut Call)| {
+        let mut c = case.clone();
+        f(&mut c.call);
+        out.push(c);
+    };
+    with(&|c| match c {
+        Call::Grep(g) => g.root = root_of(&g.root),
+        Call::Glob(g) => g.root = root_of(&g.root),
+    });
+    with(&|c| {
+        if let Call::Grep(g) = c {
+            g.globs.clear();
+        }
+    });
+    with(&|c| {
+        if let Call::Grep(g) = c {
+            if !g.globs.is_empty() {
+                g.globs.remove(0);
+            }
+        }
+    });
+    with(&|c| {
+        if let Call::Grep(g) = c {
+            g.before_context = 0;
+            g.after_context = 0;
+        }
+    });
+    with(&|c| {
+        if let Call::Grep(g) = c {
+            g.max_count = None;
+        }
+    });
+    with(&|c| {
+        if let Call::Grep(g) = c {
+            g.symbols = false;
+        }
+    });
+    with(&|c| {
+        if let Call::Grep(g) = c {
+            g.files_with_matches = false;
+        }
+    });
+    with(&|c| {
+        if let Call::Grep(g) = c {
+            g.ignore_case = false;
+            g.smart_case = false;
+        }
+    });
+    with(&|c| {
+        if let Call::Grep(g) = c {
+            g.fixed_strings = false;
+        }
+    });
+    with(&|c| match c {
+        Call::Grep(g) => g.hidden = false,
+        Call::Glob(g) => g.hidden = false,
+    });
+    with(&|c| match c {
+        Call::Grep(g) => g.no_ignore = false,
+        Call::Glob(g) => g.no_ignore = false,
+    });
+    with(&|c| match c {
+        Call::Grep(g) => g.limit = crate::contract::MAX_GREP_MATCHES,
+        Call::Glob(g) => g.limit = crate::contract::MAX_ENTRIES,
+    });
+    out
+}
+
+/// The first segment of an absolute root (`/r/sub/x` → `/r`), which is
+/// where every plan's tree lives.
+fn root_of(root: &str) -> String {
+    match root.strip_prefix('/') {
+        Some(rest) => format!("/{}", rest.split('/').next().unwrap_or_default()),
+        None => root.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::GrepInput;
+
+    #[test]
+    fn shrinks_to_the_one_file_and_line_that_matter() {
+        let mut input = GrepInput::new("needle", "/r/sub");
+        input.before_context = 2;
+        input.globs = vec!["*.txt".into()];
+        let case = Case {
+            root: "/r".into(),
+            files: vec![
+                GeneratedFile::new("a.txt", "one\ntwo\n"),
+                GeneratedFile::new("sub/b.txt", "x\nthe needle here\ny\n"),
+                GeneratedFile::new("c.txt", "three\n"),
+            ],
+            call: Call::Grep(input),
+        };
+        // "Diverges" whenever some file still holds "needle".
+        let (small, steps) = shrink(case, Budget::default(), |c| {
+            c.files
+                .iter()
+                .any(|f| f.content.windows(6).any(|w| w == b"needle"))
+        });
+        assert!(steps > 0);
+        assert_eq!(small.files.len(), 1);
+        assert_eq!(small.files[0].path, "sub/b.txt");
+        assert_eq!(split_lines(&small.files[0].content).len(), 1);
+        let Call::Grep(g) = small.call else { panic!() };
+        assert_eq!(
+            (g.root.as_str(), g.before_context, g.globs.len()),
+            ("/r", 0, 0)
+        );
+        assert_eq!(g.pattern, "");
+    }
+}
