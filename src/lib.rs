@@ -8,4 +8,6 @@ pub mod flow;
 pub mod kit;
 pub mod peer;
 pub mod portable;
+pub mod registry;
 pub mod ripgrep;
+pub mod suite;

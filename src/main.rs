@@ -54,6 +54,47 @@ enum Command {
     ///   lawsuite call flow/grep '{"pattern":"needle","root":"src"}'
     ///   lawsuite call --peer portable flow/glob '{"pattern":"**/*.rs"}'
     #[command(verbatim_doc_comment)]
+    /// Run the regressions and a seed sweep across peers and report every
+    /// divergence (exit status 1 when there is one).
+    ///
+    /// Examples:
+    ///   lawsuite run
+    ///   lawsuite run --generator smthrs --seeds 0..1000 --jobs 2
+    ///   lawsuite run --generator smthrs --seeds 4 --call 3 --peer portable --peer ripgrep
+    #[command(verbatim_doc_comment)]
+    Run(RunArgs),
+    /// Print the plan of one seed as JSON, or write its tree under a new
+    /// directory.
+    ///
+    /// Example:
+    ///   lawsuite plan --seed 1 --materialize /tmp/seed1
+    #[command(verbatim_doc_comment)]
+    Plan {
+        /// The seed.
+        #[arg(long)]
+        seed: u64,
+        /// The generator.
+        #[arg(long, default_value = "smthrs")]
+        generator: String,
+        /// The ground of the lawsuite generator: shared or full.
+        #[arg(long, default_value = "shared")]
+        ground: String,
+        /// Write the tree under this directory, which must not exist yet or be empty.
+        #[arg(long)]
+        materialize: Option<std::path::PathBuf>,
+    },
+    /// Shrink one divergent call to a minimal tree and call, and print the
+    /// original report then the shrunk case.
+    Shrink(CaseArgs),
+    /// Shrink one divergent call and keep it as a regression file under
+    /// fixtures/regressions/, replayed by `cargo test` from then on.
+    Record {
+        #[command(flatten)]
+        case: CaseArgs,
+        /// Where to write the regression file.
+        #[arg(long, default_value = "fixtures/regressions")]
+        dir: std::path::PathBuf,
+    },
     Call {
         /// The peer to call.
         #[arg(long, default_value = "portable")]
@@ -65,6 +106,74 @@ enum Command {
     },
 }
 
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// A peer to run (repeatable); default: every peer in the registry.
+    #[arg(long = "peer")]
+    peers: Vec<String>,
+    /// Seeds, `A..B` or `N`; default: the TypeScript kit's 12 seeds.
+    #[arg(long)]
+    seeds: Option<String>,
+    /// The generator: smthrs or lawsuite.
+    #[arg(long, default_value = "smthrs")]
+    generator: String,
+    /// The ground of the lawsuite generator: shared or full.
+    #[arg(long, default_value = "shared")]
+    ground: String,
+    /// Only this call of each plan (its index: grep calls, then glob calls).
+    #[arg(long)]
+    call: Option<usize>,
+    /// Threads running seeds in parallel.
+    #[arg(long, default_value_t = default_jobs())]
+    jobs: usize,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// The peer registry.
+    #[arg(long)]
+    registry: Option<std::path::PathBuf>,
+    /// Skip the regression files.
+    #[arg(long)]
+    no_regressions: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+struct CaseArgs {
+    /// The generator of the plan.
+    #[arg(long, default_value = "smthrs")]
+    generator: String,
+    /// The ground of the lawsuite generator: shared or full.
+    #[arg(long, default_value = "shared")]
+    ground: String,
+    /// The seed of the plan.
+    #[arg(long)]
+    seed: u64,
+    /// The call's index in the plan.
+    #[arg(long)]
+    call: usize,
+    /// The peer that disagrees with the reference.
+    #[arg(long)]
+    peer: String,
+    /// The peer registry.
+    #[arg(long)]
+    registry: Option<std::path::PathBuf>,
+    /// Why the case is kept (written into the regression file).
+    #[arg(long)]
+    why: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Reports with diffs, for people.
+    Human,
+    /// One JSON document.
+    Json,
+}
+
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum CheckKind {
     /// A grep pattern (search-contract §10).
@@ -72,6 +181,8 @@ enum CheckKind {
     /// A glob (search-contract §8.1).
     Glob,
 }
+
+mod cli_run;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -98,6 +209,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             print_verdict(kind, &text, verdict, json)
         }
+        Command::Run(args) => cli_run::run(args),
+        Command::Plan {
+            seed,
+            generator,
+            ground,
+            materialize,
+        } => cli_run::plan(seed, &generator, &ground, materialize.as_deref()),
+        Command::Shrink(case) => cli_run::shrink_case(&case, None),
+        Command::Record { case, dir } => cli_run::shrink_case(&case, Some(&dir)),
         Command::Call {
             peer,
             method,

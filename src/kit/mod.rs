@@ -30,3 +30,52 @@ pub mod regression;
 pub mod report;
 pub mod shrink;
 pub mod smthrs;
+
+/// The generators a seed can be run through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Generator {
+    /// The TypeScript kit's generator, reproduced exactly (§2).
+    Smthrs,
+    /// lawsuite's own ChaCha8 generator with a wider ground.
+    Lawsuite,
+}
+
+impl Generator {
+    /// The name written in plans and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Generator::Smthrs => smthrs::GENERATOR,
+            Generator::Lawsuite => "lawsuite",
+        }
+    }
+
+    /// Parse a generator name.
+    pub fn from_name(name: &str) -> Option<Generator> {
+        match name {
+            "smthrs" => Some(Generator::Smthrs),
+            "lawsuite" => Some(Generator::Lawsuite),
+            _ => None,
+        }
+    }
+}
+
+/// Build the plan of `seed` under `root`; `full` widens the lawsuite
+/// generator's ground (CRLF, invalid UTF-8, symlinks, unreadable dirs).
+pub fn generate(
+    generator: Generator,
+    seed: u64,
+    root: &str,
+    full: bool,
+) -> Result<plan::Plan, String> {
+    match generator {
+        Generator::Smthrs => {
+            let seed = u32::try_from(seed)
+                .map_err(|_| format!("smthrs seeds are 32-bit; {seed} is too large"))?;
+            let _ = full;
+            Ok(smthrs::plan(seed, root, &plan::PlanOptions::default()))
+        }
+        Generator::Lawsuite => {
+            Err("the lawsuite generator is not built yet; use --generator smthrs".to_string())
+        }
+    }
+}

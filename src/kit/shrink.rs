@@ -113,8 +113,12 @@ pub fn shrink(
             }
         }
         // Reset call fields to defaults.
-        for c in call_simplifications(&best) {
-            try_candidate(c, &mut best, &mut steps);
+        // One field at a time, each built from the current best so an
+        // accepted reset is never undone by the next candidate.
+        for k in 0..call_simplifications(&best).len() {
+            if let Some(c) = call_simplifications(&best).into_iter().nth(k) {
+                try_candidate(c, &mut best, &mut steps);
+            }
         }
         // Simplify the pattern one character at a time.
         let mut i = 0;

@@ -31,11 +31,13 @@ use crate::contract::StdError;
 /// not a panic.
 const BUDGET_FALLBACK: &str = "pattern compilation exceeds its budget";
 
-/// NFA size cap for one compiled regex. The largest accepted pattern,
-/// `(.{1000}){8}` case-insensitive, needs about 8 000 UTF-8 automata for
-/// `[^\n]` (forward and reverse); measured well under this. The default
-/// (10 MiB) would reject patterns §10.3 accepts.
-const NFA_SIZE_LIMIT: usize = 512 << 20;
+/// NFA size cap for one compiled regex. §10.3 allows ~8 000 atoms, each of
+/// which may be a negated class compiled to a UTF-8 automaton. Measured
+/// (regex-automata 0.4.19): `(?i)([^ks]{1000}){8}` needs 9.7 MB reversed,
+/// `(?i)([^bdfhjkmoqsuwy]{1000}){8}` 14 MB; the default cap of 10 MiB would
+/// reject patterns the contract accepts. 128 MiB leaves ample room while
+/// still bounding memory.
+const NFA_SIZE_LIMIT: usize = 128 << 20;
 
 /// `regex-syntax` nesting cap. §10.3 allows 128 groups; each becomes up to
 /// four syntax levels (group, alternation, concatenation, repetition), so the
@@ -105,11 +107,11 @@ impl Matcher {
     }
 
     fn compile(ast: &Ast, insensitive: bool) -> Option<Matcher> {
-        let exact_hir = parse(&translate(ast, Flavor::Line), insensitive).ok()?;
-        let candidate_hir = parse(&translate(ast, Flavor::Buffer), insensitive).ok()?;
+        let exact_hir = parse(&translate(ast, Flavor::Line), insensitive)?;
+        let candidate_hir = parse(&translate(ast, Flavor::Buffer), insensitive)?;
         Some(Matcher {
-            exact: build(&exact_hir).ok()?,
-            candidate: build(&candidate_hir).ok()?,
+            exact: build(&exact_hir)?,
+            candidate: build(&candidate_hir)?,
             inner: inner_prefilter(&candidate_hir),
         })
     }
@@ -143,14 +145,22 @@ impl Matcher {
     /// final `\n`) is never returned, and `from` past the end gives `None`.
     ///
     /// Speed: the candidate regex is a `regex_automata::meta::Regex`, so a
-    /// literal prefix is found with its memchr/Teddy prefilter. For an inner
-    /// literal (`[a-z]+_RESUME`) `meta`'s own reverse-inner strategy applies
-    /// when it can prove it safe (case-sensitive `[a-z]+_RESUME`: yes), but
-    /// not always (insensitive, the literal becomes several case variants
-    /// and the proof fails); so, like ripgrep, this module extracts the
-    /// required inner literals itself and searches them with a
-    /// `regex-automata` prefilter whenever the pattern has no fast prefix
-    /// prefilter.
+    /// literal prefix (`foo[a-z]+`, `(a|b)RESUME`) is found by its
+    /// memchr/memmem/Teddy prefilter. For a literal that is not a prefix,
+    /// `meta` (0.4.19) only helps when it can prove a reverse strategy safe:
+    /// case-sensitive `[a-z]+_RESUME` gets `ReverseSuffix` and
+    /// `[a-z]+_RESUME[0-9]` gets `ReverseInner`, but case-insensitive
+    /// `[a-z]+_resume` (the literal becomes case variants, and the single
+    /// class prefix gives no separator proof) falls back to the plain core
+    /// engines. So, like ripgrep, this module extracts the required inner
+    /// literals itself and, whenever the pattern has no fast prefix
+    /// prefilter, scans for them with a `regex-automata` prefilter and
+    /// answers the start of the line holding the first hit; the caller's
+    /// `is_match` replaces `meta`'s reverse confirmation.
+    ///
+    /// Worst case (no usable literal, a pattern near the 8192-state budget,
+    /// a very long line) the search is linear in the line times the NFA
+    /// size, as in the reference's Thompson NFA.
     pub fn find_candidate(&self, haystack: &str, from: usize) -> Option<usize> {
         if from > haystack.len() {
             return None;
@@ -174,23 +184,38 @@ impl Matcher {
     }
 }
 
-fn parse(pattern: &str, insensitive: bool) -> Result<Hir, regex_syntax::Error> {
+#[cfg(test)]
+impl Matcher {
+    pub(crate) fn candidate_regex(&self) -> &Regex {
+        &self.candidate
+    }
+
+    pub(crate) fn has_inner_prefilter(&self) -> bool {
+        self.inner.is_some()
+    }
+}
+
+// Engine errors are not shown to anyone (the contract has one fallback
+// text), so only success matters.
+fn parse(pattern: &str, insensitive: bool) -> Option<Hir> {
     let config = syntax::Config::new()
         .case_insensitive(insensitive)
         .nest_limit(NEST_LIMIT)
         .unicode(true)
         .utf8(true);
-    syntax::parse_with(pattern, &config)
+    syntax::parse_with(pattern, &config).ok()
 }
 
-fn build(hir: &Hir) -> Result<Regex, meta::BuildError> {
+fn build(hir: &Hir) -> Option<Regex> {
     let config = meta::Config::new()
         .match_kind(MatchKind::LeftmostFirst)
         // Only "is there a match" and its start are ever asked for.
         .which_captures(WhichCaptures::Implicit)
-        .nfa_size_limit(Some(NFA_SIZE_LIMIT))
-        .onepass_size_limit(Some(NFA_SIZE_LIMIT));
-    meta::Builder::new().configure(config).build_from_hir(hir)
+        .nfa_size_limit(Some(NFA_SIZE_LIMIT));
+    meta::Builder::new()
+        .configure(config)
+        .build_from_hir(hir)
+        .ok()
 }
 
 /// The required inner literals of `hir`, as a fast prefilter, when `hir`
@@ -207,11 +232,19 @@ fn inner_prefilter(hir: &Hir) -> Option<Prefilter> {
     let HirKind::Concat(children) = hir.kind() else {
         return None;
     };
-    children
-        .iter()
-        .skip(1)
-        .filter_map(prefix_prefilter)
-        .find(Prefilter::is_fast)
+    // The first child with a fast literal set marks where the required
+    // literals start; the whole suffix from there may give longer, rarer
+    // literals (`[a-z]+ RESUME` → " RESUME", not " "), as `meta` does.
+    let (at, child) =
+        children.iter().enumerate().skip(1).find_map(|(i, child)| {
+            Some((i, prefix_prefilter(child).filter(Prefilter::is_fast)?))
+        })?;
+    let suffix = Hir::concat(children[at..].to_vec());
+    Some(
+        prefix_prefilter(&suffix)
+            .filter(Prefilter::is_fast)
+            .unwrap_or(child),
+    )
 }
 
 fn prefix_prefilter(hir: &Hir) -> Option<Prefilter> {

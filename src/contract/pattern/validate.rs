@@ -311,9 +311,9 @@ mod tests {
             "a--b",
             "[a-b]",
             "[{]",
+            // An escaped `{` is skipped with its `\`, so it starts no count.
             "\\{1001}",
         ] {
-            // An escaped `{` is skipped with its `\`, so it starts no count.
             assert_ne!(
                 detail(pattern, false).as_deref(),
                 Some(COUNTS),

@@ -1,0 +1,347 @@
+//! `lawsuite run`, `plan`, `shrink` and `record`: the conformance kit from
+//! the command line.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, anyhow, bail};
+use lawsuite::kit::compare::{Divergence, Materialized, calls, compare_plan};
+use lawsuite::kit::materialize::materialize;
+use lawsuite::kit::plan::Plan;
+use lawsuite::kit::regression::{Regression, list};
+use lawsuite::kit::report::human;
+use lawsuite::kit::shrink::{Budget, Case, shrink};
+use lawsuite::kit::{Generator, generate};
+use lawsuite::peer::Search;
+use lawsuite::registry::Registry;
+use lawsuite::suite::{PLAN_ROOT, SMTHRS_SEEDS, parse_seeds};
+
+use crate::{CaseArgs, Format, RunArgs};
+
+type Peer = Arc<dyn Search>;
+
+/// The reference and the selected peers of a registry.
+fn select(registry: Option<&Path>, wanted: &[String]) -> anyhow::Result<(Peer, Vec<Peer>)> {
+    let path = registry.map_or_else(Registry::default_path, Path::to_path_buf);
+    let registry = Registry::load(&path)?;
+    let mut reference = None;
+    let mut peers = Vec::new();
+    for entry in &registry.peers {
+        let chosen = wanted.is_empty() || wanted.contains(&entry.name);
+        match &entry.peer {
+            Ok(peer) if entry.name == registry.reference => reference = Some(peer.clone()),
+            Ok(peer) if chosen => peers.push(peer.clone()),
+            Ok(_) => {}
+            // Say so, and go on with the others.
+            Err(why) if chosen => eprintln!("warning: peer {} is not run: {why}", entry.name),
+            Err(_) => {}
+        }
+    }
+    for name in wanted {
+        if !registry.peers.iter().any(|p| &p.name == name) {
+            bail!(
+                "no peer named {name:?} in {}; the registered peers are: {}",
+                path.display(),
+                registry
+                    .peers
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+    let reference = reference.ok_or_else(|| {
+        anyhow!(
+            "the reference peer {:?} cannot run here",
+            registry.reference
+        )
+    })?;
+    Ok((reference, peers))
+}
+
+fn generator(name: &str) -> anyhow::Result<Generator> {
+    Generator::from_name(name)
+        .ok_or_else(|| anyhow!("unknown generator {name:?}; use smthrs or lawsuite"))
+}
+
+fn full_ground(ground: &str) -> anyhow::Result<bool> {
+    match ground {
+        "shared" => Ok(false),
+        "full" => Ok(true),
+        other => bail!("unknown ground {other:?}; use shared or full"),
+    }
+}
+
+/// `lawsuite run`.
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let (reference, peers) = select(args.registry.as_deref(), &args.peers)?;
+    let generator = generator(&args.generator)?;
+    let full = full_ground(&args.ground)?;
+    let seeds: Vec<u64> = match &args.seeds {
+        Some(text) => parse_seeds(text)
+            .ok_or_else(|| anyhow!("--seeds takes A..B or N, not {text:?}"))?
+            .collect(),
+        None if generator == Generator::Smthrs => SMTHRS_SEEDS.to_vec(),
+        None => (0..64).collect(),
+    };
+    let mut failures = 0usize;
+    let mut regression_report = Vec::new();
+    if !args.no_regressions && args.call.is_none() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join("regressions");
+        for path in list(&dir) {
+            let regression = Regression::load(&path)?;
+            for peer in std::iter::once(&reference).chain(&peers) {
+                let ok = match regression.replay(peer.as_ref(), &path)? {
+                    Ok(()) => true,
+                    Err(mismatch) => {
+                        failures += 1;
+                        if args.format == Format::Human {
+                            println!(
+                                "regression {} fails on {}: {}\n{mismatch}",
+                                path.display(),
+                                peer.name(),
+                                regression.why
+                            );
+                        }
+                        false
+                    }
+                };
+                regression_report.push(serde_json::json!({"file": path.display().to_string(), "peer": peer.name(), "ok": ok}));
+            }
+        }
+    }
+    let subjects: Vec<&dyn Search> = peers.iter().map(|p| p.as_ref()).collect();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let found: Mutex<Vec<Divergence>> = Mutex::new(Vec::new());
+    let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let progress = std::io::stderr().is_terminal();
+    std::thread::scope(|scope| {
+        for _ in 0..args.jobs.max(1) {
+            scope.spawn(|| {
+                while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    match generate(generator, seed, PLAN_ROOT, full) {
+                        Ok(mut plan) => {
+                            if let Some(call) = args.call {
+                                keep_only_call(&mut plan, call);
+                            }
+                            match compare_plan(&plan, reference.as_ref(), &subjects) {
+                                Ok(ds) => found.lock().map(|mut f| f.extend(ds)).unwrap_or(()),
+                                Err(e) => errors
+                                    .lock()
+                                    .map(|mut v| v.push(format!("seed {seed}: {e}")))
+                                    .unwrap_or(()),
+                            }
+                        }
+                        Err(e) => errors
+                            .lock()
+                            .map(|mut v| v.push(format!("seed {seed}: {e}")))
+                            .unwrap_or(()),
+                    }
+                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if progress {
+                        let divergent = found.lock().map_or(0, |f| f.len());
+                        eprint!(
+                            "\r{} seeds {n}/{} · {divergent} divergent calls",
+                            generator.name(),
+                            seeds.len()
+                        );
+                    }
+                }
+            });
+        }
+    });
+    if progress {
+        eprintln!();
+    }
+    let mut divergences = found.into_inner().unwrap_or_default();
+    divergences.sort_by_key(|d| (d.seed, d.call_index));
+    let errors = errors.into_inner().unwrap_or_default();
+    let color = std::io::stdout().is_terminal();
+    let mut stdout = std::io::stdout().lock();
+    match args.format {
+        Format::Human => {
+            for d in &divergences {
+                writeln!(stdout, "{}", human(d, color))?;
+            }
+            for e in &errors {
+                writeln!(stdout, "error: {e}")?;
+            }
+            writeln!(
+                stdout,
+                "{} seeds of {} across {} and {}: {} divergent calls, {} regression failures, {} errors",
+                seeds.len(),
+                generator.name(),
+                reference.name(),
+                peers
+                    .iter()
+                    .map(|p| p.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                divergences.len(),
+                failures,
+                errors.len()
+            )?;
+        }
+        Format::Json => {
+            let doc = serde_json::json!({
+                "generator": generator.name(),
+                "seeds": seeds.len(),
+                "reference": reference.name(),
+                "peers": peers.iter().map(|p| serde_json::json!({"name": p.name(), "version": p.version()})).collect::<Vec<_>>(),
+                "regressions": regression_report,
+                "divergences": divergences,
+                "errors": errors,
+            });
+            writeln!(stdout, "{}", serde_json::to_string_pretty(&doc)?)?;
+        }
+    }
+    Ok(
+        if divergences.is_empty() && failures == 0 && errors.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        },
+    )
+}
+
+/// Keep one call of a plan (grep calls first, then glob calls).
+fn keep_only_call(plan: &mut Plan, index: usize) {
+    let greps = plan.grep.len();
+    if index < greps {
+        plan.grep = vec![plan.grep[index].clone()];
+        plan.glob.clear();
+    } else {
+        plan.glob = plan.glob.get(index - greps).cloned().into_iter().collect();
+        plan.grep.clear();
+    }
+}
+
+/// `lawsuite plan`.
+pub fn plan(
+    seed: u64,
+    generator_name: &str,
+    ground: &str,
+    dir: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
+    let plan = generate(
+        generator(generator_name)?,
+        seed,
+        PLAN_ROOT,
+        full_ground(ground)?,
+    )
+    .map_err(|e| anyhow!(e))?;
+    match dir {
+        None => println!("{}", serde_json::to_string_pretty(&plan)?),
+        Some(dir) => {
+            // Never write into a directory that already holds something: the
+            // suite writes only under roots it owns.
+            if dir.exists() && std::fs::read_dir(dir)?.next().is_some() {
+                bail!(
+                    "{} is not empty; name a new or empty directory to materialize into",
+                    dir.display()
+                );
+            }
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            materialize(&plan.files, dir)?;
+            println!(
+                "wrote {} files under {}; calls use the root {PLAN_ROOT}, so replace it with {}",
+                plan.files.len(),
+                dir.display(),
+                dir.display()
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `lawsuite shrink` and `lawsuite record`.
+pub fn shrink_case(args: &CaseArgs, record_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let (reference, peers) = select(args.registry.as_deref(), std::slice::from_ref(&args.peer))?;
+    let peer = peers
+        .first()
+        .ok_or_else(|| anyhow!("peer {:?} cannot run here", args.peer))?;
+    let generator = generator(&args.generator)?;
+    let plan = generate(generator, args.seed, PLAN_ROOT, full_ground(&args.ground)?)
+        .map_err(|e| anyhow!(e))?;
+    let call = calls(&plan)
+        .into_iter()
+        .nth(args.call)
+        .ok_or_else(|| anyhow!("seed {} has no call {}", args.seed, args.call))?;
+    let case = Case {
+        root: plan.root.clone(),
+        files: plan.files.clone(),
+        call,
+    };
+    let diverges = |c: &Case| {
+        Materialized::new(&c.root, &c.files).is_ok_and(|t| {
+            t.answer(reference.as_ref(), &c.call) != t.answer(peer.as_ref(), &c.call)
+        })
+    };
+    if !diverges(&case) {
+        println!(
+            "{} agrees with {} on seed {} call {}: nothing to shrink",
+            peer.name(),
+            reference.name(),
+            args.seed,
+            args.call
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "original: {} files, call {}",
+        case.files.len(),
+        serde_json::to_string(&case.call)?
+    );
+    let (small, steps) = shrink(case, Budget::default(), diverges);
+    println!(
+        "shrunk in {steps} steps to:\n{}",
+        serde_json::to_string_pretty(&small)?
+    );
+    let tree = Materialized::new(&small.root, &small.files)?;
+    let expected = tree.answer(reference.as_ref(), &small.call);
+    let actual = tree.answer(peer.as_ref(), &small.call);
+    print!(
+        "{}",
+        lawsuite::kit::report::json_diff(&expected, &actual, std::io::stdout().is_terminal())
+    );
+    if let Some(dir) = record_dir {
+        let regression = Regression {
+            why: args.why.clone().unwrap_or_else(|| {
+                format!(
+                    "{} disagreed with {} on {} seed {} call {}",
+                    peer.name(),
+                    reference.name(),
+                    generator.name(),
+                    args.seed,
+                    args.call
+                )
+            }),
+            generator: generator.name().to_string(),
+            generator_version: plan.version,
+            seed: args.seed,
+            call_index: args.call,
+            peers: vec![reference.name().to_string(), peer.name().to_string()],
+            root: small.root,
+            files: small.files,
+            call: small.call,
+            expected,
+        };
+        let name = format!(
+            "{}-{}-{}-{}",
+            generator.name(),
+            args.seed,
+            args.call,
+            peer.name()
+        );
+        let path = regression.write(dir, &name)?;
+        println!("recorded {}", path.display());
+    }
+    Ok(ExitCode::from(1))
+}
