@@ -7,6 +7,9 @@
 //! reports which hold a NUL byte, and echoes the list for `glob`. The answer
 //! is then reconciled to the contract (maxCount demotion, grouping, counts).
 //!
+//! [`walk_peer`] holds the sibling peer, `ripgrep-walk`, which lets `rg`
+//! walk so that the shared walk itself is checked.
+//!
 //! The binary is `LAWSUITE_RG` or `rg` on `PATH`. It is probed once, with
 //! `rg --version`; a missing or too old `rg` makes every call fail with
 //! `provider_unavailable`, and [`Ripgrep::availability`] tells a person how
@@ -14,6 +17,7 @@
 
 pub mod json;
 pub mod process;
+pub mod walk_peer;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -31,6 +35,7 @@ use crate::contract::{
 use crate::peer::Search;
 use crate::portable::walk::{self, WalkOptions, basename};
 use process::{Output, cannot_start, rg_program, run_batched};
+pub use walk_peer::{ExpectedDifference, RipgrepWalk, expected_differences};
 
 /// The oldest `rg` the peer accepts (README Q6: measured on 14.1.1).
 pub const MIN_VERSION: (u64, u64, u64) = (14, 1, 1);
@@ -67,11 +72,15 @@ impl Ripgrep {
             .map_err(String::as_str)
     }
 
-    fn ready(&self) -> Result<(), StdError> {
+    pub(crate) fn ready(&self) -> Result<(), StdError> {
         match self.availability() {
             Ok(_) => Ok(()),
             Err(_) => Err(cannot_start()),
         }
+    }
+
+    pub(crate) fn program(&self) -> &Path {
+        &self.program
     }
 }
 
@@ -136,12 +145,7 @@ fn targets(
         globs,
     })?;
     if walked.explicit_file {
-        // §1: cwd is the root's parent, the target its basename.
-        let (cwd, name) = match root.rfind('/') {
-            Some(0) => ("/".to_string(), root[1..].to_string()),
-            Some(i) => (root[..i].to_string(), root[i + 1..].to_string()),
-            None => (".".to_string(), root.to_string()),
-        };
+        let (cwd, name) = split_file_root(root);
         return Ok(Targets {
             cwd,
             targets: vec![name],
@@ -157,8 +161,18 @@ fn targets(
     })
 }
 
+/// §1: for an explicit-file root, `rg` runs in the root's parent and is
+/// given the basename: `(cwd, target)`.
+pub(crate) fn split_file_root(root: &str) -> (String, String) {
+    match root.rfind('/') {
+        Some(0) => ("/".to_string(), root[1..].to_string()),
+        Some(i) => (root[..i].to_string(), root[i + 1..].to_string()),
+        None => (".".to_string(), root.to_string()),
+    }
+}
+
 /// §2.5: `normalize(join(cwd, p without one leading "./"))`.
-fn output_path(cwd: &str, p: &str) -> String {
+pub(crate) fn output_path(cwd: &str, p: &str) -> String {
     join_path(cwd, p.strip_prefix("./").unwrap_or(p))
 }
 
@@ -185,16 +199,7 @@ impl Search for Ripgrep {
 
         let search_args = search_args(input);
         let search_args: Vec<&str> = search_args.iter().map(String::as_str).collect();
-        let mut binary_args: Vec<&str> = vec!["--files-with-matches", "--text", "--null"];
-        binary_args.extend(HOST_INDEPENDENCE);
-        if input.no_ignore {
-            binary_args.push("--no-ignore");
-        }
-        binary_args.extend(["--no-messages", "--sort", "path"]);
-        if input.hidden {
-            binary_args.push("--hidden");
-        }
-        binary_args.extend(["--", "\\x00"]);
+        let binary_args = binary_args(input.no_ignore, input.hidden);
 
         // §2.3 step 1: both invocations run concurrently.
         let (search, binary) = std::thread::scope(|scope| {
@@ -220,19 +225,9 @@ impl Search for Ripgrep {
             return Err(StdError::binary_root(&input.root));
         }
         let rows = json::parse_stream(&search.stdout)?;
-        let mut out = reconcile(input, &t.cwd, rows, &binary_set);
-        out.files_searched = t.targets.len() as u64;
-        out.skipped_binary = binary_set.len() as u64;
-        if out.matches.is_empty() && out.files.is_empty() && !out.truncated {
-            out.notice = empty_answer_notice(
-                &input.root,
-                &input.globs,
-                input.hidden,
-                input.no_ignore,
-                t.ignored,
-            );
-        }
-        Ok(out)
+        grep_answer(input, &t.cwd, rows, &binary_set, t.targets.len(), || {
+            Ok(t.ignored)
+        })
     }
 
     fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
@@ -241,16 +236,7 @@ impl Search for Ripgrep {
         let t = targets(&input.root, input.hidden, input.no_ignore, &globs)?;
         self.ready()?;
         let cwd = Path::new(if t.cwd.is_empty() { "." } else { &t.cwd });
-        let mut args: Vec<&str> = vec!["--files", "--null"];
-        args.extend(HOST_INDEPENDENCE);
-        if input.no_ignore {
-            args.push("--no-ignore");
-        }
-        args.extend(["--no-messages", "--sort", "path"]);
-        if input.hidden {
-            args.push("--hidden");
-        }
-        args.push("--");
+        let args = files_args(input.no_ignore, input.hidden);
         let result = run_batched(&self.program, cwd, &args, &t.targets)?;
         if let Some(message) = result.rejection() {
             return Err(StdError::new(
@@ -258,41 +244,108 @@ impl Search for Ripgrep {
                 message,
             ));
         }
-        let mut paths: Vec<String> = nul_paths(&result)
+        let paths: Vec<String> = nul_paths(&result)
             .filter(|p| {
                 let rel = p.strip_prefix("./").unwrap_or(p);
                 t.explicit_file || included_by_globs(patterns, rel, basename(rel))
             })
             .map(|p| output_path(&t.cwd, p))
             .collect();
-        paths.sort_by(|a, b| utf16_cmp(a, b));
-        let total = paths.len() as u64;
-        paths.truncate(usize::try_from(input.limit).unwrap_or(usize::MAX));
-        let truncated = total > input.limit;
-        let notice = if truncated {
-            Some(truncation(paths.len() as u64, total, Unit::Entries))
-        } else if total == 0 {
-            empty_answer_notice(
-                &input.root,
-                patterns,
-                input.hidden,
-                input.no_ignore,
-                t.ignored,
-            )
-        } else {
-            None
-        };
-        Ok(GlobOutput {
-            paths,
-            total,
-            truncated,
-            notice,
-        })
+        glob_answer(input, paths, || Ok(t.ignored))
     }
 }
 
+/// native-peer §2.6 after the invocations: reconcile the rows (steps 1–6),
+/// count (step 7) and, for an empty answer, ask for the walk's `ignored`
+/// flag (step 8; asked lazily because `ripgrep-walk` pays an `rg` run for it).
+pub(crate) fn grep_answer(
+    input: &GrepInput,
+    cwd: &str,
+    rows: Vec<json::RgRow>,
+    binary: &HashSet<String>,
+    files_searched: usize,
+    ignored: impl FnOnce() -> Result<bool, StdError>,
+) -> Result<GrepOutput, StdError> {
+    let mut out = reconcile(input, cwd, rows, binary);
+    out.files_searched = files_searched as u64;
+    out.skipped_binary = binary.len() as u64;
+    if out.matches.is_empty() && out.files.is_empty() && !out.truncated {
+        out.notice = empty_answer_notice(
+            &input.root,
+            &input.globs,
+            input.hidden,
+            input.no_ignore,
+            ignored()?,
+        );
+    }
+    Ok(out)
+}
+
+/// native-peer §3 steps 2–3 after filtering: sort (UTF-16), limit, notices;
+/// `ignored` is asked only for an empty answer.
+pub(crate) fn glob_answer(
+    input: &GlobInput,
+    mut paths: Vec<String>,
+    ignored: impl FnOnce() -> Result<bool, StdError>,
+) -> Result<GlobOutput, StdError> {
+    paths.sort_by(|a, b| utf16_cmp(a, b));
+    let total = paths.len() as u64;
+    paths.truncate(usize::try_from(input.limit).unwrap_or(usize::MAX));
+    let truncated = total > input.limit;
+    let notice = if truncated {
+        Some(truncation(paths.len() as u64, total, Unit::Entries))
+    } else if total == 0 {
+        empty_answer_notice(
+            &input.root,
+            std::slice::from_ref(&input.pattern),
+            input.hidden,
+            input.no_ignore,
+            ignored()?,
+        )
+    } else {
+        None
+    };
+    Ok(GlobOutput {
+        paths,
+        total,
+        truncated,
+        notice,
+    })
+}
+
+/// The binary-detection invocation's arguments (native-peer §2.2), up to
+/// and including the `\x00` pattern; targets follow.
+pub(crate) fn binary_args(no_ignore: bool, hidden: bool) -> Vec<&'static str> {
+    let mut args = vec!["--files-with-matches", "--text", "--null"];
+    args.extend(HOST_INDEPENDENCE);
+    if no_ignore {
+        args.push("--no-ignore");
+    }
+    args.extend(["--no-messages", "--sort", "path"]);
+    if hidden {
+        args.push("--hidden");
+    }
+    args.extend(["--", "\\x00"]);
+    args
+}
+
+/// The `glob` listing's arguments (native-peer §3), ending with `--`.
+pub(crate) fn files_args(no_ignore: bool, hidden: bool) -> Vec<&'static str> {
+    let mut args = vec!["--files", "--null"];
+    args.extend(HOST_INDEPENDENCE);
+    if no_ignore {
+        args.push("--no-ignore");
+    }
+    args.extend(["--no-messages", "--sort", "path"]);
+    if hidden {
+        args.push("--hidden");
+    }
+    args.push("--");
+    args
+}
+
 /// The search invocation's arguments, in the order of native-peer §2.1.
-fn search_args(input: &GrepInput) -> Vec<String> {
+pub(crate) fn search_args(input: &GrepInput) -> Vec<String> {
     let mut args: Vec<String> = ["--json", "--stats"].map(String::from).to_vec();
     args.extend(HOST_INDEPENDENCE.map(String::from));
     if input.no_ignore {
@@ -340,7 +393,7 @@ fn search_args(input: &GrepInput) -> Vec<String> {
 
 /// NUL-separated paths of `--null` output, empty pieces dropped (drift 4:
 /// a name holding `\n` stays one path).
-fn nul_paths(output: &Output) -> impl Iterator<Item = &str> {
+pub(crate) fn nul_paths(output: &Output) -> impl Iterator<Item = &str> {
     output
         .stdout
         .split(|&b| b == 0)
