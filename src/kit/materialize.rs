@@ -7,13 +7,23 @@
 //! with one difference the TypeScript kit does not need: a plan may come
 //! from a regression file someone edited, so a path that could leave the
 //! tree is refused with a [`MaterializeError`] instead of written. Paths
-//! are checked lexically for every file before anything is written; the
-//! symlink check runs as each file's parent chain is walked.
+//! are checked lexically for every file before anything is written
+//! ([`validate`]); the symlink check runs as each file's parent chain is
+//! walked.
+//!
+//! Entries may also be empty directories and symlinks, and may carry
+//! permission bits ([`FileKind`], [`GeneratedFile::mode`]); the `lawsuite`
+//! generator's full ground uses them for dangling links, link loops and
+//! unreadable directories. Modes are applied after everything is written,
+//! files first, then directories deepest first, so a directory made
+//! unreadable does not stop its own contents from being written.
 //!
 //! [`TempTree`] is the "fresh temp root" of STYLE's test rules: a new
 //! directory under the system temp dir, removed on drop (also while a
 //! panic unwinds), so a fixture never lands in the user's tree and never
-//! picks up a parent's `.gitignore` by accident.
+//! picks up a parent's `.gitignore` by accident. Before removing, it gives
+//! its owner back `rwx` on every directory inside, so a plan's unreadable
+//! directory cannot make cleanup fail.
 
 use std::fmt;
 use std::fs;
@@ -22,7 +32,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::kit::plan::GeneratedFile;
+use crate::kit::plan::{FileKind, GeneratedFile};
 
 /// Why a file of a plan was not written.
 ///
@@ -84,6 +94,23 @@ pub enum MaterializeError {
         /// The non-directory found on disk.
         found: PathBuf,
     },
+    /// The entry's fields do not fit its kind: a symlink without a
+    /// target, a target or content on the wrong kind, or a mode on a
+    /// symlink.
+    Inconsistent {
+        /// The path as the plan spells it.
+        path: String,
+        /// What is wrong, as a clause (e.g. "a symlink needs a target").
+        detail: &'static str,
+    },
+    /// This platform cannot create the entry (symlinks and modes are
+    /// unix-only here).
+    Unsupported {
+        /// The path as the plan spells it.
+        path: String,
+        /// What could not be created, e.g. "symlinks".
+        what: &'static str,
+    },
     /// The filesystem refused an operation.
     Io {
         /// The filesystem path the operation was on.
@@ -129,6 +156,14 @@ impl fmt::Display for MaterializeError {
                 "Could not write {path:?}: {} exists and is not a directory; materialize into a fresh directory or drop the clashing file from the plan.",
                 found.display(),
             ),
+            MaterializeError::Inconsistent { path, detail } => write!(
+                f,
+                "Refusing to write {path:?}: {detail}; fix the entry's kind, target, content or mode in the plan.",
+            ),
+            MaterializeError::Unsupported { path, what } => write!(
+                f,
+                "Cannot create {path:?}: {what} are only supported on unix; run full-ground plans on a unix host.",
+            ),
             MaterializeError::Io { path, source } => write!(
                 f,
                 "Could not create or write {} ({source}); check that the directory exists, is writable and has space.",
@@ -158,7 +193,14 @@ impl std::error::Error for MaterializeError {
 ///   empty, absolute, holds a `.`, `..` or empty segment, or a NUL is
 ///   refused;
 /// * a path whose parent chain, or whose own name, is an existing symlink
-///   under `dir` is refused, so no write goes through a link.
+///   under `dir` is refused, so no write goes through a link;
+/// * a [`FileKind::Dir`] entry creates its directory (and parents); a
+///   [`FileKind::Symlink`] entry creates a link at its path, which goes
+///   through the same checks, to a target that is never followed; an
+///   entry whose fields do not fit its kind is refused up front
+///   ([`MaterializeError::Inconsistent`]);
+/// * after every entry is written, `mode`s are applied: files (in plan
+///   order), then directories, deepest first.
 ///
 /// On error, files before the failing one may already have been written.
 /// The checks do not guard against another process swapping a directory
@@ -181,12 +223,88 @@ pub fn materialize(plan_files: &[GeneratedFile], dir: &Path) -> Result<(), Mater
     // Validate all, then write: a bad regression file writes nothing.
     let checked = plan_files
         .iter()
-        .map(|file| segments(&file.path).map(|segments| (file, segments)))
+        .map(|file| check_entry(file).map(|segments| (file, segments)))
         .collect::<Result<Vec<_>, _>>()?;
-    for (file, segments) in checked {
-        write_file(dir, file, &segments)?;
+    let mut file_modes = Vec::new();
+    let mut dir_modes = Vec::new();
+    for (file, segments) in &checked {
+        match file.kind {
+            FileKind::File => write_file(dir, file, segments)?,
+            FileKind::Dir => {
+                make_parents(dir, file, segments)?;
+            }
+            FileKind::Symlink => make_symlink(dir, file, segments)?,
+        }
+        if let Some(mode) = file.mode {
+            let target = segments.iter().fold(dir.to_path_buf(), |p, s| p.join(s));
+            match file.kind {
+                FileKind::Dir => dir_modes.push((segments.len(), target, mode)),
+                _ => file_modes.push((target, mode)),
+            }
+        }
+    }
+    // Deepest first: once a parent is `0o000`, its children are out of
+    // reach. The sort is stable, so equal depths keep plan order.
+    dir_modes.sort_by_key(|entry| std::cmp::Reverse(entry.0));
+    let dir_modes = dir_modes
+        .into_iter()
+        .map(|(_, target, mode)| (target, mode));
+    for (target, mode) in file_modes.into_iter().chain(dir_modes) {
+        set_mode(&target, mode).map_err(|source| MaterializeError::Io {
+            path: target,
+            source,
+        })?;
     }
     Ok(())
+}
+
+/// Checks every entry of `plan_files` as [`materialize`] does before it
+/// writes anything, without touching the filesystem: the path rules, and
+/// that each entry's fields fit its kind.
+///
+/// ```
+/// use lawsuite::kit::materialize::{validate, MaterializeError};
+/// use lawsuite::kit::plan::GeneratedFile;
+///
+/// assert!(validate(&[GeneratedFile::symlink("a/link", "../../anywhere")]).is_ok());
+/// let bad = validate(&[GeneratedFile::new("a/../b", "")]);
+/// assert!(matches!(bad, Err(MaterializeError::DotSegment { .. })));
+/// ```
+pub fn validate(plan_files: &[GeneratedFile]) -> Result<(), MaterializeError> {
+    plan_files
+        .iter()
+        .try_for_each(|file| check_entry(file).map(|_| ()))
+}
+
+/// The path's segments, once the entry's fields are known to fit its kind.
+fn check_entry(file: &GeneratedFile) -> Result<Vec<&str>, MaterializeError> {
+    let segments = segments(&file.path)?;
+    let inconsistent = |detail| {
+        Err(MaterializeError::Inconsistent {
+            path: file.path.clone(),
+            detail,
+        })
+    };
+    match file.kind {
+        FileKind::File | FileKind::Dir if file.target.is_some() => {
+            inconsistent("only a symlink has a target")
+        }
+        FileKind::Dir if !file.content.is_empty() => inconsistent("a directory has no content"),
+        FileKind::Symlink if file.target.is_none() => inconsistent("a symlink needs a target"),
+        FileKind::Symlink if !file.content.is_empty() => inconsistent("a symlink has no content"),
+        FileKind::Symlink if file.mode.is_some() => {
+            inconsistent("a symlink's mode cannot be set portably")
+        }
+        FileKind::Symlink if cfg!(not(unix)) => Err(MaterializeError::Unsupported {
+            path: file.path.clone(),
+            what: "symlinks",
+        }),
+        _ if file.mode.is_some() && cfg!(not(unix)) => Err(MaterializeError::Unsupported {
+            path: file.path.clone(),
+            what: "permission modes",
+        }),
+        _ => Ok(segments),
+    }
 }
 
 /// The `/`-separated segments of a plan path, or why it is refused.
@@ -232,10 +350,85 @@ fn segments(path: &str) -> Result<Vec<&str>, MaterializeError> {
 /// Creates `file`'s parent chain under `dir` one directory at a time, never
 /// through a symlink, then writes the content.
 fn write_file(dir: &Path, file: &GeneratedFile, segments: &[&str]) -> Result<(), MaterializeError> {
+    let current = leaf(dir, file, segments)?;
+    fs::write(&current, &file.content).map_err(|source| MaterializeError::Io {
+        path: current,
+        source,
+    })
+}
+
+/// Creates `file`'s parent chain, then a symlink at its path. The target
+/// is stored, never resolved.
+fn make_symlink(
+    dir: &Path,
+    file: &GeneratedFile,
+    segments: &[&str],
+) -> Result<(), MaterializeError> {
+    let current = leaf(dir, file, segments)?;
+    let target = file.target.as_deref().unwrap_or_default();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(target, &current).map_err(|source| MaterializeError::Io {
+            path: current,
+            source,
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (target, current);
+        Err(MaterializeError::Unsupported {
+            path: file.path.clone(),
+            what: "symlinks",
+        })
+    }
+}
+
+/// Sets the permission bits of an entry already written (unix; elsewhere
+/// [`check_entry`] has refused every mode before anything was written).
+fn set_mode(target: &Path, mode: u32) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(target, fs::Permissions::from_mode(mode))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (target, mode);
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "permission modes are unix-only",
+        ))
+    }
+}
+
+/// Creates the parent chain of `segments` and returns the path of its last
+/// segment, refusing it if it is an existing symlink (`fs::write` would
+/// follow it).
+fn leaf(dir: &Path, file: &GeneratedFile, segments: &[&str]) -> Result<PathBuf, MaterializeError> {
     let Some((name, parents)) = segments.split_last() else {
         // `segments` refuses the empty path, so there is always a name.
         return Err(MaterializeError::Empty);
     };
+    let mut current = make_parents(dir, file, parents)?;
+    current.push(name);
+    if let Ok(meta) = fs::symlink_metadata(&current) {
+        if meta.file_type().is_symlink() {
+            return Err(MaterializeError::Symlink {
+                path: file.path.clone(),
+                link: current,
+            });
+        }
+    }
+    Ok(current)
+}
+
+/// Walks `parents` under `dir`, creating each missing directory and
+/// refusing symlinks and non-directories; returns the last one's path.
+fn make_parents(
+    dir: &Path,
+    file: &GeneratedFile,
+    parents: &[&str],
+) -> Result<PathBuf, MaterializeError> {
     let mut current = dir.to_path_buf();
     for parent in parents {
         current.push(parent);
@@ -269,20 +462,7 @@ fn write_file(dir: &Path, file: &GeneratedFile, segments: &[&str]) -> Result<(),
             }
         }
     }
-    current.push(name);
-    // `fs::write` follows a symlink in the last position too.
-    if let Ok(meta) = fs::symlink_metadata(&current) {
-        if meta.file_type().is_symlink() {
-            return Err(MaterializeError::Symlink {
-                path: file.path.clone(),
-                link: current,
-            });
-        }
-    }
-    fs::write(&current, &file.content).map_err(|source| MaterializeError::Io {
-        path: current,
-        source,
-    })
+    Ok(current)
 }
 
 /// A fresh directory under [`std::env::temp_dir`], removed with everything
@@ -362,8 +542,46 @@ impl Drop for TempTree {
     fn drop(&mut self) {
         // Best effort: a failure to clean up must not turn into a panic
         // inside a drop (which would abort during unwinding).
-        // `remove_dir_all` does not follow symlinks inside the tree.
+        // `remove_dir_all` does not follow symlinks inside the tree, and
+        // neither does `restore_permissions`.
+        restore_permissions(&self.path);
         let _ = fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Gives the owner `rwx` on `dir` and every directory below it (not
+/// through symlinks), so that a plan's `0o000` directory can be listed and
+/// emptied. Errors are ignored: this only prepares a best-effort removal.
+fn restore_permissions(dir: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(current) = stack.pop() {
+            let Ok(meta) = fs::symlink_metadata(&current) else {
+                continue;
+            };
+            if !meta.is_dir() {
+                continue;
+            }
+            let mode = meta.permissions().mode();
+            if mode & 0o700 != 0o700 {
+                let _ = fs::set_permissions(&current, fs::Permissions::from_mode(mode | 0o700));
+            }
+            let Ok(entries) = fs::read_dir(&current) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                // `DirEntry::file_type` does not follow symlinks.
+                if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                    stack.push(entry.path());
+                }
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
     }
 }
 
@@ -569,6 +787,111 @@ mod tests {
         for file in &plan.files {
             assert_eq!(fs::read(tree.path().join(&file.path))?, file.content);
         }
+        Ok(())
+    }
+
+    #[test]
+    fn refuses_entries_whose_fields_do_not_fit_their_kind() {
+        let mut with_target = GeneratedFile::new("a", "");
+        with_target.target = Some("b".into());
+        let mut no_target = GeneratedFile::symlink("l", "t");
+        no_target.target = None;
+        let mut link_content = GeneratedFile::symlink("l", "t");
+        link_content.content = b"x".to_vec();
+        let mut dir_content = GeneratedFile::dir("d");
+        dir_content.content = b"x".to_vec();
+        let cases = [
+            with_target,
+            no_target,
+            link_content,
+            dir_content,
+            GeneratedFile::symlink("l", "t").with_mode(0o777),
+        ];
+        for entry in cases {
+            let err = validate(std::slice::from_ref(&entry));
+            assert!(
+                matches!(&err, Err(MaterializeError::Inconsistent { path, .. }) if *path == entry.path),
+                "{entry:?}: {err:?}"
+            );
+            if let Err(err) = err {
+                assert!(err.to_string().ends_with('.'), "{err}");
+            }
+        }
+        let link_path = validate(&[GeneratedFile::symlink("a/../l", "t")]);
+        assert!(matches!(
+            link_path,
+            Err(MaterializeError::DotSegment { .. })
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writes_dirs_symlinks_and_modes_and_drops_cleanly() -> TestResult {
+        use std::os::unix::fs::PermissionsExt;
+        let files = vec![
+            GeneratedFile::new("locked/inner/secret.txt", "needle\n"),
+            GeneratedFile::dir("locked").with_mode(0o000),
+            GeneratedFile::dir("locked/inner").with_mode(0o500),
+            GeneratedFile::dir("empty/deeper"),
+            GeneratedFile::new("a.txt", "needle\n").with_mode(0o000),
+            GeneratedFile::symlink("one/link", "../a.txt"),
+            GeneratedFile::symlink("dangling", "missing/nowhere"),
+            GeneratedFile::symlink("loop-a", "loop-b"),
+            GeneratedFile::symlink("loop-b", "loop-a"),
+            GeneratedFile::symlink("up", ".."),
+        ];
+        let tree = TempTree::with_files(&files)?;
+        let root = tree.path().to_path_buf();
+        let mode = |path: &str| -> io::Result<u32> {
+            Ok(fs::symlink_metadata(root.join(path))?.permissions().mode() & 0o777)
+        };
+        assert_eq!(mode("locked")?, 0o000);
+        assert_eq!(mode("a.txt")?, 0o000);
+        assert!(root.join("empty/deeper").is_dir());
+        assert_eq!(
+            fs::read_link(root.join("one/link"))?,
+            PathBuf::from("../a.txt")
+        );
+        assert_eq!(
+            fs::read_link(root.join("dangling"))?,
+            PathBuf::from("missing/nowhere")
+        );
+        assert!(
+            fs::symlink_metadata(root.join("loop-a"))?
+                .file_type()
+                .is_symlink()
+        );
+        // Deepest first: `inner` got its mode before `locked` became 000.
+        fs::set_permissions(root.join("locked"), fs::Permissions::from_mode(0o700))?;
+        assert_eq!(mode("locked/inner")?, 0o500);
+        fs::set_permissions(root.join("locked"), fs::Permissions::from_mode(0o000))?;
+        drop(tree);
+        assert!(!root.exists());
+        Ok(())
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn refuses_to_write_through_a_planned_symlink() -> TestResult {
+        let outer = TempTree::new()?;
+        let dir = outer.path().join("tree");
+        fs::create_dir(&dir)?;
+        let files = vec![
+            GeneratedFile::symlink("link", ".."),
+            GeneratedFile::new("link/escaped.txt", "x"),
+        ];
+        let err = materialize(&files, &dir);
+        assert!(
+            matches!(err, Err(MaterializeError::Symlink { .. })),
+            "{err:?}"
+        );
+        assert_eq!(listing(outer.path())?, ["tree", "tree/link"]);
+        // A symlink entry over an existing symlink is refused as well.
+        let err = materialize(&[GeneratedFile::symlink("link", "elsewhere")], &dir);
+        assert!(
+            matches!(err, Err(MaterializeError::Symlink { .. })),
+            "{err:?}"
+        );
         Ok(())
     }
 

@@ -10,6 +10,7 @@
 //! | module | spec section |
 //! | --- | --- |
 //! | [`plan`] | §1: `GeneratedFile`, `Plan` and the plan options |
+//! | [`generator`] | the `lawsuite` generator, the default: a much wider ground (deep and odd names, skip-list dirs, nested `.gitignore`s, binaries, preview edges, a pattern and glob grammar; on the full ground CRLF, invalid UTF-8, symlinks, unreadable dirs) on ChaCha8 |
 //! | [`smthrs`] | §2: the TypeScript kit's generator (mulberry32, vocabularies, draw order), reproduced draw for draw |
 //! | [`materialize`] | §3: writing a plan's files under a root, refusing paths that would escape it; [`materialize::TempTree`] |
 //! | [`case`] | §4: one call, answers rendered for comparison (failures by code) |
@@ -18,12 +19,16 @@
 //! | [`shrink`] | reducing a divergence to a minimal tree and call |
 //! | [`regression`] | `fixtures/regressions/*.json`: recorded, replayed |
 //!
-//! The generator is a port, not a reinterpretation: a seed must give the
-//! same tree and calls as `@smthrs/std`'s `plan`, so that a divergence found
-//! on one side can be replayed on the other by its seed alone.
+//! The `smthrs` generator is a port, not a reinterpretation: a seed must
+//! give the same tree and calls as `@smthrs/std`'s `plan`, so that a
+//! divergence found on one side can be replayed on the other by its seed
+//! alone. The `lawsuite` generator owes nothing to the TypeScript kit; it
+//! is reproducible on its own terms (ChaCha8, integer draws, a documented
+//! draw order and a version bumped with it).
 
 pub mod case;
 pub mod compare;
+pub mod generator;
 pub mod materialize;
 pub mod plan;
 pub mod regression;
@@ -45,7 +50,7 @@ impl Generator {
     pub fn name(self) -> &'static str {
         match self {
             Generator::Smthrs => smthrs::GENERATOR,
-            Generator::Lawsuite => "lawsuite",
+            Generator::Lawsuite => generator::GENERATOR,
         }
     }
 

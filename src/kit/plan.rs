@@ -4,24 +4,35 @@
 //! A [`Plan`] is plain data. It records which generator made it and with
 //! which seed, so a regression file holding a plan names its origin (STYLE:
 //! "regressions name their origin"), and it serialises to JSON whose bytes
-//! depend only on the generator, the seed, the root and the [`PlanOptions`].
+//! depend only on the generator, the seed, the root and the generator's
+//! options ([`PlanOptions`] for `smthrs`,
+//! [`crate::kit::generator::GeneratorOptions`] for `lawsuite`).
 //!
-//! File contents are bytes, because a hand-written or shrunk plan may hold
-//! invalid UTF-8 even though the generator never produces it (§2.3 "the
-//! generator deliberately avoids … NUL bytes"). See [`GeneratedFile`] for how
-//! they appear in JSON.
+//! File contents are bytes: the `smthrs` generator never produces invalid
+//! UTF-8 (§2.3 "the generator deliberately avoids … NUL bytes"), but a
+//! hand-written or shrunk plan may, and so does the `lawsuite` generator's
+//! full ground. See [`GeneratedFile`] for how they appear in JSON, and for
+//! the directory and symlink entries that ground also needs.
 
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{GlobInput, GrepInput};
 
-/// One file of a generated tree (§1): a `/`-separated path relative to the
+/// One entry of a generated tree (§1): a `/`-separated path relative to the
 /// tree root, and its bytes.
 ///
-/// In JSON, `content` is a string when the bytes are valid UTF-8 — the only
-/// case the generator produces, and the one that keeps regression files
-/// readable — and otherwise an array of byte values (`0..=255`). Both forms
-/// are accepted when reading.
+/// In JSON, `content` is a string when the bytes are valid UTF-8 — the
+/// common case, and the one that keeps regression files readable — and
+/// otherwise an array of byte values (`0..=255`). Both forms are accepted
+/// when reading.
+///
+/// Beyond §1, an entry may be an empty directory or a symlink ([`FileKind`])
+/// and may carry unix permission bits (`mode`), so that the `lawsuite`
+/// generator's full ground ([`crate::kit::generator`]) can describe dangling
+/// links, link loops and unreadable directories. These keys are omitted
+/// from JSON when they hold their defaults, so a plain file serialises
+/// exactly as before: `{"path":…,"content":…}`. Key order is
+/// `path, kind?, target?, content, mode?`.
 ///
 /// ```
 /// use lawsuite::kit::plan::GeneratedFile;
@@ -32,6 +43,17 @@ use crate::contract::{GlobInput, GrepInput};
 /// let json = serde_json::to_string(&raw)?;
 /// assert_eq!(json, r#"{"path":"bad.txt","content":[97,255]}"#);
 /// assert_eq!(serde_json::from_str::<GeneratedFile>(&json)?, raw);
+///
+/// let link = GeneratedFile::symlink("one/link", "../a.txt");
+/// assert_eq!(
+///     serde_json::to_string(&link)?,
+///     r#"{"path":"one/link","kind":"symlink","target":"../a.txt","content":""}"#,
+/// );
+/// let locked = GeneratedFile::dir("locked").with_mode(0o000);
+/// assert_eq!(
+///     serde_json::to_string(&locked)?,
+///     r#"{"path":"locked","kind":"dir","content":"","mode":0}"#,
+/// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,9 +61,45 @@ use crate::contract::{GlobInput, GrepInput};
 pub struct GeneratedFile {
     /// Path relative to the tree root, `/`-separated, e.g. `one/two/gamma1.ts`.
     pub path: String,
-    /// The file's bytes.
+    /// What to create at `path`; a regular file unless said otherwise.
+    #[serde(default, skip_serializing_if = "FileKind::is_file")]
+    pub kind: FileKind,
+    /// For a [`FileKind::Symlink`], the link's target exactly as
+    /// `symlink(2)` receives it (normally relative to the link's
+    /// directory). It is only written into the link, never followed while
+    /// materializing, so it may dangle or loop. `None` for other kinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The file's bytes; empty for directories and symlinks.
     #[serde(with = "content_serde")]
     pub content: Vec<u8>,
+    /// Unix permission bits (e.g. `0o000` for an unreadable directory)
+    /// applied after every entry has been written; `None` keeps the
+    /// process's default. Not allowed on symlinks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
+}
+
+/// What a [`GeneratedFile`] entry creates. In JSON: `"file"`, `"dir"`,
+/// `"symlink"`; the key is omitted for `file`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileKind {
+    /// A regular file holding `content` (§1, the only kind the TypeScript
+    /// kit knows).
+    #[default]
+    File,
+    /// A directory, created even when nothing is written inside it.
+    Dir,
+    /// A symbolic link to `target`.
+    Symlink,
+}
+
+impl FileKind {
+    /// Whether this is [`FileKind::File`], the default that JSON omits.
+    pub fn is_file(&self) -> bool {
+        matches!(self, FileKind::File)
+    }
 }
 
 impl GeneratedFile {
@@ -49,7 +107,35 @@ impl GeneratedFile {
     pub fn new(path: impl Into<String>, content: impl Into<Vec<u8>>) -> GeneratedFile {
         GeneratedFile {
             path: path.into(),
+            kind: FileKind::File,
+            target: None,
             content: content.into(),
+            mode: None,
+        }
+    }
+
+    /// An (empty) directory at `path`.
+    pub fn dir(path: impl Into<String>) -> GeneratedFile {
+        GeneratedFile {
+            kind: FileKind::Dir,
+            ..GeneratedFile::new(path, Vec::new())
+        }
+    }
+
+    /// A symlink at `path` pointing at `target` (see [`GeneratedFile::target`]).
+    pub fn symlink(path: impl Into<String>, target: impl Into<String>) -> GeneratedFile {
+        GeneratedFile {
+            kind: FileKind::Symlink,
+            target: Some(target.into()),
+            ..GeneratedFile::new(path, Vec::new())
+        }
+    }
+
+    /// The same entry with permission bits `mode` (see [`GeneratedFile::mode`]).
+    pub fn with_mode(self, mode: u32) -> GeneratedFile {
+        GeneratedFile {
+            mode: Some(mode),
+            ..self
         }
     }
 }
@@ -194,6 +280,34 @@ mod tests {
     fn content_refuses_other_shapes() {
         assert!(serde_json::from_str::<GeneratedFile>(r#"{"path":"a","content":3}"#).is_err());
         assert!(serde_json::from_str::<GeneratedFile>(r#"{"path":"a","content":[256]}"#).is_err());
+    }
+
+    #[test]
+    fn kinds_and_modes_round_trip_and_default_when_absent() -> TestResult {
+        let entries = [
+            GeneratedFile::dir("empty"),
+            GeneratedFile::dir("locked").with_mode(0),
+            GeneratedFile::symlink("loop-a", "loop-b"),
+            GeneratedFile::new("secret.txt", "needle\n").with_mode(0o600),
+        ];
+        for entry in entries {
+            let json = serde_json::to_string(&entry)?;
+            assert_eq!(
+                serde_json::from_str::<GeneratedFile>(&json)?,
+                entry,
+                "{json}"
+            );
+        }
+        let file: GeneratedFile = serde_json::from_str(r#"{"path":"a","content":"x"}"#)?;
+        assert_eq!(file, GeneratedFile::new("a", "x"));
+        let explicit: GeneratedFile =
+            serde_json::from_str(r#"{"path":"a","kind":"file","content":"x"}"#)?;
+        assert_eq!(explicit, file);
+        assert!(
+            serde_json::from_str::<GeneratedFile>(r#"{"path":"a","kind":"fifo","content":""}"#)
+                .is_err()
+        );
+        Ok(())
     }
 
     #[test]
