@@ -8,8 +8,7 @@ use lawsuite::contract::{
     GlobInput, GlobRequest, GrepInput, GrepRequest, StdError, validate_glob, validate_pattern,
 };
 use lawsuite::flow;
-use lawsuite::peer::{Noop, Search};
-use lawsuite::portable::Portable;
+use lawsuite::peer::Search;
 
 /// Conformance harness and reference peers for the Smithers Ripgrep Subset v1
 /// search contract (grep and glob).
@@ -266,12 +265,8 @@ fn print_verdict(
 }
 
 /// The peers compiled into this binary.
-fn builtin_peer(name: &str) -> anyhow::Result<Box<dyn Search>> {
-    match name {
-        "portable" => Ok(Box::new(Portable::default())),
-        "noop" => Ok(Box::new(Noop)),
-        other => anyhow::bail!("unknown peer {other:?}; the built-in peers are: portable, noop"),
-    }
+fn builtin_peer(name: &str) -> anyhow::Result<std::sync::Arc<dyn Search>> {
+    lawsuite::registry::builtin(name).map_err(|why| anyhow::anyhow!(why))
 }
 
 /// One call; the outer error is a usage problem (bad JSON, unknown method),

@@ -110,6 +110,9 @@ impl fmt::Display for RegistryError {
 
 impl std::error::Error for RegistryError {}
 
+/// The names of the built-in peers.
+pub const BUILTINS: [&str; 4] = ["portable", "ripgrep", "ripgrep-walk", "noop"];
+
 /// The built-in peers by name, or why the name is not one.
 pub fn builtin(name: &str) -> Result<Arc<dyn Search>, String> {
     match name {
@@ -122,8 +125,16 @@ pub fn builtin(name: &str) -> Result<Arc<dyn Search>, String> {
                 Err(why) => Err(format!("the ripgrep peer cannot run: {why}")),
             }
         }
+        "ripgrep-walk" => {
+            let rg = crate::ripgrep::RipgrepWalk::default();
+            match rg.availability() {
+                Ok(_) => Ok(Arc::new(rg)),
+                Err(why) => Err(format!("the ripgrep-walk peer cannot run: {why}")),
+            }
+        }
         other => Err(format!(
-            "{other:?} is not a built-in peer; the built-in peers are portable, ripgrep and noop"
+            "{other:?} is not a built-in peer; the built-in peers are {}",
+            BUILTINS.join(", ")
         )),
     }
 }
