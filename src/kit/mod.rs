@@ -80,7 +80,15 @@ pub fn generate(
             Ok(smthrs::plan(seed, root, &plan::PlanOptions::default()))
         }
         Generator::Lawsuite => {
-            Err("the lawsuite generator is not built yet; use --generator smthrs".to_string())
+            let options = generator::GeneratorOptions {
+                ground: if full {
+                    generator::Ground::Full
+                } else {
+                    generator::Ground::Shared
+                },
+                ..generator::GeneratorOptions::default()
+            };
+            Ok(generator::plan(seed, root, &options))
         }
     }
 }
