@@ -6,6 +6,7 @@
 pub mod contract;
 pub mod flow;
 pub mod kit;
+pub mod law;
 pub mod peer;
 pub mod portable;
 pub mod registry;

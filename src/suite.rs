@@ -42,6 +42,7 @@ use crate::kit::regression::{Regression, list};
 use crate::kit::report::human;
 use crate::kit::shrink::{Budget, Case, shrink};
 use crate::kit::smthrs;
+use crate::law;
 use crate::peer::Search;
 use crate::registry::Registry;
 
@@ -61,6 +62,55 @@ pub struct Suite {
     unavailable: Vec<(String, String)>,
     smthrs_seeds: Vec<u64>,
     regressions: PathBuf,
+    laws: PathBuf,
+    expected_failures: PathBuf,
+}
+
+/// Per-peer expected law failures: every `*.toml` file under
+/// `peers/expected/`, each with one table per peer mapping a law id to the
+/// reason it fails there.
+#[derive(Debug, Default)]
+pub struct ExpectedFailures {
+    by_peer: std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
+    /// Files that could not be read or parsed, with the reason.
+    pub errors: Vec<String>,
+}
+
+type PeerTable = std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
+
+impl ExpectedFailures {
+    /// Load every file of the directory; a missing directory means none.
+    pub fn load(dir: &Path) -> ExpectedFailures {
+        let mut out = ExpectedFailures::default();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        for file in files {
+            let parsed = std::fs::read_to_string(&file)
+                .map_err(|e| e.to_string())
+                .and_then(|text| toml::from_str::<PeerTable>(&text).map_err(|e| e.to_string()));
+            match parsed {
+                Ok(tables) => {
+                    for (peer, laws) in tables {
+                        out.by_peer.entry(peer).or_default().extend(laws);
+                    }
+                }
+                Err(e) => out.errors.push(format!("{}: {e}", file.display())),
+            }
+        }
+        out
+    }
+
+    /// Why `law` is expected to fail on `peer`, if it is.
+    pub fn reason(&self, peer: &str, law: &str) -> Option<&str> {
+        self.by_peer.get(peer)?.get(law).map(String::as_str)
+    }
 }
 
 impl std::fmt::Debug for Suite {
@@ -95,6 +145,10 @@ impl Suite {
             regressions: Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("fixtures")
                 .join("regressions"),
+            laws: Path::new(env!("CARGO_MANIFEST_DIR")).join("laws"),
+            expected_failures: Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("peers")
+                .join("expected"),
         }
     }
 
@@ -174,6 +228,7 @@ impl Suite {
                 );
             }
         }
+        self.law_trials(&everyone, &mut trials);
         for &seed in &self.smthrs_seeds {
             for (name, peer) in &self.peers {
                 let reference = reference.clone();
@@ -194,6 +249,77 @@ impl Suite {
             }
         }
         trials
+    }
+
+    /// Use another law directory.
+    pub fn laws(mut self, dir: impl Into<PathBuf>) -> Suite {
+        self.laws = dir.into();
+        self
+    }
+
+    /// One trial per (law, peer), one per broken law file, and the
+    /// coverage check (every section §2–§18 has a law).
+    fn law_trials(&self, everyone: &[(String, Peer)], trials: &mut Vec<Trial>) {
+        let (laws, errors) = law::load_dir(&self.laws);
+        for error in errors {
+            let stem = error
+                .file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let name = format!(
+                "law::invalid::{stem}::{}",
+                error.law.clone().unwrap_or_else(|| "file".into())
+            );
+            let message = error.to_string();
+            trials.push(Trial::test(name, move || Err(message.into())).with_kind("law"));
+        }
+        if self.laws.is_dir() {
+            let uncovered = law::uncovered_sections(&laws);
+            let count = laws.len();
+            trials.push(
+                Trial::test("law::coverage", move || {
+                    if uncovered.is_empty() {
+                        return Ok(());
+                    }
+                    let list: Vec<String> = uncovered.iter().map(|n| format!("§{n}")).collect();
+                    Err(format!("search-contract sections without a law: {}; add a law that pins each ({count} laws loaded)", list.join(", ")).into())
+                })
+                .with_kind("law"),
+            );
+        }
+        let expected = ExpectedFailures::load(&self.expected_failures);
+        for error in expected.errors.clone() {
+            trials.push(
+                Trial::test("law::expected-failures::invalid", move || {
+                    Err(format!("an expected-failures file is not valid: {error}").into())
+                })
+                .with_kind("law"),
+            );
+        }
+        for loaded in laws {
+            for (name, peer) in everyone {
+                let loaded = loaded.clone();
+                let peer = peer.clone();
+                let xfail = expected.reason(name, &loaded.id).map(str::to_string);
+                let listing = self.expected_failures.display().to_string();
+                trials.push(
+                    Trial::test(format!("law::{}::{name}", loaded.id), move || {
+                        match (law::run(&loaded, peer.as_ref()), xfail) {
+                            (Ok(()), None) | (Err(_), Some(_)) => Ok(()),
+                            (Err(report), None) => Err(report.into()),
+                            (Ok(()), Some(reason)) => Err(format!(
+                                "law {} now passes on {}, but {listing} lists it as an expected failure ({reason}); remove that entry",
+                                loaded.id,
+                                peer.name()
+                            )
+                            .into()),
+                        }
+                    })
+                    .with_kind("law"),
+                );
+            }
+        }
     }
 
     /// Run the trials with libtest's command line and exit.

@@ -1,0 +1,518 @@
+//! Laws: hand-written cases as data under `laws/`, each pinning one rule
+//! of the spec, run against every peer (the way the `regex` crate runs one
+//! TOML corpus against every engine). The format is documented, with a
+//! worked example, in `laws/README.md`.
+//!
+//! A law names the spec section it pins, builds a small tree, makes one
+//! call, and states the expected answer (or failure code). Paths are
+//! written relative to the tree: the runner builds the tree in a fresh
+//! temporary directory `T`, turns a relative `root` into `T/root`, and reads
+//! answers back as if it had run from inside `T` (`T/src/a.ts` reads
+//! `src/a.ts`, a notice about `T` reads `.`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::contract::{GlobInput, GlobRequest, GrepInput, GrepRequest, normalize_path};
+use crate::flow;
+use crate::kit::case::{rebase, render};
+use crate::kit::materialize::TempTree;
+use crate::kit::plan::{FileKind, GeneratedFile};
+use crate::kit::report::json_diff;
+use crate::peer::Search;
+
+/// One law file: a list of laws.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LawFile {
+    #[serde(rename = "law", default)]
+    laws: Vec<Law>,
+}
+
+/// One law.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Law {
+    /// A short kebab-case name, unique within its file.
+    pub name: String,
+    /// The spec section it pins, e.g. `search-contract §13.1`.
+    pub spec: String,
+    /// Where the spec is silent or ambiguous: what was chosen and why.
+    #[serde(default)]
+    pub decision: Option<String>,
+    /// `grep`, `glob` (peer-level, normalised input with defaults filled
+    /// but *not* validated) or `flow/grep`, `flow/glob` (through the flow
+    /// layer).
+    pub method: String,
+    /// The call's input; `root` is relative to the tree (default `.`).
+    pub input: toml::Table,
+    /// The tree: path → content.
+    #[serde(default)]
+    pub tree: BTreeMap<String, Entry>,
+    /// The expected answer, when the call succeeds.
+    #[serde(default)]
+    pub expect: Option<toml::Table>,
+    /// The expected failure code, when it fails.
+    #[serde(default)]
+    pub expect_error: Option<String>,
+    /// The expected failure message (optional; codes are what peers must
+    /// agree on, but a law may pin the contract's exact text).
+    #[serde(default)]
+    pub expect_message: Option<String>,
+}
+
+/// A tree entry: plain text, or a table for bytes, directories, links and modes.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Entry {
+    /// A file holding this UTF-8 text (TOML escapes such as `\u0000` work).
+    Text(String),
+    /// Anything else.
+    Spec(EntrySpec),
+}
+
+/// The table form of a tree entry.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntrySpec {
+    /// File content as text.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// File content as bytes written with `\xNN` escapes (and `\\`).
+    #[serde(default)]
+    pub bytes: Option<String>,
+    /// Repeat `text` this many times (for long lines and big files).
+    #[serde(default)]
+    pub repeat: Option<usize>,
+    /// An empty directory.
+    #[serde(default)]
+    pub dir: bool,
+    /// A symlink with this (relative) target.
+    #[serde(default)]
+    pub symlink: Option<String>,
+    /// Unix permission bits, e.g. `0o000`.
+    #[serde(default)]
+    pub mode: Option<u32>,
+}
+
+/// A law file problem: reported as its own failing trial; the rest runs.
+#[derive(Debug)]
+pub struct LawError {
+    /// The file.
+    pub file: PathBuf,
+    /// The law, when the problem is in one.
+    pub law: Option<String>,
+    /// What is wrong (with the line for parse errors).
+    pub message: String,
+}
+
+impl fmt::Display for LawError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.law {
+            Some(law) => write!(f, "{}: law {law:?}: {}", self.file.display(), self.message),
+            None => write!(f, "{}: {}", self.file.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for LawError {}
+
+/// A loaded law with where it came from.
+#[derive(Clone, Debug)]
+pub struct LoadedLaw {
+    /// `area::file::name`, e.g. `grep::context::tie-goes-to-earlier`.
+    pub id: String,
+    /// The file.
+    pub file: PathBuf,
+    /// The law.
+    pub law: Law,
+}
+
+/// Every `*.toml` under `dir` (recursively), parsed; problems are returned
+/// beside the good laws so one bad file never hides the others.
+pub fn load_dir(dir: &Path) -> (Vec<LoadedLaw>, Vec<LawError>) {
+    let mut files = Vec::new();
+    collect(dir, &mut files);
+    files.sort();
+    let mut laws = Vec::new();
+    let mut errors = Vec::new();
+    for file in files {
+        let rel = file.strip_prefix(dir).unwrap_or(&file).with_extension("");
+        let prefix = rel.to_string_lossy().replace(['/', '\\'], "::");
+        let text = match std::fs::read_to_string(&file) {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(LawError {
+                    file,
+                    law: None,
+                    message: format!("cannot be read ({e})"),
+                });
+                continue;
+            }
+        };
+        let parsed: LawFile = match toml::from_str(&text) {
+            Ok(p) => p,
+            Err(e) => {
+                errors.push(LawError {
+                    file,
+                    law: None,
+                    message: format!("is not a valid law file: {e}"),
+                });
+                continue;
+            }
+        };
+        let mut seen = std::collections::HashSet::new();
+        for law in parsed.laws {
+            if let Err(message) = check(&law) {
+                errors.push(LawError {
+                    file: file.clone(),
+                    law: Some(law.name.clone()),
+                    message,
+                });
+                continue;
+            }
+            if !seen.insert(law.name.clone()) {
+                errors.push(LawError {
+                    file: file.clone(),
+                    law: Some(law.name.clone()),
+                    message: "the name is used twice in this file; names must be unique".into(),
+                });
+                continue;
+            }
+            laws.push(LoadedLaw {
+                id: format!("{prefix}::{}", law.name),
+                file: file.clone(),
+                law,
+            });
+        }
+    }
+    (laws, errors)
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.extension().is_some_and(|e| e == "toml") {
+            out.push(path);
+        }
+    }
+}
+
+/// The static checks of one law.
+fn check(law: &Law) -> Result<(), String> {
+    if !law.spec.contains('§') {
+        return Err(format!(
+            "`spec` must name a section, e.g. \"search-contract §13.1\", not {:?}",
+            law.spec
+        ));
+    }
+    if !matches!(
+        law.method.as_str(),
+        "grep" | "glob" | "flow/grep" | "flow/glob"
+    ) {
+        return Err(format!(
+            "`method` must be grep, glob, flow/grep or flow/glob, not {:?}",
+            law.method
+        ));
+    }
+    match (&law.expect, &law.expect_error) {
+        (Some(_), None) | (None, Some(_)) => {}
+        _ => return Err("give exactly one of `expect` and `expect_error`".into()),
+    }
+    if law.expect_message.is_some() && law.expect_error.is_none() {
+        return Err("`expect_message` goes with `expect_error`".into());
+    }
+    if let Some(root) = law.input.get("root") {
+        let root = root.as_str().ok_or("`input.root` must be a string")?;
+        inside(root).map_err(|e| format!("`input.root` {e}"))?;
+    }
+    for (path, entry) in &law.tree {
+        inside(path).map_err(|e| format!("tree path {path:?} {e}"))?;
+        if let Entry::Spec(spec) = entry {
+            if let Some(target) = &spec.symlink {
+                if target.starts_with('/') {
+                    return Err(format!(
+                        "symlink {path:?} points outside the tree ({target:?}); use a relative target"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A path must stay inside the tree.
+fn inside(path: &str) -> Result<(), String> {
+    if path.starts_with('/') {
+        return Err("is absolute; write it relative to the tree".into());
+    }
+    let normal = normalize_path(path);
+    if normal == ".." || normal.starts_with("../") {
+        return Err("leaves the tree".into());
+    }
+    Ok(())
+}
+
+/// Decode `\xNN` and `\\` escapes.
+fn unescape_bytes(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' {
+            match bytes.get(i + 1) {
+                Some(b'\\') => {
+                    out.push(b'\\');
+                    i += 2;
+                }
+                Some(b'x') => {
+                    let hex = text
+                        .get(i + 2..i + 4)
+                        .ok_or("a \\x escape needs two hex digits")?;
+                    out.push(
+                        u8::from_str_radix(hex, 16)
+                            .map_err(|_| format!("bad \\x escape {hex:?}"))?,
+                    );
+                    i += 4;
+                }
+                _ => return Err("only \\xNN and \\\\ escapes are allowed in `bytes`".into()),
+            }
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// The tree as plan files.
+fn files(law: &Law) -> Result<Vec<GeneratedFile>, String> {
+    let mut out = Vec::new();
+    for (path, entry) in &law.tree {
+        let file = match entry {
+            Entry::Text(text) => GeneratedFile::new(path.clone(), text.clone()),
+            Entry::Spec(spec) => {
+                let mut f = if spec.dir {
+                    GeneratedFile::dir(path.clone())
+                } else if let Some(target) = &spec.symlink {
+                    GeneratedFile::symlink(path.clone(), target.clone())
+                } else {
+                    let mut content = match (&spec.text, &spec.bytes) {
+                        (Some(t), None) => t.clone().into_bytes(),
+                        (None, Some(b)) => unescape_bytes(b)?,
+                        (None, None) => Vec::new(),
+                        _ => return Err(format!("{path:?}: give `text` or `bytes`, not both")),
+                    };
+                    if let Some(n) = spec.repeat {
+                        content = content.repeat(n);
+                    }
+                    GeneratedFile::new(path.clone(), content)
+                };
+                if let Some(mode) = spec.mode {
+                    f = f.with_mode(mode);
+                }
+                f
+            }
+        };
+        out.push(file);
+    }
+    // Directories and files before links, so a link's target exists first.
+    out.sort_by_key(|f| matches!(f.kind, FileKind::Symlink));
+    Ok(out)
+}
+
+fn table_to_json(table: &toml::Table) -> Result<Value, String> {
+    serde_json::to_value(table).map_err(|e| e.to_string())
+}
+
+/// Run one law on one peer. `Ok(())` when the answer is the expected one;
+/// otherwise a report: name, section, tree, and a diff.
+pub fn run(law: &LoadedLaw, peer: &dyn Search) -> Result<(), String> {
+    let l = &law.law;
+    let tree_files = files(l).map_err(|e| format!("{}: {e}", law.file.display()))?;
+    let tree = TempTree::with_files(&tree_files).map_err(|e| e.to_string())?;
+    let real = tree.path().to_string_lossy().into_owned();
+    let mut input = table_to_json(&l.input)?;
+    let root = input
+        .get("root")
+        .and_then(Value::as_str)
+        .unwrap_or(".")
+        .to_string();
+    let real_root = if root == "." {
+        real.clone()
+    } else {
+        format!("{real}/{root}")
+    };
+    if let Some(obj) = input.as_object_mut() {
+        obj.insert("root".into(), Value::String(real_root));
+    }
+    let answer = call(&l.method, &input, peer)
+        .map_err(|e| format!("{}: law {}: {e}", law.file.display(), l.name))?;
+    // Read the answer as if run from inside the tree.
+    let answer = rebase(&rebase(&answer, &format!("{real}/"), ""), &real, ".");
+    let expected = match (&l.expect, &l.expect_error) {
+        (Some(table), _) => table_to_json(table)?,
+        (None, Some(code)) => serde_json::json!({ "failure": code }),
+        (None, None) => return Err("a law needs `expect` or `expect_error`".into()),
+    };
+    let answer_cmp = strip_message(&answer);
+    let mut problems = Vec::new();
+    if answer_cmp != expected {
+        problems.push(format!(
+            "answer differs (- expected, + actual):\n{}",
+            json_diff(&expected, &answer_cmp, false)
+        ));
+    }
+    if let (Some(want), Some(got)) = (
+        &l.expect_message,
+        answer.get("message").and_then(Value::as_str),
+    ) {
+        let got = got.replace(&format!("{real}/"), "").replace(&real, ".");
+        if &got != want {
+            problems.push(format!(
+                "message differs:\n  expected: {want}\n  actual:   {got}"
+            ));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let tree_text: Vec<String> = l.tree.keys().map(|k| format!("  {k}")).collect();
+    Err(format!(
+        "law {} ({}) on peer {}\nspec: {}\n{}tree:\n{}\ncall: {} {}\n{}",
+        l.name,
+        law.file.display(),
+        peer.name(),
+        l.spec,
+        l.decision
+            .as_ref()
+            .map(|d| format!("decision: {d}\n"))
+            .unwrap_or_default(),
+        tree_text.join("\n"),
+        l.method,
+        serde_json::to_string(&l.input).unwrap_or_default(),
+        problems.join("\n")
+    ))
+}
+
+/// Failures compare by code; the message, when present, is checked apart.
+fn strip_message(answer: &Value) -> Value {
+    match answer.get("failure") {
+        Some(code) => serde_json::json!({ "failure": code }),
+        None => answer.clone(),
+    }
+}
+
+/// Make the call; a failure renders as `{"failure": code, "message": ...}`.
+fn call(method: &str, input: &Value, peer: &dyn Search) -> Result<Value, String> {
+    let with_message = |r: Result<Value, crate::contract::StdError>| match r {
+        Ok(v) => v,
+        Err(e) => serde_json::json!({ "failure": e.code, "message": e.message }),
+    };
+    let parse_err = |e: serde_json::Error| format!("the input is not valid for {method}: {e}");
+    Ok(match method {
+        "flow/grep" => {
+            let req: GrepRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
+            with_message(
+                flow::grep(peer, &req).map(|o| render(Ok::<_, crate::contract::StdError>(o))),
+            )
+        }
+        "flow/glob" => {
+            let req: GlobRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
+            with_message(
+                flow::glob(peer, &req).map(|o| render(Ok::<_, crate::contract::StdError>(o))),
+            )
+        }
+        "grep" => {
+            let req: GrepRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
+            with_message(
+                peer.grep(&unchecked_grep(&req))
+                    .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
+            )
+        }
+        "glob" => {
+            let req: GlobRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
+            let input = GlobInput {
+                pattern: req.pattern.clone(),
+                root: req.root.clone().unwrap_or_else(|| ".".into()),
+                hidden: req.hidden.unwrap_or(false),
+                no_ignore: req.no_ignore.unwrap_or(false),
+                limit: req.limit.unwrap_or(crate::contract::MAX_ENTRIES),
+            };
+            with_message(
+                peer.glob(&input)
+                    .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
+            )
+        }
+        other => return Err(format!("unknown method {other:?}")),
+    })
+}
+
+/// §4's defaults without §3's checks: a peer-level call as a harness would
+/// make it (limits are not capped either).
+fn unchecked_grep(req: &GrepRequest) -> GrepInput {
+    GrepInput {
+        pattern: req.pattern.clone(),
+        root: req.root.clone().unwrap_or_else(|| ".".into()),
+        fixed_strings: req.fixed_strings.unwrap_or(false),
+        ignore_case: req.ignore_case.unwrap_or(false),
+        smart_case: req.smart_case.unwrap_or(false),
+        globs: req.globs.clone().unwrap_or_default(),
+        before_context: req.context.or(req.before_context).unwrap_or(0),
+        after_context: req.context.or(req.after_context).unwrap_or(0),
+        max_count: req.max_count,
+        files_with_matches: req.files_with_matches.unwrap_or(false),
+        hidden: req.hidden.unwrap_or(false),
+        no_ignore: req.no_ignore.unwrap_or(false),
+        symbols: req.symbols.unwrap_or(true),
+        limit: req.limit.unwrap_or(crate::contract::MAX_GREP_MATCHES),
+    }
+}
+
+/// The `search-contract` sections (§2–§18) that no law pins.
+pub fn uncovered_sections(laws: &[LoadedLaw]) -> Vec<u32> {
+    let mut covered = std::collections::BTreeSet::new();
+    for law in laws {
+        let spec = &law.law.spec;
+        if !spec.starts_with("search-contract") {
+            continue;
+        }
+        if let Some(after) = spec.split('§').nth(1) {
+            let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+            if let Ok(n) = digits.parse::<u32>() {
+                covered.insert(n);
+            }
+        }
+    }
+    (2..=18).filter(|n| !covered.contains(n)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_escapes() {
+        assert_eq!(unescape_bytes("a\\x00b\\\\").unwrap(), b"a\0b\\");
+        assert!(unescape_bytes("\\q").is_err());
+        assert!(unescape_bytes("\\x0").is_err());
+    }
+
+    #[test]
+    fn paths_must_stay_inside() {
+        assert!(inside("src/a").is_ok());
+        assert!(inside("a/../b").is_ok());
+        assert!(inside("../x").is_err());
+        assert!(inside("a/../../x").is_err());
+        assert!(inside("/etc").is_err());
+    }
+}
