@@ -160,8 +160,22 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if progress {
         eprintln!();
     }
-    let mut divergences = found.into_inner().unwrap_or_default();
+    let (mut divergences, explained): (Vec<Divergence>, Vec<Divergence>) = found
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .partition(Divergence::is_unexplained);
     divergences.sort_by_key(|d| (d.seed, d.call_index));
+    let mut explained_counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for d in &explained {
+        for a in &d.answers {
+            if let Some(why) = &a.explained {
+                *explained_counts
+                    .entry(format!("{}: {why}", a.peer))
+                    .or_default() += 1;
+            }
+        }
+    }
     let errors = errors.into_inner().unwrap_or_default();
     let color = std::io::stdout().is_terminal();
     let mut stdout = std::io::stdout().lock();
@@ -172,6 +186,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
             for e in &errors {
                 writeln!(stdout, "error: {e}")?;
+            }
+            for (why, n) in &explained_counts {
+                writeln!(stdout, "documented difference {why}: {n} calls")?;
             }
             writeln!(
                 stdout,
@@ -197,6 +214,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 "peers": peers.iter().map(|p| serde_json::json!({"name": p.name(), "version": p.version()})).collect::<Vec<_>>(),
                 "regressions": regression_report,
                 "divergences": divergences,
+                "documentedDifferences": explained_counts,
                 "errors": errors,
             });
             writeln!(stdout, "{}", serde_json::to_string_pretty(&doc)?)?;

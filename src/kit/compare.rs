@@ -44,6 +44,10 @@ pub struct PeerAnswer {
     pub peer: String,
     /// Its answer, rebased to the plan's symbolic root.
     pub answer: Value,
+    /// When it differs from the reference in a way the peer documents
+    /// ([`super::explain`]), which listed difference explains it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explained: Option<String>,
 }
 
 /// A call on which a subject disagreed with the reference.
@@ -69,6 +73,17 @@ pub struct Divergence {
 }
 
 impl Divergence {
+    /// Does any peer differ in a way nothing explains?
+    pub fn is_unexplained(&self) -> bool {
+        let Some(reference) = self.reference_answer() else {
+            return false;
+        };
+        self.answers
+            .iter()
+            .skip(1)
+            .any(|a| &a.answer != reference && a.explained.is_none())
+    }
+
     /// The reference answer.
     pub fn reference_answer(&self) -> Option<&Value> {
         self.answers.first().map(|a| &a.answer)
@@ -136,14 +151,20 @@ pub fn compare_plan(
         let mut answers = vec![PeerAnswer {
             peer: reference.name().to_string(),
             answer: expected.clone(),
+            explained: None,
         }];
         let mut differs = false;
         for subject in subjects {
             let got = tree.answer(*subject, &call);
+            let explained = (got != expected)
+                .then(|| super::explain::explain(subject.name(), &call, &expected, &got))
+                .flatten()
+                .map(str::to_string);
             differs |= got != expected;
             answers.push(PeerAnswer {
                 peer: subject.name().to_string(),
                 answer: got,
+                explained,
             });
         }
         if differs {

@@ -28,6 +28,7 @@
 
 pub mod case;
 pub mod compare;
+pub mod explain;
 pub mod generator;
 pub mod materialize;
 pub mod plan;

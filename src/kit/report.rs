@@ -79,6 +79,10 @@ pub fn human(d: &Divergence, color: bool) -> String {
                 let _ = writeln!(out, "peer {} agrees with {}", other.peer, d.reference);
                 continue;
             }
+            if let Some(why) = &other.explained {
+                let _ = writeln!(out, "peer {} differs as documented ({why})", other.peer);
+                continue;
+            }
             let _ = writeln!(
                 out,
                 "peer {} vs reference {} (- {}, + {}):",
