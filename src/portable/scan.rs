@@ -12,6 +12,7 @@
 //! counted. The bytes of the whole file are still inspected for NUL (§11.1:
 //! a NUL after megabytes of text makes the file binary).
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read};
@@ -85,34 +86,57 @@ pub struct ReadFailure {
 }
 
 /// Scan any byte stream (the file body) with the rules of §11 and §13.
-pub fn scan_reader<R: Read>(
+pub fn scan_reader<R: Read>(reader: R, config: &ScanConfig<'_>) -> Result<FileScan, ReadFailure> {
+    // One buffer per scanning thread: allocating and zero-filling a fresh
+    // 64 KiB buffer per file cost more than searching a small file (the
+    // M-tree benchmark: 20,000 files, 80 MB).
+    thread_local! {
+        static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    }
+    BUFFER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            let result = scan_with(&mut buf, reader, config);
+            if buf.len() > 4 * CHUNK {
+                // A file with a huge line grew it; do not keep that memory.
+                *buf = Vec::new();
+            }
+            result
+        }
+        Err(_) => scan_with(&mut Vec::new(), reader, config),
+    })
+}
+
+fn scan_with<R: Read>(
+    buf: &mut Vec<u8>,
     mut reader: R,
     config: &ScanConfig<'_>,
 ) -> Result<FileScan, ReadFailure> {
     let mut state = Scanner::new(config);
-    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK * 2);
+    let mut filled = 0usize; // bytes of `buf` holding file data
     let mut scan_from = 0usize; // start of the first unprocessed line in `buf`
     let mut bytes_seen = 0u64;
     let mut first_region = true;
     loop {
-        let old_len = buf.len();
-        buf.resize(old_len + CHUNK, 0);
+        if buf.len() < filled + CHUNK {
+            buf.resize(filled + CHUNK, 0);
+        }
         let n = loop {
-            match reader.read(&mut buf[old_len..]) {
+            match reader.read(&mut buf[filled..filled + CHUNK]) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => return Err(ReadFailure { bytes_seen }),
             }
         };
-        buf.truncate(old_len + n);
+        let fresh = filled..filled + n;
+        filled += n;
         bytes_seen += n as u64;
         let eof = n == 0;
-        if memchr(0, &buf[old_len..]).is_some() {
+        if memchr(0, &buf[fresh]).is_some() {
             return Ok(FileScan::Binary);
         }
         if state.done() {
             // Only the NUL check is left for the rest of the file.
-            buf.clear();
+            filled = 0;
             scan_from = 0;
             if eof {
                 break;
@@ -120,9 +144,9 @@ pub fn scan_reader<R: Read>(
             continue;
         }
         let region_end = if eof {
-            buf.len()
+            filled
         } else {
-            match memrchr(b'\n', &buf[scan_from..]) {
+            match memrchr(b'\n', &buf[scan_from..filled]) {
                 Some(i) => scan_from + i + 1,
                 None => continue, // a line longer than the buffer: read more
             }
@@ -144,7 +168,8 @@ pub fn scan_reader<R: Read>(
         if eof {
             break;
         }
-        buf.drain(..region_end);
+        buf.copy_within(region_end..filled, 0);
+        filled -= region_end;
         scan_from = 0;
     }
     Ok(state.finish())
