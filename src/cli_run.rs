@@ -17,7 +17,8 @@ use lawsuite::kit::shrink::{Budget, Case, shrink};
 use lawsuite::kit::{Generator, generate};
 use lawsuite::peer::Search;
 use lawsuite::registry::Registry;
-use lawsuite::suite::{PLAN_ROOT, SMTHRS_SEEDS, parse_seeds};
+use lawsuite::law;
+use lawsuite::suite::{ExpectedFailures, PLAN_ROOT, SMTHRS_SEEDS, parse_seeds};
 
 use crate::{CaseArgs, Format, RunArgs};
 
@@ -116,6 +117,41 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    let mut law_report = Vec::new();
+    let mut laws_passed = 0usize;
+    if !args.no_laws && args.call.is_none() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let (laws, problems) = law::load_dir(&root.join("laws"));
+        for problem in &problems {
+            failures += 1;
+            println!("law file problem: {problem}");
+        }
+        let expected = ExpectedFailures::load(&root.join("peers").join("expected"));
+        for loaded in &laws {
+            for peer in std::iter::once(&reference).chain(&peers) {
+                let outcome = law::run(loaded, peer.as_ref());
+                let xfail = expected.reason(peer.name(), &loaded.id);
+                let verdict = match (&outcome, xfail) {
+                    (Ok(()), None) => "pass",
+                    (Err(_), Some(_)) => "expected failure",
+                    (Err(report), None) => {
+                        failures += 1;
+                        if args.format == Format::Human {
+                            println!("{report}\n");
+                        }
+                        "fail"
+                    }
+                    (Ok(()), Some(_)) => {
+                        failures += 1;
+                        println!("law {} passes on {} but is listed as an expected failure; remove the entry", loaded.id, peer.name());
+                        "unexpected pass"
+                    }
+                };
+                laws_passed += usize::from(verdict == "pass");
+                law_report.push(serde_json::json!({"law": loaded.id, "peer": peer.name(), "verdict": verdict}));
+            }
+        }
+    }
     let subjects: Vec<&dyn Search> = peers.iter().map(|p| p.as_ref()).collect();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
@@ -190,6 +226,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             for (why, n) in &explained_counts {
                 writeln!(stdout, "documented difference {why}: {n} calls")?;
             }
+            if !law_report.is_empty() {
+                writeln!(stdout, "laws: {laws_passed} of {} (law, peer) trials pass", law_report.len())?;
+            }
             writeln!(
                 stdout,
                 "{} seeds of {} across {} and {}: {} divergent calls, {} regression failures, {} errors",
@@ -213,6 +252,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 "reference": reference.name(),
                 "peers": peers.iter().map(|p| serde_json::json!({"name": p.name(), "version": p.version()})).collect::<Vec<_>>(),
                 "regressions": regression_report,
+                "laws": law_report,
                 "divergences": divergences,
                 "documentedDifferences": explained_counts,
                 "errors": errors,

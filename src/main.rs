@@ -134,6 +134,9 @@ struct RunArgs {
     /// Skip the regression files.
     #[arg(long)]
     no_regressions: bool,
+    /// Skip the laws.
+    #[arg(long)]
+    no_laws: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
