@@ -15,9 +15,9 @@ use lawsuite::kit::regression::{Regression, list};
 use lawsuite::kit::report::human;
 use lawsuite::kit::shrink::{Budget, Case, shrink};
 use lawsuite::kit::{Generator, generate};
+use lawsuite::law;
 use lawsuite::peer::Search;
 use lawsuite::registry::Registry;
-use lawsuite::law;
 use lawsuite::suite::{ExpectedFailures, PLAN_ROOT, SMTHRS_SEEDS, parse_seeds};
 
 use crate::{CaseArgs, Format, RunArgs};
@@ -143,12 +143,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     }
                     (Ok(()), Some(_)) => {
                         failures += 1;
-                        println!("law {} passes on {} but is listed as an expected failure; remove the entry", loaded.id, peer.name());
+                        println!(
+                            "law {} passes on {} but is listed as an expected failure; remove the entry",
+                            loaded.id,
+                            peer.name()
+                        );
                         "unexpected pass"
                     }
                 };
                 laws_passed += usize::from(verdict == "pass");
-                law_report.push(serde_json::json!({"law": loaded.id, "peer": peer.name(), "verdict": verdict}));
+                law_report.push(
+                    serde_json::json!({"law": loaded.id, "peer": peer.name(), "verdict": verdict}),
+                );
             }
         }
     }
@@ -227,7 +233,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 writeln!(stdout, "documented difference {why}: {n} calls")?;
             }
             if !law_report.is_empty() {
-                writeln!(stdout, "laws: {laws_passed} of {} (law, peer) trials pass", law_report.len())?;
+                writeln!(
+                    stdout,
+                    "laws: {laws_passed} of {} (law, peer) trials pass",
+                    law_report.len()
+                )?;
             }
             writeln!(
                 stdout,

@@ -1,0 +1,165 @@
+//! The flow layer over a scripted peer (search-contract §1, §3, §18):
+//! how many times the peer is asked, and what the caller gets back.
+
+use std::sync::Mutex;
+
+use lawsuite::contract::{
+    ContextLine, GlobInput, GlobOutput, GrepInput, GrepOutput, GrepRequest, Match, StdError,
+};
+use lawsuite::flow;
+use lawsuite::peer::Search;
+
+/// Answers from a script: regex calls get `regex`, literal calls `literal`.
+struct Scripted {
+    regex: GrepOutput,
+    literal: GrepOutput,
+    calls: Mutex<Vec<GrepInput>>,
+}
+
+impl Search for Scripted {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+    fn version(&self) -> String {
+        "0".into()
+    }
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        self.calls.lock().unwrap().push(input.clone());
+        Ok(if input.fixed_strings {
+            self.literal.clone()
+        } else {
+            self.regex.clone()
+        })
+    }
+    fn glob(&self, _: &GlobInput) -> Result<GlobOutput, StdError> {
+        Ok(GlobOutput::default())
+    }
+}
+
+fn hit() -> GrepOutput {
+    GrepOutput {
+        matches: vec![Match {
+            file: "a.py".into(),
+            line: 1,
+            text: "value = compute(a, b)".into(),
+            before: Vec::<ContextLine>::new(),
+            after: vec![],
+            symbol: None,
+        }],
+        files_searched: 1,
+        ..GrepOutput::default()
+    }
+}
+
+fn scripted(regex: GrepOutput, literal: GrepOutput) -> Scripted {
+    Scripted {
+        regex,
+        literal,
+        calls: Mutex::new(Vec::new()),
+    }
+}
+
+#[test]
+fn empty_regex_answer_is_retried_literally() {
+    let peer = scripted(
+        GrepOutput {
+            files_searched: 1,
+            ..GrepOutput::default()
+        },
+        hit(),
+    );
+    let out = flow::grep(&peer, &GrepRequest::new("compute(a, b)")).unwrap();
+    assert_eq!(out.retried_as_literal, Some(true));
+    assert_eq!(
+        out.notice.as_deref(),
+        Some(
+            "The pattern found nothing as a regular expression and these results come from re-running it literally (fixedStrings: true)."
+        )
+    );
+    let calls = peer.calls.lock().unwrap();
+    assert_eq!(calls.len(), 2);
+    assert!(!calls[0].fixed_strings && calls[1].fixed_strings);
+    assert_eq!(calls[0].pattern, calls[1].pattern);
+}
+
+#[test]
+fn fixed_strings_is_asked_exactly_once() {
+    let peer = scripted(GrepOutput::default(), GrepOutput::default());
+    let mut req = GrepRequest::new("call(x)");
+    req.fixed_strings = Some(true);
+    let out = flow::grep(&peer, &req).unwrap();
+    assert!(out.matches.is_empty());
+    assert_eq!(out.retried_as_literal, None);
+    assert_eq!(peer.calls.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn no_metacharacter_no_retry() {
+    let peer = scripted(GrepOutput::default(), hit());
+    flow::grep(&peer, &GrepRequest::new("plain words")).unwrap();
+    assert_eq!(peer.calls.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn empty_literal_answer_returns_the_original() {
+    let original = GrepOutput {
+        notice: Some("original notice".into()),
+        ..GrepOutput::default()
+    };
+    let peer = scripted(original, GrepOutput::default());
+    let out = flow::grep(&peer, &GrepRequest::new("absent(x)")).unwrap();
+    assert_eq!(out.notice.as_deref(), Some("original notice"));
+    assert_eq!(out.retried_as_literal, None);
+    assert_eq!(peer.calls.lock().unwrap().len(), 2);
+}
+
+#[test]
+fn literal_notice_is_appended_after_one_space() {
+    let literal = GrepOutput {
+        files: vec!["a.py".into()],
+        truncated: true,
+        notice: Some("Showing 1 of 2 files; output was truncated.".into()),
+        ..GrepOutput::default()
+    };
+    let peer = scripted(GrepOutput::default(), literal);
+    let mut req = GrepRequest::new("compute(a, b)");
+    req.files_with_matches = Some(true);
+    let out = flow::grep(&peer, &req).unwrap();
+    assert_eq!(
+        out.notice.as_deref(),
+        Some(
+            "The pattern found nothing as a regular expression and these results come from re-running it literally (fixedStrings: true). Showing 1 of 2 files; output was truncated."
+        )
+    );
+    // Schema order: retriedAsLiteral before notice (§6.2, README Q4).
+    let json = serde_json::to_string(&out).unwrap();
+    assert!(json.find("retriedAsLiteral").unwrap() < json.find("notice").unwrap());
+}
+
+#[test]
+fn limit_zero_answer_counts_as_empty() {
+    // §18: "empty" means no matches and no files, even when total > 0.
+    let zero = GrepOutput {
+        truncated: true,
+        notice: Some("Showing 0 of 3 matches; output was truncated.".into()),
+        ..GrepOutput::default()
+    };
+    let peer = scripted(zero, hit());
+    let mut req = GrepRequest::new("a.b");
+    req.limit = Some(0);
+    let out = flow::grep(&peer, &req).unwrap();
+    assert_eq!(out.retried_as_literal, Some(true));
+}
+
+#[test]
+fn invalid_requests_never_reach_the_peer() {
+    let peer = scripted(GrepOutput::default(), GrepOutput::default());
+    let mut req = GrepRequest::new("needle");
+    req.context = Some(1);
+    req.after_context = Some(0);
+    assert_eq!(
+        flow::grep(&peer, &req).unwrap_err().message,
+        "Invalid ripgrep options: -C cannot be combined with -A or -B"
+    );
+    assert!(peer.calls.lock().unwrap().is_empty());
+}
