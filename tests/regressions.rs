@@ -1,0 +1,97 @@
+//! The regression loop end to end: a peer with a planted bug diverges on a
+//! generated plan, the divergence is shrunk and written as a regression
+//! file, and the file then fails on the buggy peer and passes on the
+//! reference — the path `LAWSUITE_RECORD=1 cargo test` and `lawsuite record`
+//! take.
+
+use lawsuite::contract::{GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
+use lawsuite::kit::compare::compare_plan;
+use lawsuite::kit::plan::PlanOptions;
+use lawsuite::kit::regression::{Regression, list};
+use lawsuite::kit::smthrs;
+use lawsuite::peer::Search;
+use lawsuite::portable::Portable;
+use lawsuite::suite::record_divergence;
+
+/// Portable, but `maxCount` is ignored: drift 2's shape (conformance-kit §6).
+struct IgnoresMaxCount(Portable);
+
+impl Search for IgnoresMaxCount {
+    fn name(&self) -> &str {
+        "ignores-max-count"
+    }
+    fn version(&self) -> String {
+        "0".into()
+    }
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        let mut input = input.clone();
+        input.max_count = None;
+        self.0.grep(&input)
+    }
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        self.0.glob(input)
+    }
+}
+
+#[test]
+fn a_divergence_is_shrunk_recorded_and_replayed() {
+    let reference = Portable::default();
+    let buggy = IgnoresMaxCount(Portable::default());
+    // Find a seed where the planted bug shows.
+    let (plan, divergence) = (1..200u32)
+        .find_map(|seed| {
+            let plan = smthrs::plan(seed, "/r", &PlanOptions::default());
+            let d = compare_plan(&plan, &reference, &[&buggy])
+                .unwrap()
+                .into_iter()
+                .next()?;
+            Some((plan, d))
+        })
+        .expect("the planted bug shows within 200 seeds");
+    let dir = tempfile::tempdir().unwrap();
+    let path = record_divergence(&plan, &divergence, &reference, &buggy, dir.path()).unwrap();
+    assert_eq!(list(dir.path()), [path.clone()]);
+
+    let regression = Regression::load(&path).unwrap();
+    assert_eq!(regression.generator, "smthrs");
+    assert_eq!(regression.seed, plan.seed);
+    assert!(regression.why.contains("ignores-max-count"));
+    // Shrunk: far fewer files than the plan's 25, and the call keeps maxCount.
+    assert!(
+        regression.files.len() < plan.files.len(),
+        "{} files",
+        regression.files.len()
+    );
+    let lawsuite::kit::case::Call::Grep(input) = &regression.call else {
+        panic!("a grep call")
+    };
+    assert!(input.max_count.is_some());
+
+    assert!(
+        regression.replay(&reference, &path).unwrap().is_ok(),
+        "the reference agrees with its own answer"
+    );
+    let mismatch = regression.replay(&buggy, &path).unwrap().unwrap_err();
+    assert!(
+        mismatch.to_string().contains("answer differs"),
+        "{mismatch}"
+    );
+}
+
+#[test]
+fn a_regression_that_escapes_its_root_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("escape.json");
+    std::fs::write(
+        &path,
+        r#"{"why":"x","generator":"smthrs","generatorVersion":1,"seed":1,"callIndex":0,"peers":[],"root":"/r",
+            "files":[{"path":"../outside.txt","content":"x"}],
+            "call":{"method":"glob","input":{"pattern":"*","root":"/r","hidden":false,"noIgnore":false,"limit":10}},
+            "expected":{}}"#,
+    )
+    .unwrap();
+    let regression = Regression::load(&path).unwrap();
+    let err = regression.replay(&Portable::default(), &path).unwrap_err();
+    assert!(err.to_string().contains("refuses to write"), "{err}");
+    assert!(!dir.path().parent().unwrap().join("outside.txt").exists());
+}
