@@ -126,10 +126,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             failures += 1;
             println!("law file problem: {problem}");
         }
-        let expected = ExpectedFailures::load(&root.join("peers").join("expected"));
+        let expected_dir = root.join("peers").join("expected");
+        let expected = ExpectedFailures::load(&expected_dir);
+        let mut outcomes: Vec<(String, String, bool)> = Vec::new();
         for loaded in &laws {
             for peer in std::iter::once(&reference).chain(&peers) {
                 let outcome = law::run(loaded, peer.as_ref());
+                outcomes.push((peer.name().to_string(), loaded.id.clone(), outcome.is_ok()));
                 let xfail = expected.reason(peer.name(), &loaded.id);
                 let verdict = match (&outcome, xfail) {
                     (Ok(()), None) => "pass",
@@ -156,6 +159,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     serde_json::json!({"law": loaded.id, "peer": peer.name(), "verdict": verdict}),
                 );
             }
+        }
+        if args.update_expectations {
+            let changed = update_expectations(&expected_dir, &outcomes)?;
+            println!("expected failures updated: {changed}");
+            failures = 0;
         }
     }
     let subjects: Vec<&dyn Search> = peers.iter().map(|p| p.as_ref()).collect();
@@ -412,4 +420,66 @@ pub fn shrink_case(args: &CaseArgs, record_dir: Option<&Path>) -> anyhow::Result
         println!("recorded {}", path.display());
     }
     Ok(ExitCode::from(1))
+}
+
+type PeerTable = std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
+
+/// `--update-expectations`: drop listed expected failures that now pass
+/// (from whichever file lists them) and list new failures in
+/// `recorded.toml`, with a reason to be replaced by the real cause.
+fn update_expectations(dir: &Path, outcomes: &[(String, String, bool)]) -> anyhow::Result<String> {
+    let passing: std::collections::HashSet<(&str, &str)> = outcomes
+        .iter()
+        .filter(|o| o.2)
+        .map(|o| (o.0.as_str(), o.1.as_str()))
+        .collect();
+    let mut listed: std::collections::HashSet<(String, String)> = Default::default();
+    let mut removed = 0;
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    for file in files {
+        let text = std::fs::read_to_string(&file)?;
+        let mut table: PeerTable =
+            toml::from_str(&text).with_context(|| format!("parsing {}", file.display()))?;
+        let before: usize = table.values().map(|t| t.len()).sum();
+        for (peer, laws) in table.iter_mut() {
+            laws.retain(|law, _| !passing.contains(&(peer.as_str(), law.as_str())));
+            listed.extend(laws.keys().map(|l| (peer.clone(), l.clone())));
+        }
+        let after: usize = table.values().map(|t| t.len()).sum();
+        if after != before {
+            removed += before - after;
+            std::fs::write(&file, toml::to_string(&table)?)?;
+        }
+    }
+    let recorded_path = dir.join("recorded.toml");
+    let mut recorded: PeerTable = std::fs::read_to_string(&recorded_path)
+        .ok()
+        .and_then(|t| toml::from_str(&t).ok())
+        .unwrap_or_default();
+    let mut added = 0;
+    for (peer, law, ok) in outcomes {
+        if !ok && !listed.contains(&(peer.clone(), law.clone())) {
+            recorded.entry(peer.clone()).or_default().insert(
+                law.clone(),
+                "recorded by `lawsuite run --update-expectations`; replace with the cause".into(),
+            );
+            added += 1;
+        }
+    }
+    if added > 0 {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(&recorded_path, toml::to_string(&recorded)?)?;
+    }
+    Ok(format!(
+        "{removed} entries that now pass removed, {added} new failures listed in {}",
+        recorded_path.display()
+    ))
 }

@@ -137,6 +137,10 @@ struct RunArgs {
     /// Skip the laws.
     #[arg(long)]
     no_laws: bool,
+    /// Rewrite the expected law failures from this run: drop entries that
+    /// now pass, list new failures in peers/expected/recorded.toml.
+    #[arg(long)]
+    update_expectations: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
