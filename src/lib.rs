@@ -5,6 +5,7 @@
 
 pub mod contract;
 pub mod flow;
+pub mod flows;
 pub mod kit;
 pub mod peer;
 pub mod portable;
