@@ -66,6 +66,7 @@
 
 pub mod contract;
 pub mod flow;
+pub mod flows;
 pub mod kit;
 pub mod law;
 pub mod peer;

@@ -210,6 +210,150 @@ impl StdError {
         )
     }
 
+    /// The read-side mapping of read-ls-flows (shared by `read` and `ls`):
+    /// `PermissionDenied` → `permission_denied` «`Permission denied: {path}`»,
+    /// `NotFound` → `not_found` with the flow's `not_found_message`, anything
+    /// else → `command_failed` «`Could not read {path}: {host error message}`».
+    /// Every failure carries `path` as the caller gave it.
+    ///
+    /// ```
+    /// use std::io::{Error, ErrorKind};
+    /// use lawsuite::contract::{ErrorCode, StdError};
+    /// let denied = Error::from(ErrorKind::PermissionDenied);
+    /// let err = StdError::read_side("secret", &denied, "File not found: secret");
+    /// assert_eq!((err.code, err.message.as_str()), (ErrorCode::PermissionDenied, "Permission denied: secret"));
+    /// assert_eq!(err.path.as_deref(), Some("secret"));
+    /// ```
+    pub fn read_side(path: &str, err: &std::io::Error, not_found_message: &str) -> StdError {
+        let (code, message) = match err.kind() {
+            std::io::ErrorKind::PermissionDenied => (
+                ErrorCode::PermissionDenied,
+                format!("Permission denied: {path}"),
+            ),
+            std::io::ErrorKind::NotFound => (ErrorCode::NotFound, not_found_message.to_string()),
+            _ => (
+                ErrorCode::CommandFailed,
+                format!("Could not read {path}: {}", host_message(err)),
+            ),
+        };
+        StdError::new(code, message).with_path(path)
+    }
+
+    /// `not_found` for `read`: «`File not found: {path}{hint}`», where `hint`
+    /// is empty or the read-ls §1.6 sentence (starting with `. `).
+    pub fn file_not_found(path: &str, hint: &str) -> StdError {
+        StdError::new(ErrorCode::NotFound, format!("File not found: {path}{hint}")).with_path(path)
+    }
+
+    /// `is_directory` for `read`: «`Cannot read a directory: {path}`».
+    pub fn is_directory(path: &str) -> StdError {
+        StdError::new(
+            ErrorCode::IsDirectory,
+            format!("Cannot read a directory: {path}"),
+        )
+        .with_path(path)
+    }
+
+    /// `response_too_large` for `read` (read-ls §1.3 step 4).
+    ///
+    /// ```
+    /// let err = lawsuite::contract::StdError::file_too_large("big.log", 100_000_000, 67_108_864);
+    /// assert_eq!(err.message, "big.log is 100000000 bytes, over the 67108864-byte read limit; search it with grep or print a line range with bash");
+    /// ```
+    pub fn file_too_large(path: &str, size: u64, limit: u64) -> StdError {
+        StdError::new(
+            ErrorCode::ResponseTooLarge,
+            format!(
+                "{path} is {size} bytes, over the {limit}-byte read limit; search it with grep or print a line range with bash"
+            ),
+        )
+        .with_path(path)
+    }
+
+    /// `binary_file` for a file holding a NUL byte: «`Cannot read binary file: {path}`».
+    pub fn binary_file(path: &str) -> StdError {
+        StdError::new(
+            ErrorCode::BinaryFile,
+            format!("Cannot read binary file: {path}"),
+        )
+        .with_path(path)
+    }
+
+    /// `binary_file` for invalid UTF-8: «`File is not valid UTF-8: {path}`».
+    pub fn not_utf8(path: &str) -> StdError {
+        StdError::new(
+            ErrorCode::BinaryFile,
+            format!("File is not valid UTF-8: {path}"),
+        )
+        .with_path(path)
+    }
+
+    /// `offset_out_of_range` for `read`: «`Line offset {offset} is outside {path}`».
+    pub fn line_offset_out_of_range(path: &str, offset: u64) -> StdError {
+        StdError::new(
+            ErrorCode::OffsetOutOfRange,
+            format!("Line offset {offset} is outside {path}"),
+        )
+        .with_path(path)
+    }
+
+    /// `not_a_directory` for `ls`: «`Cannot list a file: {path}`».
+    pub fn cannot_list_file(path: &str) -> StdError {
+        StdError::new(
+            ErrorCode::NotADirectory,
+            format!("Cannot list a file: {path}"),
+        )
+        .with_path(path)
+    }
+
+    /// `offset_out_of_range` for `ls`:
+    /// «`Entry offset {offset} is outside {path}, which has {n} entries`».
+    pub fn entry_offset_out_of_range(path: &str, offset: u64, entries: u64) -> StdError {
+        StdError::new(
+            ErrorCode::OffsetOutOfRange,
+            format!("Entry offset {offset} is outside {path}, which has {entries} entries"),
+        )
+        .with_path(path)
+    }
+
+    /// `invalid_input` for a flow request the schema would refuse, e.g. an
+    /// `offset` of 0: «`Invalid {flow} input: {detail}`». The spec states the
+    /// constraint (integer ≥ 1) but not the message, so this wording is
+    /// lawsuite's.
+    pub fn invalid_flow_input(flow: &str, detail: &str) -> StdError {
+        StdError::new(
+            ErrorCode::InvalidInput,
+            format!("Invalid {flow} input: {detail}"),
+        )
+    }
+
+    /// `invalid_input` whose whole message is `message`: a request whose
+    /// fields contradict each other (e.g. a `bash` call giving both
+    /// `command` and `script`).
+    pub fn invalid_input(message: &str) -> StdError {
+        StdError::new(ErrorCode::InvalidInput, message)
+    }
+
+    /// `timeout` for `bash`: «`Command timed out: {invocation}`».
+    pub fn command_timed_out(invocation: &str) -> StdError {
+        StdError::new(
+            ErrorCode::Timeout,
+            format!("Command timed out: {invocation}"),
+        )
+    }
+
+    /// `command_failed` for a process that could not be spawned:
+    /// «`Command failed to start: exec: {command}: {reason}`».
+    pub fn command_failed_to_start(command: &str, err: &std::io::Error) -> StdError {
+        StdError::new(
+            ErrorCode::CommandFailed,
+            format!(
+                "Command failed to start: exec: {command}: {}",
+                host_message(err)
+            ),
+        )
+    }
+
     /// `SearchContract.isContractRejection`: an `invalid_pattern` written by
     /// this contract (safe to show a model), as opposed to `rg`'s stderr.
     pub fn is_contract_rejection(&self) -> bool {
