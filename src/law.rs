@@ -516,3 +516,54 @@ mod tests {
         assert!(inside("/etc").is_err());
     }
 }
+
+#[cfg(test)]
+mod load_tests {
+    use super::*;
+
+    #[test]
+    fn a_broken_file_is_reported_with_its_line_and_the_rest_still_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("grep")).unwrap();
+        std::fs::write(
+            dir.path().join("grep/good.toml"),
+            "[[law]]\nname = \"a\"\nspec = \"search-contract §13\"\nmethod = \"flow/grep\"\ninput = { pattern = \"x\" }\nexpect_error = \"not_found\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("grep/bad.toml"),
+            "[[law]]\nname = \"b\"\nspec = 3 3\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("grep/unknown.toml"),
+            "[[law]]\nname = \"c\"\nspec = \"search-contract §13\"\nmethod = \"flow/grep\"\ninput = {}\nexpect_error = \"x\"\nsurprise = 1\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("grep/escape.toml"),
+            "[[law]]\nname = \"d\"\nspec = \"search-contract §7\"\nmethod = \"flow/grep\"\ninput = { pattern = \"x\", root = \"../..\" }\nexpect_error = \"not_found\"\n",
+        )
+        .unwrap();
+        let (laws, errors) = load_dir(dir.path());
+        assert_eq!(laws.len(), 1);
+        assert_eq!(laws[0].id, "grep::good::a");
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert!(
+            text.iter()
+                .any(|t| t.contains("bad.toml") && t.contains("line 3")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|t| t.contains("unknown.toml") && t.contains("surprise")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|t| t.contains("escape.toml") && t.contains("leaves the tree")),
+            "{text:?}"
+        );
+    }
+}
