@@ -50,7 +50,7 @@ fn a_divergence_is_shrunk_recorded_and_replayed() {
         .expect("the planted bug shows within 200 seeds");
     let dir = tempfile::tempdir().unwrap();
     let path = record_divergence(&plan, &divergence, &reference, &buggy, dir.path()).unwrap();
-    assert_eq!(list(dir.path()), [path.clone()]);
+    assert_eq!(list(dir.path()), std::slice::from_ref(&path));
 
     let regression = Regression::load(&path).unwrap();
     assert_eq!(regression.generator, "smthrs");
