@@ -165,6 +165,8 @@ impl State<'_, '_> {
         } else {
             false
         };
+        // Built once per directory, not once per child.
+        let scope_refs: Vec<&Scope> = scopes.iter().collect();
         let mut subdirs: Vec<(String, PathBuf)> = Vec::new();
         for (name, entry) in entries {
             // §7.2 step 3.
@@ -183,8 +185,7 @@ impl State<'_, '_> {
             // §7.2 step 5.
             if !scopes.is_empty() {
                 let is_dir = matches!(kind, Kind::Dir);
-                let refs: Vec<&Scope> = scopes.iter().collect();
-                if is_ignored(&refs, &relative, is_dir) {
+                if is_ignored(&scope_refs, &relative, is_dir) {
                     if is_dir || self.options.globs.includes(&relative, basename(&relative)) {
                         self.ignored = true;
                     }
