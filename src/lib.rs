@@ -8,6 +8,7 @@ pub mod flow;
 pub mod kit;
 pub mod peer;
 pub mod portable;
+pub mod protocol;
 pub mod registry;
 pub mod ripgrep;
 pub mod suite;
