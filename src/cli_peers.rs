@@ -139,7 +139,8 @@ fn smoke(entry: &Registered, root: &str, reference: bool) -> Row {
             }
             Err(fault) => {
                 row.ok = false;
-                row.status = format!("handshake failed: {fault}");
+                row.status = format!("handshake failed: {} ({})", fault.message, fault.kind);
+                row.detail = Some(format!("{fault}"));
                 return row;
             }
         }
@@ -164,7 +165,9 @@ fn smoke(entry: &Registered, root: &str, reference: bool) -> Row {
         }
         Err(err) => {
             row.ok = false;
-            row.status = format!("failed: {}: {}", err.code, err.message);
+            // The first line: the fault log below carries the stderr tail.
+            let first = err.message.lines().next().unwrap_or_default();
+            row.status = format!("failed: {}: {first}", err.code);
         }
     }
     if let Some(diagnostics) = peer.diagnostics() {

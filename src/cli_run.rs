@@ -97,6 +97,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         for path in list(&dir) {
             let regression = Regression::load(&path)?;
             for peer in std::iter::once(&reference).chain(&peers) {
+                if !peer.supports(regression.call.method()) {
+                    continue; // undeclared by an external peer: skipped
+                }
                 let ok = match regression.replay(peer.as_ref(), &path)? {
                     Ok(()) => true,
                     Err(mismatch) => {
@@ -113,6 +116,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     }
                 };
                 regression_report.push(serde_json::json!({"file": path.display().to_string(), "peer": peer.name(), "ok": ok}));
+            }
+        }
+    }
+    for peer in &peers {
+        for method in ["grep", "glob"] {
+            if !peer.supports(method) {
+                eprintln!(
+                    "note: peer {} does not declare {method}; its {method} calls are skipped",
+                    peer.name()
+                );
             }
         }
     }

@@ -651,3 +651,22 @@ fn cli_call_reaches_external_peers() {
     let value: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
     assert_eq!(value["total"], 2, "{stdout}");
 }
+
+#[test]
+fn a_failing_trial_shows_the_fault_log_and_stderr_tail() {
+    let Some(python) = python("trial diagnostics") else {
+        return;
+    };
+    let peer = fake(python, "garbage", &[], 3000);
+    let plan = smthrs::plan(1, PLAN_ROOT, &PlanOptions::default());
+    let regressions = tree();
+    let failed =
+        match lawsuite::suite::run_plan(&plan, &Portable::default(), &peer, regressions.path()) {
+            Ok(()) => panic!("a peer printing garbage cannot agree"),
+            Err(f) => f,
+        };
+    let report = failed.message().unwrap_or_default();
+    assert!(report.contains("protocol_violation"), "{report}");
+    assert!(report.contains("stderr (tail):"), "{report}");
+    assert!(report.contains("fake peer garbage: starting"), "{report}");
+}
