@@ -71,6 +71,7 @@ pub mod kit;
 pub mod law;
 pub mod peer;
 pub mod portable;
+pub mod protocol;
 pub mod registry;
 pub mod ripgrep;
 pub mod suite;

@@ -42,17 +42,6 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Make one call to a peer and print its answer as JSON (exit status 1
-    /// when the answer is a failure).
-    ///
-    /// Methods: `grep` and `glob` take the normalised peer input;
-    /// `flow/grep` and `flow/glob` take a caller's request and run the flow
-    /// layer (validation, defaults, literal retry) first.
-    ///
-    /// Examples:
-    ///   lawsuite call flow/grep '{"pattern":"needle","root":"src"}'
-    ///   lawsuite call --peer portable flow/glob '{"pattern":"**/*.rs"}'
-    #[command(verbatim_doc_comment)]
     /// Run the regressions and a seed sweep across peers and report every
     /// divergence (exit status 1 when there is one).
     ///
@@ -94,15 +83,64 @@ enum Command {
         #[arg(long, default_value = "fixtures/regressions")]
         dir: std::path::PathBuf,
     },
+    /// Serve a built-in peer over the peer protocol (peers/PROTOCOL.md) on
+    /// stdin/stdout until `shutdown` or the end of stdin.
+    ///
+    /// Example:
+    ///   lawsuite serve --peer portable
+    #[command(verbatim_doc_comment)]
+    Serve(ServeArgs),
+    /// List the registered peers and smoke-check each (handshake, then one
+    /// trivial call), printing name, version and status (exit status 1
+    /// when one fails).
+    ///
+    /// Example:
+    ///   lawsuite peers
+    #[command(verbatim_doc_comment)]
+    Peers(PeersArgs),
+    /// Make one call to a peer and print its answer as JSON (exit status 1
+    /// when the answer is a failure).
+    ///
+    /// Methods: `grep` and `glob` take the normalised peer input;
+    /// `flow/grep` and `flow/glob` take a caller's request and run the flow
+    /// layer (validation, defaults, literal retry) first, in this process,
+    /// over the peer. The peer is a registered one (external peers
+    /// included) or a built-in.
+    ///
+    /// Examples:
+    ///   lawsuite call flow/grep '{"pattern":"needle","root":"src"}'
+    ///   lawsuite call --peer portable flow/glob '{"pattern":"**/*.rs"}'
+    ///   lawsuite call --peer python-glob glob '{"pattern":"*.ts","root":".","hidden":false,"noIgnore":false,"limit":10}'
+    #[command(verbatim_doc_comment)]
     Call {
-        /// The peer to call.
+        /// The peer to call: a name from the registry, or a built-in.
         #[arg(long, default_value = "portable")]
         peer: String,
+        /// The peer registry.
+        #[arg(long)]
+        registry: Option<std::path::PathBuf>,
         /// `grep`, `glob`, `flow/grep` or `flow/glob`.
         method: String,
         /// The JSON parameters.
         params: String,
     },
+}
+
+#[derive(Debug, clap::Args)]
+struct ServeArgs {
+    /// The built-in peer to serve: portable, ripgrep, ripgrep-walk or noop.
+    #[arg(long)]
+    peer: String,
+}
+
+#[derive(Debug, clap::Args)]
+struct PeersArgs {
+    /// The peer registry.
+    #[arg(long)]
+    registry: Option<std::path::PathBuf>,
+    /// Print one JSON document instead of a table.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -188,6 +226,7 @@ enum CheckKind {
     Glob,
 }
 
+mod cli_peers;
 mod cli_run;
 
 fn main() -> ExitCode {
@@ -224,12 +263,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => cli_run::plan(seed, &generator, &ground, materialize.as_deref()),
         Command::Shrink(case) => cli_run::shrink_case(&case, None),
         Command::Record { case, dir } => cli_run::shrink_case(&case, Some(&dir)),
+        Command::Serve(args) => {
+            let peer = builtin_peer(&args.peer)?;
+            let stdin = std::io::stdin().lock();
+            let stdout = std::io::stdout().lock();
+            lawsuite::protocol::serve(peer.as_ref(), stdin, stdout)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Peers(args) => cli_peers::peers(args.registry.as_deref(), args.json),
         Command::Call {
             peer,
+            registry,
             method,
             params,
         } => {
-            let peer = builtin_peer(&peer)?;
+            let peer = cli_peers::resolve(&peer, registry.as_deref())?;
             let answer = call(peer.as_ref(), &method, &params)?;
             let mut stdout = std::io::stdout().lock();
             match answer {

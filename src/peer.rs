@@ -36,6 +36,21 @@ pub trait Search: Send + Sync {
     fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError>;
     /// Answer one normalised `glob` call.
     fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError>;
+    /// Whether the peer answers `method` (`"grep"` or `"glob"`) at all.
+    ///
+    /// Built-in peers answer both. An external peer answers what its
+    /// handshake declares; the conformance kit skips (and reports) calls to
+    /// the other methods instead of counting them as divergences
+    /// (see [`crate::protocol`]).
+    fn supports(&self, method: &str) -> bool {
+        let _ = method;
+        true
+    }
+    /// Anything worth showing beside a failure of this peer that its
+    /// answers cannot carry (an external peer's fault log and stderr tail).
+    fn diagnostics(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<T: Search + ?Sized> Search for std::sync::Arc<T> {
@@ -51,6 +66,12 @@ impl<T: Search + ?Sized> Search for std::sync::Arc<T> {
     fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
         (**self).glob(input)
     }
+    fn supports(&self, method: &str) -> bool {
+        (**self).supports(method)
+    }
+    fn diagnostics(&self) -> Option<String> {
+        (**self).diagnostics()
+    }
 }
 
 impl<T: Search + ?Sized> Search for Box<T> {
@@ -65,6 +86,12 @@ impl<T: Search + ?Sized> Search for Box<T> {
     }
     fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
         (**self).glob(input)
+    }
+    fn supports(&self, method: &str) -> bool {
+        (**self).supports(method)
+    }
+    fn diagnostics(&self) -> Option<String> {
+        (**self).diagnostics()
     }
 }
 

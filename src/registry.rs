@@ -11,19 +11,36 @@
 //! [[peer]]
 //! name = "ripgrep"
 //! builtin = "ripgrep"
+//!
+//! # An external peer over the stdio protocol (peers/PROTOCOL.md).
+//! [[peer]]
+//! name = "python-glob"
+//! command = ["python3", "./examples/glob_peer.py"]
+//! cwd = "."                 # relative to this file's directory (default: the harness's)
+//! env = { PYTHONUNBUFFERED = "1" }
+//! timeout_ms = 10000        # per call, the handshake included (the default)
 //! ```
+//!
+//! An external peer resolves to a [`crate::protocol::ExternalPeer`]: it is
+//! an `Arc<dyn Search>` like the built-ins, started on first use. Elements
+//! of `command` starting with `./` or `../` are paths relative to this
+//! file's directory; a bare program name is looked up on `PATH`, and a
+//! missing program makes the peer unavailable with the reason.
 //!
 //! A peer that cannot run here (no `rg`, say) is kept with the reason, so
 //! the run reports it instead of silently doing less than it claims.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::Deserialize;
 
 use crate::peer::{Noop, Search};
 use crate::portable::Portable;
+use crate::protocol::{ExternalPeer, PeerConfig};
 use crate::ripgrep::Ripgrep;
 
 /// The registry file's shape.
@@ -43,6 +60,12 @@ struct Entry {
     builtin: Option<String>,
     #[serde(default)]
     command: Option<Vec<String>>,
+    #[serde(default)]
+    cwd: Option<PathBuf>,
+    #[serde(default)]
+    env: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    timeout_ms: Option<u64>,
 }
 
 /// A registered peer: ready to call, or unavailable with the reason.
@@ -52,6 +75,8 @@ pub struct Registered {
     pub name: String,
     /// The peer, or why it cannot run here (with what to do about it).
     pub peer: Result<Arc<dyn Search>, String>,
+    /// The protocol client, for an external peer that can run here.
+    pub external: Option<Arc<ExternalPeer>>,
 }
 
 impl fmt::Debug for Registered {
@@ -157,14 +182,42 @@ impl Registry {
             path: path.into(),
             message: e.to_string(),
         })?;
+        let base = path.parent().unwrap_or(Path::new("."));
         let mut peers = Vec::new();
         for entry in file.peers {
+            let mut external = None;
+            let external_only =
+                entry.cwd.is_some() || entry.env.is_some() || entry.timeout_ms.is_some();
             let peer = match (&entry.builtin, &entry.command) {
+                (Some(_), None) if external_only => {
+                    return Err(RegistryError::Invalid {
+                        path: path.into(),
+                        message: format!(
+                            "peer {:?} is built in; `cwd`, `env` and `timeout_ms` are only for external peers (`command`)",
+                            entry.name
+                        ),
+                    });
+                }
                 (Some(b), None) => builtin(b),
-                (None, Some(_)) => Err(format!(
-                    "peer {:?} is an external program; external peers over the stdio protocol are not implemented yet, so it is not run",
-                    entry.name
-                )),
+                (None, Some(command)) if command.is_empty() => {
+                    return Err(RegistryError::Invalid {
+                        path: path.into(),
+                        message: format!(
+                            "peer {:?} has an empty `command`; give the program and its arguments",
+                            entry.name
+                        ),
+                    });
+                }
+                (None, Some(command)) => {
+                    match external_config(&entry, command, base).and_then(ExternalPeer::new) {
+                        Ok(peer) => {
+                            let peer = Arc::new(peer);
+                            external = Some(peer.clone());
+                            Ok(peer as Arc<dyn Search>)
+                        }
+                        Err(why) => Err(why),
+                    }
+                }
                 _ => {
                     return Err(RegistryError::Invalid {
                         path: path.into(),
@@ -178,6 +231,7 @@ impl Registry {
             peers.push(Registered {
                 name: entry.name,
                 peer,
+                external,
             });
         }
         if !peers.iter().any(|p| p.name == file.reference) {
@@ -194,4 +248,50 @@ impl Registry {
             peers,
         })
     }
+}
+
+/// The client configuration of an external entry, or why it cannot run here.
+fn external_config(entry: &Entry, command: &[String], base: &Path) -> Result<PeerConfig, String> {
+    let cwd = entry.cwd.as_ref().map(|dir| base.join(dir));
+    if let Some(cwd) = cwd.as_ref().filter(|c| !c.is_dir()) {
+        return Err(format!(
+            "peer {:?}: its cwd {} is not a directory",
+            entry.name,
+            cwd.display()
+        ));
+    }
+    // `./x` and `../x` are the registry's files, wherever the harness runs;
+    // the process itself keeps the harness's directory (unless `cwd` says
+    // otherwise), so relative roots mean the same to it as to built-ins.
+    let command: Vec<String> = command
+        .iter()
+        .map(|part| {
+            if part.starts_with("./") || part.starts_with("../") {
+                base.join(part).to_string_lossy().into_owned()
+            } else {
+                part.clone()
+            }
+        })
+        .collect();
+    if !command[0].contains('/') && find_on_path(&command[0]).is_none() {
+        return Err(format!(
+            "peer {:?} needs `{}`, which is not on PATH; install it to run this peer",
+            entry.name, command[0]
+        ));
+    }
+    let mut config = PeerConfig::new(entry.name.clone(), command);
+    config.cwd = cwd;
+    config.env = entry.env.clone().unwrap_or_default();
+    if let Some(ms) = entry.timeout_ms {
+        config.timeout = Duration::from_millis(ms.max(1));
+    }
+    Ok(config)
+}
+
+/// The first `PATH` entry holding a file named `program`.
+fn find_on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
 }

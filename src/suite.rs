@@ -218,6 +218,19 @@ impl Suite {
             }));
             return trials;
         };
+        for (name, peer) in &self.peers {
+            for method in ["grep", "glob"] {
+                // An external peer that does not declare a method: its calls
+                // are skipped, and this ignored trial says so.
+                if !peer.supports(method) {
+                    trials.push(
+                        Trial::test(format!("skipped::{name}::{method}"), || Ok(()))
+                            .with_ignored_flag(true)
+                            .with_kind(format!("{method} is not declared by the peer")),
+                    );
+                }
+            }
+        }
         let everyone: Vec<(String, Peer)> = std::iter::once((ref_name.clone(), reference.clone()))
             .chain(self.peers.iter().cloned())
             .collect();
@@ -358,7 +371,11 @@ impl Suite {
     /// Run the trials with libtest's command line and exit.
     pub fn run(self) -> ! {
         let args = Arguments::from_args();
-        libtest_mimic::run(&args, self.trials()).exit()
+        let conclusion = libtest_mimic::run(&args, self.trials());
+        // `exit` runs no destructors: drop the peers first, so external peer
+        // processes are shut down and reaped.
+        drop(self);
+        conclusion.exit()
     }
 }
 
@@ -381,6 +398,9 @@ pub fn parse_seeds(text: &str) -> Option<Range<u64>> {
 
 fn replay(path: &Path, peer: &dyn Search) -> Result<(), Failed> {
     let regression = Regression::load(path).map_err(|e| Failed::from(e.to_string()))?;
+    if !peer.supports(regression.call.method()) {
+        return Ok(()); // reported by the `skipped::` trial
+    }
     match regression.replay(peer, path) {
         Ok(Ok(())) => Ok(()),
         Ok(Err(mismatch)) => {
@@ -420,6 +440,10 @@ pub fn run_plan(
                 Err(e) => report.push_str(&format!("not recorded: {e}\n")),
             }
         }
+        report.push('\n');
+    }
+    if let Some(diagnostics) = peer.diagnostics() {
+        report.push_str(&diagnostics);
         report.push('\n');
     }
     Err(report.into())

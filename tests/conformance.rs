@@ -12,5 +12,9 @@ fn main() {
             std::process::exit(2);
         }
     };
-    Suite::from_registry(&registry).run()
+    let suite = Suite::from_registry(&registry);
+    // The suite holds its own handles; dropping these lets external peer
+    // processes be shut down before the test binary exits.
+    drop(registry);
+    suite.run()
 }

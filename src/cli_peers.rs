@@ -1,0 +1,178 @@
+//! `lawsuite peers` (list and smoke-check the registered peers) and the
+//! peer lookup of `lawsuite call`.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::anyhow;
+use lawsuite::contract::{GlobInput, GrepInput};
+use lawsuite::kit::materialize::TempTree;
+use lawsuite::kit::plan::GeneratedFile;
+use lawsuite::peer::Search;
+use lawsuite::registry::{Registered, Registry, builtin};
+
+/// A registered peer by name (external ones included), else a built-in.
+pub fn resolve(name: &str, registry: Option<&Path>) -> anyhow::Result<Arc<dyn Search>> {
+    let path = registry.map_or_else(Registry::default_path, Path::to_path_buf);
+    let loaded = Registry::load(&path);
+    if let Ok(registry) = &loaded {
+        if let Some(entry) = registry.peers.iter().find(|p| p.name == name) {
+            return entry.peer.clone().map_err(|why| anyhow!(why));
+        }
+    }
+    match (builtin(name), loaded) {
+        (Ok(peer), _) => Ok(peer),
+        (Err(why), Ok(registry)) => Err(anyhow!(
+            "{why}; the peers registered in {} are {}",
+            path.display(),
+            registry
+                .peers
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        (Err(why), Err(e)) => Err(anyhow!("{why} ({e})")),
+    }
+}
+
+/// One row of `lawsuite peers`.
+#[derive(Debug, serde::Serialize)]
+struct Row {
+    name: String,
+    version: String,
+    kind: &'static str,
+    status: String,
+    ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
+}
+
+/// `lawsuite peers`.
+pub fn peers(registry: Option<&Path>, json: bool) -> anyhow::Result<ExitCode> {
+    let path = registry.map_or_else(Registry::default_path, Path::to_path_buf);
+    let registry = Registry::load(&path)?;
+    let tree = TempTree::with_files(&[GeneratedFile::new("a.ts", "needle\n")])?;
+    let root = tree.path().to_string_lossy().into_owned();
+    let rows: Vec<Row> = registry
+        .peers
+        .iter()
+        .map(|entry| smoke(entry, &root, entry.name == registry.reference))
+        .collect();
+    let failed = rows.iter().any(|r| !r.ok);
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&rows)?)?;
+    } else {
+        let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(4).max(4);
+        let vwidth = rows
+            .iter()
+            .map(|r| r.version.len())
+            .max()
+            .unwrap_or(7)
+            .max(7);
+        writeln!(stdout, "{:width$}  {:vwidth$}  STATUS", "NAME", "VERSION")?;
+        for row in &rows {
+            writeln!(
+                stdout,
+                "{:width$}  {:vwidth$}  {}",
+                row.name, row.version, row.status
+            )?;
+            if let Some(detail) = &row.detail {
+                for line in detail.lines() {
+                    writeln!(stdout, "{:width$}  {line}", "")?;
+                }
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Handshake (for an external peer) and one trivial call on a one-file tree.
+fn smoke(entry: &Registered, root: &str, reference: bool) -> Row {
+    let kind = if entry.external.is_some() {
+        "external"
+    } else {
+        "builtin"
+    };
+    let mut row = Row {
+        name: entry.name.clone(),
+        version: "-".to_string(),
+        kind,
+        status: String::new(),
+        ok: true,
+        detail: None,
+    };
+    if reference {
+        row.name.push_str(" (reference)");
+    }
+    let peer = match &entry.peer {
+        Ok(peer) => peer,
+        Err(why) => {
+            row.status = format!("unavailable: {why}");
+            return row;
+        }
+    };
+    let started = Instant::now();
+    if let Some(external) = &entry.external {
+        match external.handshake() {
+            Ok(h) => {
+                row.detail = Some(format!(
+                    "{} {}{}, protocol {}, methods [{}], ground {:?}",
+                    h.peer.name,
+                    h.peer.version,
+                    h.peer
+                        .language
+                        .as_ref()
+                        .map_or_else(String::new, |l| format!(" ({l})")),
+                    h.protocol,
+                    h.capabilities.methods.join(", "),
+                    h.capabilities.ground
+                ));
+            }
+            Err(fault) => {
+                row.ok = false;
+                row.status = format!("handshake failed: {} ({})", fault.message, fault.kind);
+                row.detail = Some(format!("{fault}"));
+                return row;
+            }
+        }
+    }
+    row.version = peer.version();
+    let expected = format!("{}/a.ts", root.trim_end_matches('/'));
+    let check = if peer.supports("glob") {
+        peer.glob(&GlobInput::new("*.ts", root))
+            .map(|out| (out.paths == [expected.clone()], "glob"))
+    } else if peer.supports("grep") {
+        peer.grep(&GrepInput::new("needle", root))
+            .map(|out| (out.matches.len() == 1, "grep"))
+    } else {
+        Ok((true, "nothing declared"))
+    };
+    let elapsed = started.elapsed().as_millis();
+    match check {
+        Ok((true, what)) => row.status = format!("ok ({what} answered, {elapsed} ms)"),
+        Ok((false, what)) => {
+            row.ok = false;
+            row.status = format!("wrong answer to a trivial {what} (expected {expected})");
+        }
+        Err(err) => {
+            row.ok = false;
+            // The first line: the fault log below carries the stderr tail.
+            let first = err.message.lines().next().unwrap_or_default();
+            row.status = format!("failed: {}: {first}", err.code);
+        }
+    }
+    if let Some(diagnostics) = peer.diagnostics() {
+        let detail = row.detail.take().unwrap_or_default();
+        row.detail = Some(format!("{detail}\n{diagnostics}").trim().to_string());
+    }
+    row
+}

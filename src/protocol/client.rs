@@ -1,0 +1,948 @@
+//! The harness side of the protocol: [`ExternalPeer`], a [`Search`] backed
+//! by a child process.
+//!
+//! The process is started on first use (the handshake happens then), and
+//! every call is one request line and one response line, under a per-call
+//! timeout. Calls are serialised: a peer answers one request at a time.
+//!
+//! What can go wrong, and what happens then:
+//!
+//! | the peer… | fault | the call answers |
+//! | --- | --- | --- |
+//! | does not answer within the timeout | [`FaultKind::Timeout`] | `timeout` |
+//! | exits, closes stdout, cannot be started | [`FaultKind::Crash`] | `request_failed` |
+//! | prints a non-JSON line, a wrong id, a line over the cap, a malformed answer | [`FaultKind::ProtocolViolation`] | `request_failed` |
+//! | answers a JSON-RPC error that is not a contract failure | [`FaultKind::ErrorResponse`] | `request_failed` |
+//! | shares no protocol version with the harness | [`FaultKind::Incompatible`] | `provider_unavailable` |
+//!
+//! Every fault is kept in a log ([`ExternalPeer::faults`]) with the tail of
+//! the process's stderr. After a timeout, crash or protocol violation the
+//! process is killed and reaped at once, and the next call starts a new
+//! one after a back-off that doubles with each fault in a row (50 ms up
+//! to 2 s by default); after [`Backoff::give_up_after`] faults in a row
+//! without a good answer between them, or once incompatible, the peer is
+//! not restarted again and every call answers the last fault at once. So
+//! one broken peer costs a run seconds, not hours, and the run goes on.
+//!
+//! Dropping an [`ExternalPeer`] asks the process to `shutdown`, closes its
+//! stdin, and kills and reaps it if it has not exited within a second: no
+//! zombie is left behind.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::runtime::Runtime;
+use tokio::task::JoinHandle;
+
+use super::messages::{
+    Id, InitializeParams, InitializeResult, JSONRPC, NO_COMMON_VERSION, Request, RpcError,
+    VersionRange,
+};
+use super::{MAX_LINE_BYTES, PROTOCOL, method, undeclared};
+use crate::contract::{ErrorCode, GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
+use crate::peer::Search;
+
+/// The per-call timeout when the registry does not set `timeout_ms`.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many faults the log keeps (the oldest are dropped; the count is kept).
+const FAULT_LOG: usize = 256;
+
+/// How restarts are spaced and when they stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Backoff {
+    /// The wait before the first restart.
+    pub first: Duration,
+    /// The longest wait; each fault in a row doubles it up to this.
+    pub max: Duration,
+    /// After this many faults in a row, stop restarting.
+    pub give_up_after: u32,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff {
+            first: Duration::from_millis(50),
+            max: Duration::from_secs(2),
+            give_up_after: 5,
+        }
+    }
+}
+
+impl Backoff {
+    /// The wait before restarting after `in_a_row` faults (≥ 1).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use lawsuite::protocol::client::Backoff;
+    /// let b = Backoff::default();
+    /// assert_eq!(b.delay(1), Duration::from_millis(50));
+    /// assert_eq!(b.delay(3), Duration::from_millis(200));
+    /// assert_eq!(b.delay(40), Duration::from_secs(2));
+    /// ```
+    pub fn delay(&self, in_a_row: u32) -> Duration {
+        let doublings = in_a_row.saturating_sub(1).min(20);
+        self.first.saturating_mul(1 << doublings).min(self.max)
+    }
+}
+
+/// How to run one external peer (the registry's `command`, `cwd`, `env`,
+/// `timeout_ms`, plus limits tests may tighten).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeerConfig {
+    /// The registered name.
+    pub name: String,
+    /// The program and its arguments.
+    pub command: Vec<String>,
+    /// The working directory (default: the harness's).
+    pub cwd: Option<PathBuf>,
+    /// Extra environment variables.
+    pub env: BTreeMap<String, String>,
+    /// The per-call timeout, the handshake included.
+    pub timeout: Duration,
+    /// The longest response line accepted.
+    pub max_line_bytes: usize,
+    /// How much of the end of stderr is kept.
+    pub stderr_tail_bytes: usize,
+    /// Restart spacing.
+    pub backoff: Backoff,
+}
+
+impl PeerConfig {
+    /// A configuration with the defaults: 10 s timeout, 64 MiB lines, 4 KiB
+    /// of stderr, the default back-off.
+    pub fn new<S: Into<String>>(
+        name: impl Into<String>,
+        command: impl IntoIterator<Item = S>,
+    ) -> PeerConfig {
+        PeerConfig {
+            name: name.into(),
+            command: command.into_iter().map(Into::into).collect(),
+            cwd: None,
+            env: BTreeMap::new(),
+            timeout: DEFAULT_TIMEOUT,
+            max_line_bytes: MAX_LINE_BYTES,
+            stderr_tail_bytes: 4096,
+            backoff: Backoff::default(),
+        }
+    }
+}
+
+/// What went wrong with a peer process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// No answer within the timeout.
+    Timeout,
+    /// The process could not start, exited, or closed its stdout.
+    Crash,
+    /// A line that is not a JSON-RPC response to the outstanding request.
+    ProtocolViolation,
+    /// A JSON-RPC error that is not a contract failure (the process is kept).
+    ErrorResponse,
+    /// No common protocol version, or an unusable handshake answer.
+    Incompatible,
+}
+
+impl FaultKind {
+    /// The snake_case name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FaultKind::Timeout => "timeout",
+            FaultKind::Crash => "crash",
+            FaultKind::ProtocolViolation => "protocol_violation",
+            FaultKind::ErrorResponse => "error_response",
+            FaultKind::Incompatible => "incompatible",
+        }
+    }
+
+    /// The contract code a call answers with after this fault.
+    pub fn code(self) -> ErrorCode {
+        match self {
+            FaultKind::Timeout => ErrorCode::Timeout,
+            FaultKind::Incompatible => ErrorCode::ProviderUnavailable,
+            _ => ErrorCode::RequestFailed,
+        }
+    }
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One entry of a peer's fault log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    /// The registered peer name.
+    pub peer: String,
+    /// What kind of fault.
+    pub kind: FaultKind,
+    /// The method being called (`initialize` for the handshake).
+    pub method: String,
+    /// What happened, in one sentence.
+    pub message: String,
+    /// The end of the process's stderr (lossy UTF-8; empty if it said nothing).
+    pub stderr_tail: String,
+    /// The process id, when a process was running.
+    pub pid: Option<u32>,
+}
+
+impl Fault {
+    /// The contract error a call answers with.
+    pub fn to_std_error(&self) -> StdError {
+        StdError::new(self.kind.code(), format!("{self}"))
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "peer {} {} during {}: {}",
+            self.peer, self.kind, self.method, self.message
+        )?;
+        let tail = self.stderr_tail.trim_end();
+        if !tail.is_empty() {
+            write!(f, "\n  stderr (tail):")?;
+            for line in tail.lines() {
+                write!(f, "\n    {line}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Fault {}
+
+/// The outcome of [`ExternalPeer::call`] that is not a result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallError {
+    /// The peer answered with a JSON-RPC error (a contract failure when its
+    /// `code` is −32000).
+    Rpc(RpcError),
+    /// The exchange failed (see the module table).
+    Fault(Fault),
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::Rpc(e) => write!(f, "JSON-RPC error {}: {}", e.code, e.message),
+            CallError::Fault(fault) => write!(f, "{fault}"),
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// A bounded tail of bytes.
+#[derive(Debug, Default)]
+struct Tail {
+    bytes: VecDeque<u8>,
+    cap: usize,
+}
+
+impl Tail {
+    fn push(&mut self, chunk: &[u8]) {
+        let chunk = &chunk[chunk.len().saturating_sub(self.cap)..];
+        let overflow = (self.bytes.len() + chunk.len()).saturating_sub(self.cap);
+        self.bytes.drain(..overflow.min(self.bytes.len()));
+        self.bytes.extend(chunk);
+    }
+
+    fn text(&self) -> String {
+        let (a, b) = self.bytes.as_slices();
+        String::from_utf8_lossy(&[a, b].concat()).into_owned()
+    }
+}
+
+/// A running peer process.
+struct Process {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    stderr: Arc<Mutex<Tail>>,
+    stderr_task: Option<JoinHandle<()>>,
+    pid: Option<u32>,
+}
+
+#[derive(Default)]
+struct State {
+    process: Option<Process>,
+    handshake: Option<InitializeResult>,
+    faults: VecDeque<Fault>,
+    fault_count: usize,
+    in_a_row: u32,
+    restart_at: Option<Instant>,
+    /// Set once the peer is not restarted any more: every call answers it.
+    stopped: Option<Fault>,
+    next_id: Id,
+    spawned: Vec<u32>,
+}
+
+/// An external peer: a child process spoken to over the protocol.
+///
+/// Cheap to create: nothing runs until the first call (or
+/// [`ExternalPeer::handshake`]).
+pub struct ExternalPeer {
+    config: PeerConfig,
+    runtime: Runtime,
+    state: Mutex<State>,
+}
+
+impl fmt::Debug for ExternalPeer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ExternalPeer")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How an exchange failed, before the process is reaped.
+type Failure = (FaultKind, String);
+
+impl ExternalPeer {
+    /// A peer for `config`. Fails only when the command is empty or the
+    /// I/O runtime cannot be built.
+    pub fn new(config: PeerConfig) -> Result<ExternalPeer, String> {
+        if config.command.is_empty() {
+            return Err(format!(
+                "peer {:?} has an empty command; give the program and its arguments",
+                config.name
+            ));
+        }
+        // One worker thread drains stderr while no call is running, so a
+        // chatty peer never blocks on a full pipe between calls.
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name(format!("peer-{}", config.name))
+            .enable_io()
+            .enable_time()
+            .build()
+            .map_err(|e| format!("cannot start the I/O runtime for {}: {e}", config.name))?;
+        Ok(ExternalPeer {
+            config,
+            runtime,
+            state: Mutex::new(State {
+                next_id: 1,
+                ..State::default()
+            }),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &PeerConfig {
+        &self.config
+    }
+
+    /// Start the process if needed and return its handshake.
+    pub fn handshake(&self) -> Result<InitializeResult, Fault> {
+        let mut state = self.lock();
+        self.ensure_running(&mut state)?;
+        state.handshake.clone().ok_or_else(|| {
+            self.fault(
+                FaultKind::Incompatible,
+                method::INITIALIZE,
+                "no handshake".into(),
+            )
+        })
+    }
+
+    /// Whether the peer lists `method` in its capabilities (`true` when the
+    /// handshake fails, so the call is made and its fault reported).
+    pub fn declares(&self, method: &str) -> bool {
+        match self.handshake() {
+            Ok(h) => h.capabilities.methods.iter().any(|m| m == method),
+            Err(_) => true,
+        }
+    }
+
+    /// The fault log, oldest first (at most the last 256).
+    pub fn faults(&self) -> Vec<Fault> {
+        self.lock().faults.iter().cloned().collect()
+    }
+
+    /// How many faults happened in all.
+    pub fn fault_count(&self) -> usize {
+        self.lock().fault_count
+    }
+
+    /// The id of the running process, if one is running.
+    pub fn pid(&self) -> Option<u32> {
+        self.lock().process.as_ref().and_then(|p| p.pid)
+    }
+
+    /// The ids of every process started so far (for zombie checks).
+    pub fn spawned_pids(&self) -> Vec<u32> {
+        self.lock().spawned.clone()
+    }
+
+    /// One request, raw: `params` out, `result` back. Undeclared methods are
+    /// sent too; [`Search`] methods check the capabilities first.
+    pub fn call(&self, method: &str, params: Value) -> Result<Value, CallError> {
+        let mut state = self.lock();
+        self.ensure_running(&mut state).map_err(CallError::Fault)?;
+        match self.exchange(&mut state, method, params) {
+            Ok(Ok(value)) => {
+                state.in_a_row = 0;
+                Ok(value)
+            }
+            Ok(Err(error)) => {
+                state.in_a_row = 0;
+                if error.contract_failure().is_none() {
+                    let fault = self.fault(
+                        FaultKind::ErrorResponse,
+                        method,
+                        format!(
+                            "answered JSON-RPC error {} ({}) instead of a result or a contract failure",
+                            error.code, error.message
+                        ),
+                    );
+                    log(&mut state, fault);
+                }
+                Err(CallError::Rpc(error))
+            }
+            Err(failure) => Err(CallError::Fault(self.fail(&mut state, method, failure))),
+        }
+    }
+
+    /// Ask the process to exit (`shutdown`, then end of stdin), and kill and
+    /// reap it if it has not within a second. The next call starts a new one.
+    pub fn shutdown(&self) {
+        let mut state = self.lock();
+        let Some(mut process) = state.process.take() else {
+            return;
+        };
+        let id = state.next_id;
+        state.next_id += 1;
+        let grace = self.config.timeout.min(Duration::from_secs(1));
+        self.runtime.block_on(async {
+            let request = Request::new(id, method::SHUTDOWN, Value::Null);
+            let _ = tokio::time::timeout(grace, exchange(&mut process, &request, 4096)).await;
+            process.stdin = None;
+            let _ = tokio::time::timeout(grace, process.child.wait()).await;
+        });
+        self.reap(process, true);
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves the state usable: at worst a
+        // process to restart.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn fault(&self, kind: FaultKind, method: &str, message: String) -> Fault {
+        Fault {
+            peer: self.config.name.clone(),
+            kind,
+            method: method.to_string(),
+            message,
+            stderr_tail: String::new(),
+            pid: None,
+        }
+    }
+
+    /// Start and handshake a process unless one is running.
+    fn ensure_running(&self, state: &mut State) -> Result<(), Fault> {
+        if state.process.is_some() {
+            return Ok(());
+        }
+        if let Some(stopped) = &state.stopped {
+            return Err(stopped.clone());
+        }
+        if let Some(at) = state.restart_at.take() {
+            std::thread::sleep(at.saturating_duration_since(Instant::now()));
+        }
+        let process = match self.spawn() {
+            Ok(p) => p,
+            Err(message) => {
+                let fault = self.fault(FaultKind::Crash, method::INITIALIZE, message);
+                return Err(self.record(state, fault));
+            }
+        };
+        if let Some(pid) = process.pid {
+            state.spawned.push(pid);
+        }
+        state.process = Some(process);
+        let params =
+            serde_json::to_value(InitializeParams { protocol: PROTOCOL }).unwrap_or(Value::Null);
+        let answer = self.exchange(state, method::INITIALIZE, params);
+        let checked = match answer {
+            Ok(Ok(value)) => check_handshake(value),
+            Ok(Err(error)) => Err(handshake_error(&error)),
+            Err(failure) => Err(failure),
+        };
+        match checked {
+            Ok(handshake) => {
+                state.handshake = Some(handshake);
+                Ok(())
+            }
+            Err(failure) => Err(self.fail(state, method::INITIALIZE, failure)),
+        }
+    }
+
+    fn spawn(&self) -> Result<Process, String> {
+        let _guard = self.runtime.enter();
+        let mut command = Command::new(&self.config.command[0]);
+        command
+            .args(&self.config.command[1..])
+            .envs(&self.config.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(cwd) = &self.config.cwd {
+            command.current_dir(cwd);
+        }
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("could not start {:?}: {e}", self.config.command.join(" ")))?;
+        let (Some(stdin), Some(stdout), Some(mut stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err("the child's pipes were not set up".to_string());
+        };
+        let tail = Arc::new(Mutex::new(Tail {
+            bytes: VecDeque::new(),
+            cap: self.config.stderr_tail_bytes,
+        }));
+        let sink = tail.clone();
+        let stderr_task = self.runtime.spawn(async move {
+            let mut buf = vec![0u8; 8192];
+            while let Ok(n) = stderr.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut t) = sink.lock() {
+                    t.push(&buf[..n]);
+                }
+            }
+        });
+        Ok(Process {
+            pid: child.id(),
+            child,
+            stdin: Some(stdin),
+            stdout: BufReader::with_capacity(1 << 16, stdout),
+            stderr: tail,
+            stderr_task: Some(stderr_task),
+        })
+    }
+
+    /// One request/response on the running process, under the timeout.
+    /// `Ok(Err(_))` is a JSON-RPC error answer; `Err(_)` a fault.
+    fn exchange(
+        &self,
+        state: &mut State,
+        method: &str,
+        params: Value,
+    ) -> Result<Result<Value, RpcError>, Failure> {
+        let id = state.next_id;
+        state.next_id += 1;
+        let Some(process) = state.process.as_mut() else {
+            return Err((FaultKind::Crash, "no process is running".to_string()));
+        };
+        let request = Request::new(id, method, params);
+        let timeout = self.config.timeout;
+        let cap = self.config.max_line_bytes;
+        self.runtime.block_on(async {
+            match tokio::time::timeout(timeout, exchange(process, &request, cap)).await {
+                Ok(answer) => answer,
+                Err(_) => Err((
+                    FaultKind::Timeout,
+                    format!("no answer within {} ms", timeout.as_millis()),
+                )),
+            }
+        })
+    }
+
+    /// A fault of the running process: reap it, log the fault, schedule the
+    /// restart, and return the fault.
+    fn fail(&self, state: &mut State, method: &str, (kind, message): Failure) -> Fault {
+        let mut fault = self.fault(kind, method, message);
+        if let Some(process) = state.process.take() {
+            fault.pid = process.pid;
+            // A crash: let the process finish dying so its status and last
+            // words are known. Anything else: kill at once.
+            let (status, tail) = self.reap(process, kind != FaultKind::Crash);
+            if kind == FaultKind::Crash {
+                if let Some(status) = status {
+                    fault.message.push_str(&format!(" ({status})"));
+                }
+            }
+            fault.stderr_tail = tail;
+        }
+        state.handshake = None;
+        self.record(state, fault)
+    }
+
+    /// Log a fault and decide about restarting.
+    fn record(&self, state: &mut State, fault: Fault) -> Fault {
+        state.in_a_row += 1;
+        log(state, fault.clone());
+        let give_up = state.in_a_row >= self.config.backoff.give_up_after.max(1);
+        if fault.kind == FaultKind::Incompatible || give_up {
+            let mut stopped = fault.clone();
+            if fault.kind != FaultKind::Incompatible {
+                stopped.message = format!(
+                    "not restarted after {} faults in a row; the last: {}",
+                    state.in_a_row, fault.message
+                );
+            }
+            state.stopped = Some(stopped);
+        } else {
+            state.restart_at = Some(Instant::now() + self.config.backoff.delay(state.in_a_row));
+        }
+        fault
+    }
+
+    /// Kill (when `kill`; otherwise wait briefly for an exit first) and
+    /// reap the process; return how it ended and its stderr tail.
+    fn reap(&self, mut process: Process, kill: bool) -> (Option<String>, String) {
+        let status = self.runtime.block_on(async {
+            process.stdin = None;
+            if !kill {
+                if let Ok(Ok(status)) =
+                    tokio::time::timeout(Duration::from_millis(500), process.child.wait()).await
+                {
+                    return Some(status);
+                }
+            }
+            let _ = process.child.start_kill();
+            match tokio::time::timeout(Duration::from_secs(5), process.child.wait()).await {
+                Ok(Ok(status)) => Some(status),
+                _ => None,
+            }
+        });
+        if let Some(task) = process.stderr_task.take() {
+            // The pipe closes with the process (unless a grandchild holds
+            // it): the tail is complete after this.
+            let _ = self
+                .runtime
+                .block_on(async { tokio::time::timeout(Duration::from_millis(250), task).await });
+        }
+        let tail = process.stderr.lock().map(|t| t.text()).unwrap_or_default();
+        let status = status.map(|s| match s.code() {
+            Some(code) => format!("exit status {code}"),
+            None => format!("{s}"),
+        });
+        (status, tail)
+    }
+
+    fn search<I: Serialize, O: DeserializeOwned>(
+        &self,
+        method: &str,
+        input: &I,
+    ) -> Result<O, StdError> {
+        // One handshake attempt per call: a peer that cannot start answers
+        // its fault, it is not started twice.
+        match self.handshake() {
+            Err(fault) => return Err(fault.to_std_error()),
+            Ok(h) if !h.capabilities.methods.iter().any(|m| m == method) => {
+                return Err(undeclared(&self.config.name, method));
+            }
+            Ok(_) => {}
+        }
+        let params = serde_json::to_value(input)
+            .map_err(|e| StdError::new(ErrorCode::RequestFailed, e.to_string()))?;
+        match self.call(method, params) {
+            Ok(value) => serde_json::from_value(value).map_err(|e| {
+                let fault = self.fault(
+                    FaultKind::ProtocolViolation,
+                    method,
+                    format!("answered a result that is not a {method} output: {e}"),
+                );
+                let mut state = self.lock();
+                log(&mut state, fault.clone());
+                fault.to_std_error()
+            }),
+            Err(CallError::Rpc(error)) => Err(error.contract_failure().unwrap_or_else(|| {
+                StdError::new(
+                    ErrorCode::RequestFailed,
+                    format!(
+                        "peer {} answered {method} with JSON-RPC error {}: {}",
+                        self.config.name, error.code, error.message
+                    ),
+                )
+            })),
+            Err(CallError::Fault(fault)) => Err(fault.to_std_error()),
+        }
+    }
+}
+
+fn log(state: &mut State, fault: Fault) {
+    state.fault_count += 1;
+    if state.faults.len() == FAULT_LOG {
+        state.faults.pop_front();
+    }
+    state.faults.push_back(fault);
+}
+
+impl Drop for ExternalPeer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+impl Search for ExternalPeer {
+    fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    fn version(&self) -> String {
+        match self.handshake() {
+            Ok(h) => h.peer.version,
+            Err(fault) => format!("unknown ({})", fault.message),
+        }
+    }
+
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        self.search(method::GREP, input)
+    }
+
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        self.search(method::GLOB, input)
+    }
+
+    fn supports(&self, method: &str) -> bool {
+        self.declares(method)
+    }
+
+    fn diagnostics(&self) -> Option<String> {
+        let state = self.lock();
+        if state.fault_count == 0 {
+            return None;
+        }
+        let mut text = format!(
+            "peer {}: {} protocol fault(s); the last {}:",
+            self.config.name,
+            state.fault_count,
+            state.faults.len().min(3)
+        );
+        for fault in state.faults.iter().rev().take(3).rev() {
+            text.push_str(&format!("\n- {fault}"));
+        }
+        Some(text)
+    }
+}
+
+/// The handshake result, checked.
+fn check_handshake(value: Value) -> Result<InitializeResult, Failure> {
+    let handshake: InitializeResult = serde_json::from_value(value).map_err(|e| {
+        (
+            FaultKind::ProtocolViolation,
+            format!("answered initialize with a result that is not an initialize result: {e}"),
+        )
+    })?;
+    if !PROTOCOL.contains(handshake.protocol) {
+        return Err((
+            FaultKind::Incompatible,
+            format!(
+                "chose protocol version {}, which the harness does not speak (it speaks {PROTOCOL})",
+                handshake.protocol
+            ),
+        ));
+    }
+    Ok(handshake)
+}
+
+/// An error answer to `initialize`.
+fn handshake_error(error: &RpcError) -> Failure {
+    if error.code == NO_COMMON_VERSION {
+        let theirs = error
+            .data
+            .clone()
+            .and_then(|d| serde_json::from_value::<VersionRange>(d).ok())
+            .map_or_else(|| "an unstated range".to_string(), |r| r.to_string());
+        return (
+            FaultKind::Incompatible,
+            format!(
+                "no common protocol version: the harness speaks {PROTOCOL}, the peer speaks {theirs} ({})",
+                error.message
+            ),
+        );
+    }
+    (
+        FaultKind::Incompatible,
+        format!(
+            "refused initialize with JSON-RPC error {}: {}",
+            error.code, error.message
+        ),
+    )
+}
+
+/// Write one request and read lines until its response.
+async fn exchange(
+    process: &mut Process,
+    request: &Request,
+    cap: usize,
+) -> Result<Result<Value, RpcError>, Failure> {
+    let mut line = serde_json::to_vec(request)
+        .map_err(|e| (FaultKind::Crash, format!("cannot encode the request: {e}")))?;
+    line.push(b'\n');
+    let Some(stdin) = process.stdin.as_mut() else {
+        return Err((FaultKind::Crash, "its stdin is closed".to_string()));
+    };
+    let written = async {
+        stdin.write_all(&line).await?;
+        stdin.flush().await
+    };
+    if let Err(e) = written.await {
+        return Err((
+            FaultKind::Crash,
+            format!("could not write the request to its stdin: {e}"),
+        ));
+    }
+    loop {
+        let bytes = match read_line_capped(&mut process.stdout, cap).await {
+            Err(e) => return Err((FaultKind::Crash, format!("reading its stdout failed: {e}"))),
+            Ok(Read::Eof) => return Err((FaultKind::Crash, "closed its stdout".to_string())),
+            Ok(Read::TooLong) => {
+                return Err((
+                    FaultKind::ProtocolViolation,
+                    format!("printed a line longer than {cap} bytes on stdout"),
+                ));
+            }
+            Ok(Read::Line(bytes)) => bytes,
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            continue; // blank lines are tolerated
+        }
+        return parse_response(&bytes, request.id);
+    }
+}
+
+/// A response line for request `id`, checked.
+fn parse_response(bytes: &[u8], id: Id) -> Result<Result<Value, RpcError>, Failure> {
+    let violation = |what: String| (FaultKind::ProtocolViolation, what);
+    let value: Value = serde_json::from_slice(bytes).map_err(|_| {
+        violation(format!(
+            "printed a line that is not JSON on stdout: {}",
+            preview(bytes)
+        ))
+    })?;
+    let Value::Object(mut object) = value else {
+        return Err(violation(format!(
+            "printed JSON that is not a response object: {}",
+            preview(bytes)
+        )));
+    };
+    if object.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC) {
+        return Err(violation(format!(
+            "printed a response without \"jsonrpc\":\"2.0\": {}",
+            preview(bytes)
+        )));
+    }
+    let got = object.get("id").cloned().unwrap_or(Value::Null);
+    if got.as_u64() != Some(id) {
+        return Err(violation(format!(
+            "answered id {got} while request {id} was outstanding"
+        )));
+    }
+    match (object.remove("result"), object.remove("error")) {
+        (Some(result), None) => Ok(Ok(result)),
+        (None, Some(error)) => match serde_json::from_value::<RpcError>(error) {
+            Ok(error) => Ok(Err(error)),
+            Err(e) => Err(violation(format!("answered a malformed error object: {e}"))),
+        },
+        _ => Err(violation(
+            "answered a response with both or neither of result and error".to_string(),
+        )),
+    }
+}
+
+/// The start of a line, for messages.
+fn preview(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(120)]).into_owned();
+    if bytes.len() > 120 {
+        format!("{text:?}…")
+    } else {
+        format!("{text:?}")
+    }
+}
+
+/// What [`read_line_capped`] found.
+enum Read {
+    Line(Vec<u8>),
+    Eof,
+    TooLong,
+}
+
+/// Read one `\n`-terminated line of at most `cap` bytes. A longer line is
+/// not read further (the process is killed after it anyway).
+async fn read_line_capped<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    cap: usize,
+) -> std::io::Result<Read> {
+    let mut line = Vec::new();
+    loop {
+        let chunk = reader.fill_buf().await?;
+        if chunk.is_empty() {
+            return Ok(Read::Eof);
+        }
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
+            Some(at) => (at, true),
+            None => (chunk.len(), false),
+        };
+        if line.len() + take > cap {
+            return Ok(Read::TooLong);
+        }
+        line.extend_from_slice(&chunk[..take]);
+        reader.consume(if done { take + 1 } else { take });
+        if done {
+            return Ok(Read::Line(line));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_keeps_the_end() {
+        let mut t = Tail {
+            bytes: VecDeque::new(),
+            cap: 5,
+        };
+        t.push(b"abc");
+        t.push(b"defg");
+        assert_eq!(t.text(), "cdefg");
+        t.push(b"0123456789");
+        assert_eq!(t.text(), "56789");
+    }
+
+    #[test]
+    fn responses_are_checked() {
+        assert_eq!(
+            parse_response(br#"{"jsonrpc":"2.0","id":3,"result":null}"#, 3),
+            Ok(Ok(Value::Null))
+        );
+        let wrong = parse_response(br#"{"jsonrpc":"2.0","id":4,"result":1}"#, 3);
+        assert_eq!(
+            wrong,
+            Err((
+                FaultKind::ProtocolViolation,
+                "answered id 4 while request 3 was outstanding".to_string()
+            ))
+        );
+        assert!(matches!(
+            parse_response(b"hello", 1),
+            Err((FaultKind::ProtocolViolation, _))
+        ));
+        assert!(matches!(
+            parse_response(br#"{"jsonrpc":"2.0","id":1}"#, 1),
+            Err((FaultKind::ProtocolViolation, _))
+        ));
+    }
+}

@@ -1,0 +1,102 @@
+//! The peer protocol: peers in any language, run as child processes and
+//! spoken to over newline-delimited JSON-RPC 2.0 on their stdin/stdout
+//! (`peers/PROTOCOL.md` is the specification; `peers/schema/` holds one
+//! JSON Schema per message).
+//!
+//! * [`messages`]: the envelopes, the error codes and the `initialize`
+//!   handshake.
+//! * [`client`]: the harness side. An [`ExternalPeer`] is a
+//!   [`Search`](crate::peer::Search)
+//!   like any built-in peer, so `cargo test`, `lawsuite run` and
+//!   `lawsuite call` use it unchanged. It owns the child process: per-call
+//!   timeouts, a bounded stderr tail, faults (`timeout`, `crash`,
+//!   `protocol_violation`) logged and mapped to contract errors, restarts
+//!   with bounded back-off, and no zombie left behind.
+//! * [`server`]: the peer side. [`serve`] answers the protocol for any
+//!   [`Search`](crate::peer::Search); `lawsuite serve --peer portable` uses it.
+//!
+//! # Undeclared methods
+//!
+//! A peer lists the methods it answers in `initialize`'s
+//! `capabilities.methods`. A call to a method it did not declare is never
+//! sent: [`ExternalPeer`] answers it with an `unsupported` [`StdError`]
+//! whose message starts with [`UNDECLARED_PREFIX`] ([`is_undeclared`]
+//! recognises it), and [`Search::supports`](crate::peer::Search::supports) returns `false` for it, which
+//! the conformance kit consults to skip the call instead of counting a
+//! divergence (the suite shows each skipped method as an ignored trial
+//! `skipped::<peer>::<method>` with the reason).
+//!
+//! # Example
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use lawsuite::contract::GlobInput;
+//! use lawsuite::peer::Search;
+//! use lawsuite::protocol::{ExternalPeer, PeerConfig};
+//!
+//! let mut config = PeerConfig::new("py", ["python3", "peers/examples/glob_peer.py"]);
+//! config.timeout = Duration::from_secs(2);
+//! let peer = ExternalPeer::new(config)?;
+//! let out = peer.glob(&GlobInput::new("**/*.rs", "src"))?;
+//! assert!(!peer.supports("grep"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod client;
+pub mod messages;
+pub mod server;
+
+pub use client::{ExternalPeer, Fault, FaultKind, PeerConfig};
+pub use server::serve;
+
+use crate::contract::{ErrorCode, StdError};
+use messages::VersionRange;
+
+/// The protocol versions this harness (and [`serve`]) speaks.
+pub const PROTOCOL: VersionRange = VersionRange { min: 1, max: 1 };
+
+/// The longest line either side reads: 64 MiB. A longer line from a peer
+/// is a `protocol_violation`; it is never held in memory whole.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// The method names of the protocol.
+pub mod method {
+    /// The handshake.
+    pub const INITIALIZE: &str = "initialize";
+    /// `Search.grep` on a normalised input.
+    pub const GREP: &str = "grep";
+    /// `Search.glob` on a normalised input.
+    pub const GLOB: &str = "glob";
+    /// The grep flow (`Grep.run`) on a caller's request.
+    pub const FLOW_GREP: &str = "flow/grep";
+    /// The glob flow (`Glob.run`) on a caller's request.
+    pub const FLOW_GLOB: &str = "flow/glob";
+    /// Answer, then exit.
+    pub const SHUTDOWN: &str = "shutdown";
+}
+
+/// The start of the message of an [`undeclared`] error.
+pub const UNDECLARED_PREFIX: &str = "Not declared by the peer: ";
+
+/// The answer to a call the peer did not declare in its capabilities: an
+/// `unsupported` error with a message starting with [`UNDECLARED_PREFIX`].
+///
+/// ```
+/// use lawsuite::protocol::{is_undeclared, undeclared};
+/// let err = undeclared("py", "grep");
+/// assert_eq!(err.code.as_str(), "unsupported");
+/// assert!(is_undeclared(&err));
+/// ```
+pub fn undeclared(peer: &str, method: &str) -> StdError {
+    StdError::new(
+        ErrorCode::Unsupported,
+        format!(
+            "{UNDECLARED_PREFIX}{peer} does not list {method} in its capabilities, so the call is skipped, not compared"
+        ),
+    )
+}
+
+/// Whether `err` is an [`undeclared`] answer (a skip, not a divergence).
+pub fn is_undeclared(err: &StdError) -> bool {
+    err.code == ErrorCode::Unsupported && err.message.starts_with(UNDECLARED_PREFIX)
+}

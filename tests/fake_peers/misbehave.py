@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""A fake lawsuite peer that misbehaves on purpose (tests/protocol.rs).
+
+Usage: misbehave.py MODE [SECONDS]
+
+It answers `initialize` (declaring grep and glob) and `shutdown` properly
+unless MODE says otherwise, and answers `grep`/`glob` with an empty output
+unless MODE says otherwise:
+
+  ok            behave
+  hang          never answer glob
+  crash         write to stderr, then exit 3 on glob
+  garbage       print a non-JSON line for glob
+  wrong-id      answer glob with another id
+  huge          print a 100 MB line for glob
+  slow-start    sleep SECONDS before reading anything, then behave
+  mute-init     read initialize and never answer
+  exit-at-start exit 7 before reading anything
+  old-protocol  speak only protocol versions 2..=3
+  chatty        write 1 MB to stderr before each answer, then behave
+  rpc-error     answer glob with JSON-RPC error -32603
+  crash-once    crash on the first glob of all processes sharing the
+                marker file named by $FAKE_MARKER, then behave
+"""
+import json
+import os
+import sys
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
+SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+EMPTY_GLOB = {"paths": [], "total": 0, "truncated": False}
+EMPTY_GREP = {"matches": [], "files": [], "filesSearched": 0, "skippedBinary": 0,
+              "truncated": False}
+
+
+def say(text):
+    print(f"fake peer {MODE}: {text}", file=sys.stderr, flush=True)
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def forever():
+    while True:
+        time.sleep(3600)
+
+
+def main():
+    say(f"starting, pid {os.getpid()}")
+    if MODE == "exit-at-start":
+        say("exiting before the handshake")
+        sys.exit(7)
+    if MODE == "slow-start":
+        time.sleep(SECONDS)
+    for line in sys.stdin:
+        request = json.loads(line)
+        rid, method = request["id"], request["method"]
+        if MODE == "chatty":
+            sys.stderr.write("x" * (1 << 20) + "\n")
+            sys.stderr.flush()
+        if method == "initialize":
+            if MODE == "mute-init":
+                say("not answering initialize")
+                forever()
+            if MODE == "old-protocol":
+                send({"jsonrpc": "2.0", "id": rid, "error": {
+                    "code": -32001, "message": "this peer speaks 2..=3",
+                    "data": {"min": 2, "max": 3}}})
+                continue
+            send({"jsonrpc": "2.0", "id": rid, "result": {
+                "protocol": 1, "peer": {"name": f"fake-{MODE}", "version": "0"},
+                "capabilities": {"methods": ["grep", "glob"], "ground": "shared"}}})
+        elif method == "shutdown":
+            send({"jsonrpc": "2.0", "id": rid, "result": None})
+            return
+        elif method == "glob":
+            if MODE == "hang":
+                say("hanging on glob")
+                forever()
+            if MODE == "crash" or (MODE == "crash-once" and first_crash()):
+                say("crashing on glob")
+                sys.exit(3)
+            if MODE == "garbage":
+                print("this is not json", flush=True)
+                continue
+            if MODE == "wrong-id":
+                send({"jsonrpc": "2.0", "id": rid + 100, "result": EMPTY_GLOB})
+                continue
+            if MODE == "huge":
+                say("printing a 100 MB line")
+                chunk = "x" * (1 << 20)
+                for _ in range(100):
+                    sys.stdout.write(chunk)
+                sys.stdout.write("\n")
+                sys.stdout.flush()
+                continue
+            if MODE == "rpc-error":
+                send({"jsonrpc": "2.0", "id": rid,
+                      "error": {"code": -32603, "message": "something broke"}})
+                continue
+            send({"jsonrpc": "2.0", "id": rid, "result": EMPTY_GLOB})
+        elif method == "grep":
+            send({"jsonrpc": "2.0", "id": rid, "result": EMPTY_GREP})
+        else:
+            send({"jsonrpc": "2.0", "id": rid,
+                  "error": {"code": -32601, "message": "unknown method"}})
+
+
+def first_crash():
+    marker = os.environ["FAKE_MARKER"]
+    if os.path.exists(marker):
+        return False
+    open(marker, "w").close()
+    return True
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except BrokenPipeError:
+        pass

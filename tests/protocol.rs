@@ -1,0 +1,672 @@
+//! The peer protocol end to end: misbehaving fake peers (each fault kind,
+//! quickly, no zombies), `lawsuite serve --peer portable` round-tripping the
+//! smthrs seeds, the Python example peer, the registry's external entries
+//! and the `peers`/`call` subcommands.
+//!
+//! Tests that need `python3` print why and pass when it is missing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use lawsuite::contract::{ErrorCode, GlobInput, GlobRequest, GrepInput, GrepRequest};
+use lawsuite::kit::compare::compare_plan;
+use lawsuite::kit::materialize::TempTree;
+use lawsuite::kit::plan::{GeneratedFile, PlanOptions};
+use lawsuite::kit::smthrs;
+use lawsuite::peer::Search;
+use lawsuite::portable::Portable;
+use lawsuite::protocol::client::Backoff;
+use lawsuite::protocol::messages::Ground;
+use lawsuite::protocol::{ExternalPeer, FaultKind, PeerConfig, is_undeclared, method};
+use lawsuite::registry::Registry;
+use lawsuite::suite::{PLAN_ROOT, SMTHRS_SEEDS};
+use serde_json::json;
+
+const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
+
+/// The timeout of the tests that wait for one: long enough for Python to
+/// start and log on a loaded two-core machine, short enough to keep the
+/// suite quick.
+const SHORT: u64 = 1500;
+
+fn manifest() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The Python interpreter's own path (not a version manager's shim, which
+/// can take longer to start than the short timeouts here allow), or `None`
+/// after printing why the test is skipped.
+fn python(test: &str) -> Option<&'static str> {
+    static PYTHON: OnceLock<Option<String>> = OnceLock::new();
+    let found = PYTHON.get_or_init(|| {
+        let out = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .ok()?;
+        let path = String::from_utf8(out.stdout).ok()?.trim().to_string();
+        (out.status.success() && !path.is_empty()).then_some(path)
+    });
+    if found.is_none() {
+        eprintln!("{test}: skipped: python3 is not on PATH");
+    }
+    found.as_deref()
+}
+
+fn fake_script() -> PathBuf {
+    manifest()
+        .join("tests")
+        .join("fake_peers")
+        .join("misbehave.py")
+}
+
+/// A fake peer in `mode` with a short timeout and a fast back-off.
+fn fake(python: &str, mode: &str, args: &[&str], timeout_ms: u64) -> ExternalPeer {
+    let mut command = vec![
+        python.to_string(),
+        fake_script().to_string_lossy().into_owned(),
+        mode.to_string(),
+    ];
+    command.extend(args.iter().map(|a| a.to_string()));
+    let mut config = PeerConfig::new(format!("fake-{mode}"), command);
+    config.timeout = Duration::from_millis(timeout_ms);
+    config.backoff = Backoff {
+        first: Duration::from_millis(10),
+        max: Duration::from_millis(100),
+        give_up_after: 5,
+    };
+    match ExternalPeer::new(config) {
+        Ok(peer) => peer,
+        Err(e) => panic!("cannot create the fake peer: {e}"),
+    }
+}
+
+fn tree() -> TempTree {
+    match TempTree::with_files(&[
+        GeneratedFile::new("a.ts", "needle\n"),
+        GeneratedFile::new("one/b.ts", "needle\n"),
+        GeneratedFile::new("one/c.js", "x\n"),
+    ]) {
+        Ok(t) => t,
+        Err(e) => panic!("cannot write the tree: {e}"),
+    }
+}
+
+fn glob_input(pattern: &str, root: &Path) -> GlobInput {
+    GlobInput::new(pattern, root.to_string_lossy())
+}
+
+/// Whether `pid` is gone (reaped): no `/proc/<pid>` at all.
+fn reaped(pid: u32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+fn assert_all_reaped(pids: &[u32]) {
+    for &pid in pids {
+        assert!(
+            reaped(pid),
+            "process {pid} is still there (zombie or alive)"
+        );
+    }
+}
+
+/// Call glob once on a fake peer, expect the fault `kind` and the contract
+/// code `code`, then check the process was reaped and that dropping the peer
+/// leaves nothing behind.
+fn expect_fault(
+    mode: &str,
+    args: &[&str],
+    timeout_ms: u64,
+    kind: FaultKind,
+    code: ErrorCode,
+    stderr_says: &str,
+) {
+    let Some(python) = python(mode) else { return };
+    let dir = tree();
+    let peer = fake(python, mode, args, timeout_ms);
+    let started = Instant::now();
+    let answer = peer.glob(&glob_input("*", dir.path()));
+    let elapsed = started.elapsed();
+    let err = match answer {
+        Ok(out) => panic!("{mode}: expected a fault, got {out:?}"),
+        Err(e) => e,
+    };
+    assert_eq!(err.code, code, "{mode}: {}", err.message);
+    let faults = peer.faults();
+    let last = faults
+        .last()
+        .unwrap_or_else(|| panic!("{mode}: no fault logged"));
+    assert_eq!(last.kind, kind, "{mode}: {last}");
+    assert!(
+        last.stderr_tail.contains(stderr_says),
+        "{mode}: the stderr tail {:?} lacks {stderr_says:?}",
+        last.stderr_tail
+    );
+    assert!(
+        err.message.contains(kind.as_str()),
+        "{mode}: the error message names the fault: {}",
+        err.message
+    );
+    assert!(
+        elapsed < Duration::from_millis(timeout_ms) + Duration::from_secs(3),
+        "{mode}: took {elapsed:?}"
+    );
+    assert!(peer.pid().is_none(), "{mode}: the faulty process is gone");
+    let pids = peer.spawned_pids();
+    assert!(!pids.is_empty());
+    assert_all_reaped(&pids);
+    drop(peer);
+    assert_all_reaped(&pids);
+}
+
+#[test]
+fn a_peer_that_hangs_is_a_timeout() {
+    expect_fault(
+        "hang",
+        &[],
+        SHORT,
+        FaultKind::Timeout,
+        ErrorCode::Timeout,
+        "hanging on glob",
+    );
+}
+
+#[test]
+fn a_peer_that_crashes_mid_call_is_a_crash() {
+    expect_fault(
+        "crash",
+        &[],
+        2000,
+        FaultKind::Crash,
+        ErrorCode::RequestFailed,
+        "crashing on glob",
+    );
+}
+
+#[test]
+fn a_crash_reports_the_exit_status() {
+    let Some(python) = python("crash status") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "crash", &[], 2000);
+    let _ = peer.glob(&glob_input("*", dir.path()));
+    let faults = peer.faults();
+    assert!(
+        faults.iter().any(|f| f.message.contains("exit status 3")),
+        "{faults:?}"
+    );
+}
+
+#[test]
+fn garbage_on_stdout_is_a_protocol_violation() {
+    expect_fault(
+        "garbage",
+        &[],
+        2000,
+        FaultKind::ProtocolViolation,
+        ErrorCode::RequestFailed,
+        "starting",
+    );
+}
+
+#[test]
+fn the_wrong_id_is_a_protocol_violation() {
+    expect_fault(
+        "wrong-id",
+        &[],
+        2000,
+        FaultKind::ProtocolViolation,
+        ErrorCode::RequestFailed,
+        "starting",
+    );
+}
+
+#[test]
+fn a_100_mb_line_is_capped_and_a_protocol_violation() {
+    // The default 64 MiB cap: read up to it, then stop and kill.
+    expect_fault(
+        "huge",
+        &[],
+        10_000,
+        FaultKind::ProtocolViolation,
+        ErrorCode::RequestFailed,
+        "printing a 100 MB line",
+    );
+}
+
+#[test]
+fn a_slow_start_past_the_timeout_is_a_timeout() {
+    expect_fault(
+        "slow-start",
+        &["30"],
+        SHORT,
+        FaultKind::Timeout,
+        ErrorCode::Timeout,
+        "starting",
+    );
+}
+
+#[test]
+fn a_slow_start_within_the_timeout_is_fine() {
+    let Some(python) = python("slow start") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "slow-start", &["0.3"], 3000);
+    let out = peer.glob(&glob_input("*", dir.path()));
+    assert!(out.is_ok(), "{out:?}");
+    assert!(peer.faults().is_empty());
+}
+
+#[test]
+fn a_peer_that_never_answers_initialize_is_a_timeout() {
+    expect_fault(
+        "mute-init",
+        &[],
+        SHORT,
+        FaultKind::Timeout,
+        ErrorCode::Timeout,
+        "not answering initialize",
+    );
+}
+
+#[test]
+fn a_peer_that_exits_at_start_is_a_crash() {
+    expect_fault(
+        "exit-at-start",
+        &[],
+        2000,
+        FaultKind::Crash,
+        ErrorCode::RequestFailed,
+        "exiting before the handshake",
+    );
+}
+
+#[test]
+fn no_common_version_names_both_ranges_and_is_not_retried() {
+    let Some(python) = python("old protocol") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "old-protocol", &[], 2000);
+    let err = match peer.glob(&glob_input("*", dir.path())) {
+        Ok(out) => panic!("expected a failure, got {out:?}"),
+        Err(e) => e,
+    };
+    assert_eq!(err.code, ErrorCode::ProviderUnavailable);
+    assert!(
+        err.message
+            .contains("the harness speaks 1, the peer speaks 2..=3"),
+        "{}",
+        err.message
+    );
+    // Not restarted: the second call answers at once, with no new process.
+    let _ = peer.glob(&glob_input("*", dir.path()));
+    assert_eq!(peer.spawned_pids().len(), 1);
+    assert_eq!(peer.faults()[0].kind, FaultKind::Incompatible);
+}
+
+#[test]
+fn a_json_rpc_error_is_request_failed_and_keeps_the_process() {
+    let Some(python) = python("rpc error") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "rpc-error", &[], 2000);
+    let err = match peer.glob(&glob_input("*", dir.path())) {
+        Ok(out) => panic!("expected a failure, got {out:?}"),
+        Err(e) => e,
+    };
+    assert_eq!(err.code, ErrorCode::RequestFailed);
+    assert!(err.message.contains("-32603"), "{}", err.message);
+    assert_eq!(peer.faults()[0].kind, FaultKind::ErrorResponse);
+    let pid = peer.pid();
+    assert!(pid.is_some());
+    assert!(peer.grep(&GrepInput::new("x", ".")).is_ok());
+    assert_eq!(peer.pid(), pid, "the process was kept");
+}
+
+#[test]
+fn stderr_is_logging_never_a_fault_and_its_tail_is_bounded() {
+    let Some(python) = python("chatty") else {
+        return;
+    };
+    let dir = tree();
+    // 1 MB of stderr before every answer: far more than a pipe holds.
+    let peer = fake(python, "chatty", &[], 5000);
+    for _ in 0..3 {
+        let out = peer.glob(&glob_input("*", dir.path()));
+        assert!(out.is_ok(), "{out:?}");
+    }
+    assert!(peer.faults().is_empty(), "{:?}", peer.faults());
+}
+
+#[test]
+fn a_crashed_peer_is_restarted_and_the_run_goes_on() {
+    let Some(python) = python("crash once") else {
+        return;
+    };
+    let dir = tree();
+    let marker = dir.path().join("crashed");
+    let mut peer_config = PeerConfig::new(
+        "fake-crash-once",
+        [
+            python.to_string(),
+            fake_script().to_string_lossy().into_owned(),
+            "crash-once".to_string(),
+        ],
+    );
+    peer_config
+        .env
+        .insert("FAKE_MARKER".into(), marker.to_string_lossy().into_owned());
+    peer_config.timeout = Duration::from_secs(2);
+    let peer = match ExternalPeer::new(peer_config) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    let first = peer.glob(&glob_input("*", dir.path()));
+    assert_eq!(first.map_err(|e| e.code), Err(ErrorCode::RequestFailed));
+    let second = peer.glob(&glob_input("*", dir.path()));
+    assert!(second.is_ok(), "{second:?}");
+    let pids = peer.spawned_pids();
+    assert_eq!(pids.len(), 2, "one restart");
+    assert!(reaped(pids[0]));
+    assert_eq!(peer.fault_count(), 1);
+    let diagnostics = peer.diagnostics().unwrap_or_default();
+    assert!(diagnostics.contains("crashing on glob"), "{diagnostics}");
+    drop(peer);
+    assert_all_reaped(&pids);
+}
+
+#[test]
+fn a_peer_that_keeps_failing_is_given_up_on_quickly() {
+    let Some(python) = python("give up") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "exit-at-start", &[], 2000);
+    let started = Instant::now();
+    for _ in 0..10 {
+        assert!(peer.glob(&glob_input("*", dir.path())).is_err());
+    }
+    assert_eq!(peer.spawned_pids().len(), 5, "five tries, then no more");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let err = peer
+        .glob(&glob_input("*", dir.path()))
+        .err()
+        .map(|e| e.message)
+        .unwrap_or_default();
+    assert!(
+        err.contains("not restarted after 5 faults in a row"),
+        "{err}"
+    );
+    assert_all_reaped(&peer.spawned_pids());
+}
+
+/// A registry file with `portable` as the reference and `extra` appended.
+fn registry_with(dir: &Path, extra: &str) -> Registry {
+    let path = dir.join("peers.toml");
+    let text = format!(
+        "reference = \"portable\"\n\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n\n{extra}"
+    );
+    if let Err(e) = std::fs::write(&path, text) {
+        panic!("cannot write {}: {e}", path.display());
+    }
+    match Registry::load(&path) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn served_portable(dir: &Path) -> Arc<dyn Search> {
+    let registry = registry_with(
+        dir,
+        &format!(
+            "[[peer]]\nname = \"served\"\ncommand = [{:?}, \"serve\", \"--peer\", \"portable\"]\ntimeout_ms = 20000\n",
+            LAWSUITE
+        ),
+    );
+    match registry.peers.iter().find(|p| p.name == "served") {
+        Some(entry) => match &entry.peer {
+            Ok(peer) => peer.clone(),
+            Err(why) => panic!("{why}"),
+        },
+        None => panic!("no served peer"),
+    }
+}
+
+#[test]
+fn serve_portable_round_trips_the_smthrs_seeds() {
+    let dir = tree();
+    let served = served_portable(dir.path());
+    assert!(served.supports("grep") && served.supports("glob"));
+    assert_eq!(served.version(), Portable::default().version());
+    let reference = Portable::default();
+    let mut calls = 0;
+    for seed in SMTHRS_SEEDS {
+        let Ok(seed32) = u32::try_from(seed) else {
+            panic!("seed {seed}")
+        };
+        let plan = smthrs::plan(seed32, PLAN_ROOT, &PlanOptions::default());
+        calls += plan.grep.len() + plan.glob.len();
+        let divergences = match compare_plan(&plan, &reference, &[served.as_ref()]) {
+            Ok(d) => d,
+            Err(e) => panic!("seed {seed}: {e}"),
+        };
+        assert!(
+            divergences.is_empty(),
+            "seed {seed}: {} divergences, first: {:?}",
+            divergences.len(),
+            divergences.first()
+        );
+    }
+    assert!(calls > 0);
+    assert!(served.diagnostics().is_none());
+}
+
+#[test]
+fn serve_answers_the_flow_methods_like_the_flow_layer() {
+    let dir = tree();
+    let registry = registry_with(
+        dir.path(),
+        &format!(
+            "[[peer]]\nname = \"served\"\ncommand = [{:?}, \"serve\", \"--peer\", \"portable\"]\n",
+            LAWSUITE
+        ),
+    );
+    let Some(external) = registry.peers.iter().find_map(|p| p.external.clone()) else {
+        panic!("no external peer")
+    };
+    let root = dir.path().to_string_lossy().into_owned();
+    let mut request = GrepRequest::new("needle(");
+    request.root = Some(root.clone());
+    let local = lawsuite::flow::grep(&Portable::default(), &request);
+    let remote = external.call(
+        method::FLOW_GREP,
+        json!({"pattern": "needle(", "root": root}),
+    );
+    match (local, remote) {
+        (Err(l), Err(lawsuite::protocol::client::CallError::Rpc(r))) => {
+            assert_eq!(r.contract_failure(), Some(l));
+        }
+        (l, r) => panic!("expected the same contract failure: {l:?} vs {r:?}"),
+    }
+    let mut request = GlobRequest::new("**/*.ts");
+    request.root = Some(root.clone());
+    let local = lawsuite::flow::glob(&Portable::default(), &request).map(|o| json!(o));
+    let remote = external.call(
+        method::FLOW_GLOB,
+        json!({"pattern": "**/*.ts", "root": root}),
+    );
+    assert_eq!(local.ok(), remote.ok());
+}
+
+#[test]
+fn the_python_example_peer_declares_glob_only_and_agrees_on_simple_globs() {
+    if python("python example").is_none() {
+        return;
+    }
+    let registry = match Registry::load(&Registry::default_path()) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    let Some(entry) = registry.peers.iter().find(|p| p.name == "python-glob") else {
+        panic!("python-glob is not registered in peers/peers.toml")
+    };
+    let Some(external) = entry.external.clone() else {
+        panic!(
+            "python-glob is not available: {:?}",
+            entry.peer.as_ref().err()
+        )
+    };
+    let handshake = match external.handshake() {
+        Ok(h) => h,
+        Err(f) => panic!("{f}"),
+    };
+    assert_eq!(handshake.peer.name, "python-glob");
+    assert_eq!(handshake.peer.language.as_deref(), Some("python"));
+    assert_eq!(handshake.capabilities.methods, ["glob"]);
+    assert_eq!(handshake.capabilities.ground, Ground::Shared);
+    assert!(external.supports("glob"));
+    assert!(!external.supports("grep"));
+
+    let dir = tree();
+    let portable = Portable::default();
+    for pattern in [
+        "**/*.ts",
+        "*.ts",
+        "one/**/*.ts",
+        "**/*.{ts,js}",
+        "nope/*.ts",
+    ] {
+        let input = glob_input(pattern, dir.path());
+        assert_eq!(external.glob(&input), portable.glob(&input), "{pattern}");
+    }
+    let err = match external.grep(&GrepInput::new("needle", dir.path().to_string_lossy())) {
+        Ok(out) => panic!("grep is not declared, yet answered {out:?}"),
+        Err(e) => e,
+    };
+    assert_eq!(err.code, ErrorCode::Unsupported);
+    assert!(is_undeclared(&err), "{}", err.message);
+
+    // Through the kit: grep calls skipped, glob calls compared, no divergence.
+    let plan = smthrs::plan(1, PLAN_ROOT, &PlanOptions::default());
+    let divergences = match compare_plan(&plan, &portable, &[external.as_ref()]) {
+        Ok(d) => d,
+        Err(e) => panic!("{e}"),
+    };
+    assert!(divergences.is_empty(), "{divergences:?}");
+    assert!(external.faults().is_empty(), "{:?}", external.faults());
+}
+
+#[test]
+fn registry_external_entries() {
+    let dir = tree();
+    let registry = registry_with(
+        dir.path(),
+        "[[peer]]\nname = \"missing\"\ncommand = [\"no-such-program-lawsuite\"]\n",
+    );
+    let why = registry.peers[1]
+        .peer
+        .as_ref()
+        .err()
+        .cloned()
+        .unwrap_or_default();
+    assert!(why.contains("not on PATH"), "{why}");
+
+    let path = dir.path().join("bad.toml");
+    let bad = "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\ntimeout_ms = 5\n";
+    assert!(std::fs::write(&path, bad).is_ok());
+    let err = Registry::load(&path)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("only for external peers"), "{err}");
+
+    let bad = "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"e\"\ncommand = []\n";
+    assert!(std::fs::write(&path, bad).is_ok());
+    let err = Registry::load(&path)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("empty `command`"), "{err}");
+}
+
+#[test]
+fn cli_peers_lists_and_smoke_checks_every_peer() {
+    let dir = tree();
+    let path = dir.path().join("peers.toml");
+    let text = format!(
+        "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"served\"\ncommand = [{LAWSUITE:?}, \"serve\", \"--peer\", \"portable\"]\n[[peer]]\nname = \"missing\"\ncommand = [\"no-such-program-lawsuite\"]\n"
+    );
+    assert!(std::fs::write(&path, text).is_ok());
+    let out = match Command::new(LAWSUITE)
+        .args(["peers", "--registry"])
+        .arg(&path)
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => panic!("{e}"),
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("portable (reference)"), "{stdout}");
+    let served = stdout
+        .lines()
+        .find(|l| l.starts_with("served"))
+        .unwrap_or_default();
+    assert!(
+        served.contains("lawsuite 0.1.0") && served.contains("ok"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("methods [grep, glob, flow/grep, flow/glob]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("unavailable"), "{stdout}");
+}
+
+#[test]
+fn cli_call_reaches_external_peers() {
+    let dir = tree();
+    let path = dir.path().join("peers.toml");
+    let text = format!(
+        "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"served\"\ncommand = [{LAWSUITE:?}, \"serve\", \"--peer\", \"portable\"]\n"
+    );
+    assert!(std::fs::write(&path, text).is_ok());
+    let params = json!({"pattern": "*.ts", "root": dir.path()}).to_string();
+    let out = match Command::new(LAWSUITE)
+        .args(["call", "--peer", "served", "--registry"])
+        .arg(&path)
+        .args(["flow/glob", &params])
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => panic!("{e}"),
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
+    assert_eq!(value["total"], 2, "{stdout}");
+}
+
+#[test]
+fn a_failing_trial_shows_the_fault_log_and_stderr_tail() {
+    let Some(python) = python("trial diagnostics") else {
+        return;
+    };
+    let peer = fake(python, "garbage", &[], 3000);
+    let plan = smthrs::plan(1, PLAN_ROOT, &PlanOptions::default());
+    let regressions = tree();
+    let failed =
+        match lawsuite::suite::run_plan(&plan, &Portable::default(), &peer, regressions.path()) {
+            Ok(()) => panic!("a peer printing garbage cannot agree"),
+            Err(f) => f,
+        };
+    let report = failed.message().unwrap_or_default();
+    assert!(report.contains("protocol_violation"), "{report}");
+    assert!(report.contains("stderr (tail):"), "{report}");
+    assert!(report.contains("fake peer garbage: starting"), "{report}");
+}
