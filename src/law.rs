@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::contract::{GlobInput, GlobRequest, GrepInput, GrepRequest, normalize_path};
+use crate::contract::normalize::{glob_defaults, grep_defaults};
+use crate::contract::{GlobRequest, GrepRequest, normalize_path};
 use crate::flow;
 use crate::kit::case::{rebase, render};
 use crate::kit::materialize::TempTree;
@@ -435,19 +436,13 @@ fn call(method: &str, input: &Value, peer: &dyn Search) -> Result<Value, String>
         "grep" => {
             let req: GrepRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
             with_message(
-                peer.grep(&unchecked_grep(&req))
+                peer.grep(&grep_defaults(&req))
                     .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
             )
         }
         "glob" => {
             let req: GlobRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
-            let input = GlobInput {
-                pattern: req.pattern.clone(),
-                root: req.root.clone().unwrap_or_else(|| ".".into()),
-                hidden: req.hidden.unwrap_or(false),
-                no_ignore: req.no_ignore.unwrap_or(false),
-                limit: req.limit.unwrap_or(crate::contract::MAX_ENTRIES),
-            };
+            let input = glob_defaults(&req);
             with_message(
                 peer.glob(&input)
                     .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
@@ -455,27 +450,6 @@ fn call(method: &str, input: &Value, peer: &dyn Search) -> Result<Value, String>
         }
         other => return Err(format!("unknown method {other:?}")),
     })
-}
-
-/// §4's defaults without §3's checks: a peer-level call as a harness would
-/// make it (limits are not capped either).
-fn unchecked_grep(req: &GrepRequest) -> GrepInput {
-    GrepInput {
-        pattern: req.pattern.clone(),
-        root: req.root.clone().unwrap_or_else(|| ".".into()),
-        fixed_strings: req.fixed_strings.unwrap_or(false),
-        ignore_case: req.ignore_case.unwrap_or(false),
-        smart_case: req.smart_case.unwrap_or(false),
-        globs: req.globs.clone().unwrap_or_default(),
-        before_context: req.context.or(req.before_context).unwrap_or(0),
-        after_context: req.context.or(req.after_context).unwrap_or(0),
-        max_count: req.max_count,
-        files_with_matches: req.files_with_matches.unwrap_or(false),
-        hidden: req.hidden.unwrap_or(false),
-        no_ignore: req.no_ignore.unwrap_or(false),
-        symbols: req.symbols.unwrap_or(true),
-        limit: req.limit.unwrap_or(crate::contract::MAX_GREP_MATCHES),
-    }
 }
 
 /// The `search-contract` sections (§2–§18) that no law pins.

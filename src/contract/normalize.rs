@@ -50,18 +50,26 @@ pub fn normalize_grep(req: &GrepRequest) -> Result<GrepInput, StdError> {
     // §3 check 4.
     validate_pattern(&req.pattern, fixed_strings)?;
     // §3 check 5: globs in array order.
-    let globs = req.globs.clone().unwrap_or_default();
-    for glob in &globs {
+    for glob in req.globs.iter().flatten() {
         validate_glob(glob)?;
     }
     // §4.
-    Ok(GrepInput {
+    let mut input = grep_defaults(req);
+    input.limit = input.limit.min(MAX_GREP_MATCHES);
+    Ok(input)
+}
+
+/// §4's defaults alone: no §3 check and no limit cap. This is the input a
+/// harness hands a peer directly, below the flow layer (the kit's plans,
+/// peer-level laws); [`normalize_grep`] is this plus the checks and the cap.
+pub fn grep_defaults(req: &GrepRequest) -> GrepInput {
+    GrepInput {
         pattern: req.pattern.clone(),
         root: req.root.clone().unwrap_or_else(|| ".".to_string()),
-        fixed_strings,
+        fixed_strings: req.fixed_strings.unwrap_or(false),
         ignore_case: req.ignore_case.unwrap_or(false),
         smart_case: req.smart_case.unwrap_or(false),
-        globs,
+        globs: req.globs.clone().unwrap_or_default(),
         before_context: req.context.or(req.before_context).unwrap_or(0),
         after_context: req.context.or(req.after_context).unwrap_or(0),
         max_count: req.max_count,
@@ -69,8 +77,19 @@ pub fn normalize_grep(req: &GrepRequest) -> Result<GrepInput, StdError> {
         hidden: req.hidden.unwrap_or(false),
         no_ignore: req.no_ignore.unwrap_or(false),
         symbols: req.symbols.unwrap_or(true),
-        limit: req.limit.unwrap_or(MAX_GREP_MATCHES).min(MAX_GREP_MATCHES),
-    })
+        limit: req.limit.unwrap_or(MAX_GREP_MATCHES),
+    }
+}
+
+/// §5's defaults alone: no glob check and no limit cap (see [`grep_defaults`]).
+pub fn glob_defaults(req: &GlobRequest) -> GlobInput {
+    GlobInput {
+        pattern: req.pattern.clone(),
+        root: req.root.clone().unwrap_or_else(|| ".".to_string()),
+        hidden: req.hidden.unwrap_or(false),
+        no_ignore: req.no_ignore.unwrap_or(false),
+        limit: req.limit.unwrap_or(MAX_ENTRIES),
+    }
 }
 
 /// Validate a `glob` request and fill its defaults (§5).
@@ -86,13 +105,9 @@ pub fn normalize_grep(req: &GrepRequest) -> Result<GrepInput, StdError> {
 /// ```
 pub fn normalize_glob(req: &GlobRequest) -> Result<GlobInput, StdError> {
     validate_glob(&req.pattern)?;
-    Ok(GlobInput {
-        pattern: req.pattern.clone(),
-        root: req.root.clone().unwrap_or_else(|| ".".to_string()),
-        hidden: req.hidden.unwrap_or(false),
-        no_ignore: req.no_ignore.unwrap_or(false),
-        limit: req.limit.unwrap_or(MAX_ENTRIES).min(MAX_ENTRIES),
-    })
+    let mut input = glob_defaults(req);
+    input.limit = input.limit.min(MAX_ENTRIES);
+    Ok(input)
 }
 
 #[cfg(test)]

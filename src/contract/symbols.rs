@@ -505,3 +505,20 @@ mod tests {
         }
     }
 }
+
+/// Annotate the returned hits of one file (§15): read it again as text,
+/// split it with the `sourceLines` rule (§11.5), and set each hit's symbol.
+/// A read failure leaves the hits without symbols, never drops them. Both
+/// built-in peers call this, so the rule lives in one place.
+pub fn annotate_file(path: &std::path::Path, matches: &mut [crate::contract::Match]) {
+    if matches.is_empty() {
+        return;
+    }
+    let Ok(bytes) = std::fs::read(path) else {
+        return;
+    };
+    let lines = crate::contract::text::source_lines(&bytes);
+    for m in matches {
+        m.symbol = enclosing_symbol(&lines, m.line);
+    }
+}

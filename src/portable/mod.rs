@@ -29,10 +29,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::contract::glob::GlobList;
 use crate::contract::grouping::group;
 use crate::contract::notice::{Unit, empty_answer_notice, truncation};
-use crate::contract::symbols::enclosing_symbol;
-use crate::contract::text::source_lines;
+use crate::contract::symbols::annotate_file;
 use crate::contract::{
-    GlobInput, GlobOutput, GrepInput, GrepOutput, Match, Matcher, StdError, is_insensitive,
+    GlobInput, GlobOutput, GrepInput, GrepOutput, Matcher, StdError, is_insensitive,
 };
 use crate::peer::Search;
 use scan::{FileScan, ScanConfig, scan_path};
@@ -132,7 +131,7 @@ impl Search for Portable {
             let mut groups = group(&candidate.path, &rows);
             groups.truncate(usize::try_from(remaining).unwrap_or(usize::MAX));
             if input.symbols {
-                attach_symbols(candidate, &mut groups);
+                annotate_file(&candidate.fs_path, &mut groups);
             }
             out.matches.extend(groups);
         }
@@ -236,20 +235,5 @@ impl Portable {
                     .unwrap_or(FileScan::Unreadable)
             })
             .collect()
-    }
-}
-
-/// §15: annotate the returned hits of one file from its full text. A read
-/// failure omits the symbols and keeps the hits.
-fn attach_symbols(candidate: &Candidate, matches: &mut [Match]) {
-    if matches.is_empty() {
-        return;
-    }
-    let Ok(bytes) = std::fs::read(&candidate.fs_path) else {
-        return;
-    };
-    let lines = source_lines(&bytes);
-    for m in matches {
-        m.symbol = enclosing_symbol(&lines, m.line);
     }
 }

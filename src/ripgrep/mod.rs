@@ -26,11 +26,11 @@ use std::sync::OnceLock;
 use crate::contract::glob::{GlobList, included_by_globs};
 use crate::contract::grouping::{Row, RowKind, group};
 use crate::contract::notice::{Unit, empty_answer_notice, truncation};
-use crate::contract::symbols::enclosing_symbol;
-use crate::contract::text::{preview, source_lines};
+use crate::contract::symbols::annotate_file;
+use crate::contract::text::preview;
 use crate::contract::{
-    GlobInput, GlobOutput, GrepInput, GrepOutput, Match, StdError, join_path, normalize_path,
-    utf16_cmp, validate_pattern,
+    GlobInput, GlobOutput, GrepInput, GrepOutput, Match, StdError, join_path, utf16_cmp,
+    validate_pattern,
 };
 use crate::peer::Search;
 use crate::portable::walk::{self, WalkOptions, basename};
@@ -495,12 +495,7 @@ fn attach_symbols(matches: &mut [Match]) {
                 .iter()
                 .take_while(|m| m.file == file)
                 .count();
-        if let Ok(bytes) = std::fs::read(normalize_path(&file)) {
-            let lines = source_lines(&bytes);
-            for m in &mut matches[start..end] {
-                m.symbol = enclosing_symbol(&lines, m.line);
-            }
-        }
+        annotate_file(std::path::Path::new(&file), &mut matches[start..end]);
         start = end;
     }
 }
