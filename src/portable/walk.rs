@@ -15,7 +15,9 @@
 //!   link as §7.2 step 4 says. The answer is the same, at half the syscalls.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 
 use crate::contract::gitignore::{Gitignore, Scope, is_ignored};
 use crate::contract::glob::GlobList;
@@ -78,17 +80,10 @@ pub fn walk(options: &WalkOptions<'_>) -> Result<Walk, StdError> {
             ignored: false,
         });
     }
-    let mut state = State {
-        options,
-        files: Vec::new(),
-        ignored: false,
-    };
     let root_path = PathBuf::from(root);
     // §7.1 step 3: listing the root itself fails like `stat` did.
     let listing = fs::read_dir(&root_path).map_err(|e| StdError::cannot_search(root, &e))?;
-    let mut scopes: Vec<Scope> = Vec::new();
-    state.descend(&root_path, "", listing, &mut scopes);
-    let State { files, ignored, .. } = state;
+    let (files, ignored) = descend_all(options, root_path, listing);
     let mut candidates: Vec<Candidate> = files
         .into_iter()
         .filter(|f| options.globs.includes(&f.relative, basename(&f.relative)))
@@ -119,12 +114,6 @@ struct Walked {
     symlink: bool,
 }
 
-struct State<'o, 'a> {
-    options: &'o WalkOptions<'a>,
-    files: Vec<Walked>,
-    ignored: bool,
-}
-
 /// The type of a child, after following symlinks (§7.2 step 4).
 enum Kind {
     File,
@@ -132,88 +121,171 @@ enum Kind {
     Other,
 }
 
-impl State<'_, '_> {
-    fn descend(
-        &mut self,
-        dir: &Path,
-        rel_dir: &str,
-        listing: fs::ReadDir,
-        scopes: &mut Vec<Scope>,
-    ) {
-        let mut entries: Vec<(String, fs::DirEntry)> = Vec::new();
-        let mut has_gitignore = false;
-        for entry in listing.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue; // non-UTF-8 name: see the module doc
-            };
-            has_gitignore |= name == ".gitignore";
-            entries.push((name, entry));
-        }
-        // §7.2 step 2: the file is read whether or not `hidden` is set.
-        let pushed = if !self.options.no_ignore && has_gitignore {
-            let content = fs::read(dir.join(".gitignore")).unwrap_or_default();
-            let rules = Gitignore::parse(&String::from_utf8_lossy(&content));
-            if rules.is_empty() {
-                false
-            } else {
-                scopes.push(Scope {
-                    dir: rel_dir.to_string(),
-                    rules,
-                });
-                true
-            }
-        } else {
-            false
-        };
-        // Built once per directory, not once per child.
-        let scope_refs: Vec<&Scope> = scopes.iter().collect();
-        let mut subdirs: Vec<(String, PathBuf)> = Vec::new();
-        for (name, entry) in entries {
-            // §7.2 step 3.
-            if is_skipped(&name) || (!self.options.hidden && is_hidden(&name)) {
-                continue;
-            }
-            // §7.2 step 4.
-            let Some((kind, symlink)) = child_kind(&entry) else {
-                continue;
-            };
-            let relative = if rel_dir.is_empty() {
-                name
-            } else {
-                format!("{rel_dir}/{name}")
-            };
-            // §7.2 step 5.
-            if !scopes.is_empty() {
-                let is_dir = matches!(kind, Kind::Dir);
-                if is_ignored(&scope_refs, &relative, is_dir) {
-                    if is_dir || self.options.globs.includes(&relative, basename(&relative)) {
-                        self.ignored = true;
+/// One directory to list, with the `.gitignore` scopes of its ancestors
+/// (shallowest first).
+struct Job {
+    dir: PathBuf,
+    rel: String,
+    listing: Option<fs::ReadDir>,
+    scopes: Arc<Vec<Arc<Scope>>>,
+}
+
+/// The work queue shared by the walking threads: pending directories and
+/// how many are being listed, so a thread knows when the walk is over.
+struct Queue {
+    jobs: Vec<Job>,
+    busy: usize,
+}
+
+/// Walk every directory below the root, on several threads (directories
+/// are independent: each carries its own scope stack). The order of
+/// discovery does not matter, because the candidates are sorted afterwards
+/// and `ignored` is an "any" (§7.6, §7.5).
+fn descend_all(
+    options: &WalkOptions<'_>,
+    root: PathBuf,
+    listing: fs::ReadDir,
+) -> (Vec<Walked>, bool) {
+    let queue = Mutex::new(Queue {
+        jobs: vec![Job {
+            dir: root,
+            rel: String::new(),
+            listing: Some(listing),
+            scopes: Arc::new(Vec::new()),
+        }],
+        busy: 0,
+    });
+    let wake = Condvar::new();
+    let files = Mutex::new(Vec::new());
+    let ignored = AtomicBool::new(false);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    let work = || {
+        loop {
+            let job = {
+                let Ok(mut q) = queue.lock() else { return };
+                loop {
+                    if let Some(job) = q.jobs.pop() {
+                        q.busy += 1;
+                        break job;
                     }
-                    continue;
+                    if q.busy == 0 {
+                        wake.notify_all();
+                        return;
+                    }
+                    q = match wake.wait(q) {
+                        Ok(q) => q,
+                        Err(_) => return,
+                    };
                 }
+            };
+            let (found, children, dropped) = list_dir(options, job);
+            if dropped {
+                ignored.store(true, Ordering::Relaxed);
             }
-            // §7.2 steps 6 and 7.
-            match kind {
-                Kind::Dir if !symlink => subdirs.push((relative, entry.path())),
-                Kind::Dir => {}
-                Kind::File => self.files.push(Walked {
-                    relative,
-                    fs_path: entry.path(),
-                    symlink,
-                }),
-                Kind::Other => {}
+            if let Ok(mut f) = files.lock() {
+                f.extend(found);
             }
+            if let Ok(mut q) = queue.lock() {
+                q.jobs.extend(children);
+                q.busy -= 1;
+            }
+            wake.notify_all();
         }
-        for (relative, path) in subdirs {
-            // §7.2 step 1: an unlistable directory below the root is empty.
-            if let Ok(listing) = fs::read_dir(&path) {
-                self.descend(&path, &relative, listing, scopes);
+    };
+    if threads <= 1 {
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(work);
             }
-        }
-        if pushed {
-            scopes.pop();
+        });
+    }
+    (files.into_inner().unwrap_or_default(), ignored.into_inner())
+}
+
+/// §7.2 for one directory: its walked files, its subdirectories to walk,
+/// and whether ignore rules dropped something that sets the `ignored` flag.
+fn list_dir(options: &WalkOptions<'_>, job: Job) -> (Vec<Walked>, Vec<Job>, bool) {
+    let mut files = Vec::new();
+    let mut children = Vec::new();
+    let mut ignored = false;
+    // §7.2 step 1: an unlistable directory below the root is empty.
+    let listing = match job.listing {
+        Some(listing) => listing,
+        None => match fs::read_dir(&job.dir) {
+            Ok(listing) => listing,
+            Err(_) => return (files, children, ignored),
+        },
+    };
+    let mut entries: Vec<(String, fs::DirEntry)> = Vec::new();
+    let mut has_gitignore = false;
+    for entry in listing.flatten() {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue; // non-UTF-8 name: see the module doc
+        };
+        has_gitignore |= name == ".gitignore";
+        entries.push((name, entry));
+    }
+    // §7.2 step 2: the file is read whether or not `hidden` is set.
+    let mut scopes = job.scopes;
+    if !options.no_ignore && has_gitignore {
+        let content = fs::read(job.dir.join(".gitignore")).unwrap_or_default();
+        let rules = Gitignore::parse(&String::from_utf8_lossy(&content));
+        if !rules.is_empty() {
+            let mut deeper: Vec<Arc<Scope>> = scopes.as_ref().clone();
+            deeper.push(Arc::new(Scope {
+                dir: job.rel.clone(),
+                rules,
+            }));
+            scopes = Arc::new(deeper);
         }
     }
+    let scope_refs: Vec<&Scope> = scopes.iter().map(|s| s.as_ref()).collect();
+    for (name, entry) in entries {
+        // §7.2 step 3.
+        if is_skipped(&name) || (!options.hidden && is_hidden(&name)) {
+            continue;
+        }
+        // §7.2 step 4.
+        let Some((kind, symlink)) = child_kind(&entry) else {
+            continue;
+        };
+        let relative = if job.rel.is_empty() {
+            name
+        } else {
+            format!("{}/{name}", job.rel)
+        };
+        // §7.2 step 5.
+        if !scope_refs.is_empty() {
+            let is_dir = matches!(kind, Kind::Dir);
+            if is_ignored(&scope_refs, &relative, is_dir) {
+                if is_dir || options.globs.includes(&relative, basename(&relative)) {
+                    ignored = true;
+                }
+                continue;
+            }
+        }
+        // §7.2 steps 6 and 7.
+        match kind {
+            Kind::Dir if !symlink => children.push(Job {
+                dir: entry.path(),
+                rel: relative,
+                listing: None,
+                scopes: Arc::clone(&scopes),
+            }),
+            Kind::Dir => {}
+            Kind::File => files.push(Walked {
+                relative,
+                fs_path: entry.path(),
+                symlink,
+            }),
+            Kind::Other => {}
+        }
+    }
+    (files, children, ignored)
 }
 
 /// The followed type of a directory entry and whether it is a symlink, or
