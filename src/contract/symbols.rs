@@ -237,6 +237,23 @@ pub fn enclosing_symbol<S: AsRef<str>>(lines: &[S], line: u64) -> Option<Symbol>
     })
 }
 
+/// Annotate the returned hits of one file (§15): read it again as text,
+/// split it with the `sourceLines` rule (§11.5), and set each hit's symbol.
+/// A read failure leaves the hits without symbols, never drops them. Both
+/// built-in peers call this, so the rule lives in one place.
+pub fn annotate_file(path: &std::path::Path, matches: &mut [crate::contract::Match]) {
+    if matches.is_empty() {
+        return;
+    }
+    let Ok(bytes) = std::fs::read(path) else {
+        return;
+    };
+    let lines = crate::contract::text::source_lines(&bytes);
+    for m in matches {
+        m.symbol = enclosing_symbol(&lines, m.line);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::LazyLock;
@@ -503,22 +520,5 @@ mod tests {
                 prop_assert_eq!(decl, Some((s.kind.as_str(), s.name.as_str())));
             }
         }
-    }
-}
-
-/// Annotate the returned hits of one file (§15): read it again as text,
-/// split it with the `sourceLines` rule (§11.5), and set each hit's symbol.
-/// A read failure leaves the hits without symbols, never drops them. Both
-/// built-in peers call this, so the rule lives in one place.
-pub fn annotate_file(path: &std::path::Path, matches: &mut [crate::contract::Match]) {
-    if matches.is_empty() {
-        return;
-    }
-    let Ok(bytes) = std::fs::read(path) else {
-        return;
-    };
-    let lines = crate::contract::text::source_lines(&bytes);
-    for m in matches {
-        m.symbol = enclosing_symbol(&lines, m.line);
     }
 }
