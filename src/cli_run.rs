@@ -135,6 +135,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         for loaded in &laws {
             for peer in std::iter::once(&reference).chain(&peers) {
                 if !peer.supports(loaded.law.method.trim_start_matches("flow/")) {
+                    law_report.push(serde_json::json!({"law": loaded.id, "peer": peer.name(), "verdict": "skipped"}));
                     continue;
                 }
                 let outcome = law::run(loaded, peer.as_ref());
@@ -292,6 +293,26 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 "errors": errors,
             });
             writeln!(stdout, "{}", serde_json::to_string_pretty(&doc)?)?;
+        }
+        Format::Junit | Format::Markdown => {
+            let everyone: Vec<String> = std::iter::once(&reference)
+                .chain(&peers)
+                .map(|p| p.name().to_string())
+                .collect();
+            let summary = crate::ci_report::Summary {
+                generator: generator.name(),
+                seeds: seeds.len(),
+                peers: &everyone,
+                laws: &law_report,
+                regressions: &regression_report,
+                divergences: &divergences,
+            };
+            let text = if args.format == Format::Junit {
+                summary.junit()
+            } else {
+                summary.markdown()
+            };
+            write!(stdout, "{text}")?;
         }
     }
     Ok(

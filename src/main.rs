@@ -212,6 +212,11 @@ enum Format {
     Human,
     /// One JSON document.
     Json,
+    /// JUnit XML: one test suite per peer, one test case per law,
+    /// regression and divergent seed call (for CI test reports).
+    Junit,
+    /// A Markdown summary per peer (for a CI job summary).
+    Markdown,
 }
 
 fn default_jobs() -> usize {
@@ -226,6 +231,7 @@ enum CheckKind {
     Glob,
 }
 
+mod ci_report;
 mod cli_peers;
 mod cli_run;
 
