@@ -7,8 +7,8 @@
 use std::fs;
 
 use super::glob::{brace_expansions, canonical_glob, literal_dir_segments};
-use super::join_path;
 use super::skip::{is_hidden, is_skipped};
+use super::{GlobInput, GlobOutput, StdError, join_path, utf16_cmp};
 
 /// What a truncation notice counts (§14; `lines` is the read flow's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,6 +148,41 @@ fn root_relative_suffix<'a>(root: &str, canonical: &'a str) -> Option<&'a str> {
         return None;
     }
     glob.strip_prefix(root)?.strip_prefix('/')
+}
+
+/// A `glob` answer from the matching paths (§6.3, §14, §16; native-peer
+/// §3 steps 2–3): sort them (UTF-16), keep the first `limit`, and add the
+/// truncation notice, or for an empty answer the unsatisfiable/ignore
+/// notice. `ignored` (the walk's §7.5 flag) is asked only when empty.
+/// Every peer builds its glob answer here.
+pub fn glob_answer(
+    input: &GlobInput,
+    mut paths: Vec<String>,
+    ignored: impl FnOnce() -> Result<bool, StdError>,
+) -> Result<GlobOutput, StdError> {
+    paths.sort_by(|a, b| utf16_cmp(a, b));
+    let total = paths.len() as u64;
+    paths.truncate(usize::try_from(input.limit).unwrap_or(usize::MAX));
+    let truncated = total > input.limit;
+    let notice = if truncated {
+        Some(truncation(paths.len() as u64, total, Unit::Entries))
+    } else if total == 0 {
+        empty_answer_notice(
+            &input.root,
+            std::slice::from_ref(&input.pattern),
+            input.hidden,
+            input.no_ignore,
+            ignored()?,
+        )
+    } else {
+        None
+    };
+    Ok(GlobOutput {
+        paths,
+        total,
+        truncated,
+        notice,
+    })
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::contract::glob::GlobList;
 use crate::contract::grouping::group;
-use crate::contract::notice::{Unit, empty_answer_notice, truncation};
+use crate::contract::notice::{Unit, empty_answer_notice, glob_answer, truncation};
 use crate::contract::symbols::annotate_file;
 use crate::contract::{
     GlobInput, GlobOutput, GrepInput, GrepOutput, Matcher, StdError, is_insensitive,
@@ -166,34 +166,9 @@ impl Search for Portable {
             no_ignore: input.no_ignore,
             globs: &globs,
         })?;
-        let total = walked.candidates.len() as u64;
-        let shown = usize::try_from(input.limit).unwrap_or(usize::MAX);
-        let paths: Vec<String> = walked
-            .candidates
-            .into_iter()
-            .take(shown)
-            .map(|c| c.path)
-            .collect();
-        let truncated = total > input.limit;
-        let notice = if truncated {
-            Some(truncation(paths.len() as u64, total, Unit::Entries))
-        } else if total == 0 {
-            empty_answer_notice(
-                &input.root,
-                patterns,
-                input.hidden,
-                input.no_ignore,
-                walked.ignored,
-            )
-        } else {
-            None
-        };
-        Ok(GlobOutput {
-            paths,
-            total,
-            truncated,
-            notice,
-        })
+        let ignored = walked.ignored;
+        let paths = walked.candidates.into_iter().map(|c| c.path).collect();
+        glob_answer(input, paths, || Ok(ignored))
     }
 }
 

@@ -25,6 +25,7 @@ use std::sync::OnceLock;
 
 use crate::contract::glob::{GlobList, included_by_globs};
 use crate::contract::grouping::{Row, RowKind, group};
+use crate::contract::notice::glob_answer;
 use crate::contract::notice::{Unit, empty_answer_notice, truncation};
 use crate::contract::symbols::annotate_file;
 use crate::contract::text::preview;
@@ -279,38 +280,6 @@ pub(crate) fn grep_answer(
         );
     }
     Ok(out)
-}
-
-/// native-peer §3 steps 2–3 after filtering: sort (UTF-16), limit, notices;
-/// `ignored` is asked only for an empty answer.
-pub(crate) fn glob_answer(
-    input: &GlobInput,
-    mut paths: Vec<String>,
-    ignored: impl FnOnce() -> Result<bool, StdError>,
-) -> Result<GlobOutput, StdError> {
-    paths.sort_by(|a, b| utf16_cmp(a, b));
-    let total = paths.len() as u64;
-    paths.truncate(usize::try_from(input.limit).unwrap_or(usize::MAX));
-    let truncated = total > input.limit;
-    let notice = if truncated {
-        Some(truncation(paths.len() as u64, total, Unit::Entries))
-    } else if total == 0 {
-        empty_answer_notice(
-            &input.root,
-            std::slice::from_ref(&input.pattern),
-            input.hidden,
-            input.no_ignore,
-            ignored()?,
-        )
-    } else {
-        None
-    };
-    Ok(GlobOutput {
-        paths,
-        total,
-        truncated,
-        notice,
-    })
 }
 
 /// The binary-detection invocation's arguments (native-peer §2.2), up to
