@@ -472,16 +472,7 @@ fn update_expectations(dir: &Path, outcomes: &[(String, String, bool)]) -> anyho
         .collect();
     let mut listed: std::collections::HashSet<(String, String)> = Default::default();
     let mut removed = 0;
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    for file in files {
+    for file in ExpectedFailures::files(dir) {
         let text = std::fs::read_to_string(&file)?;
         let mut table: PeerTable =
             toml::from_str(&text).with_context(|| format!("parsing {}", file.display()))?;

@@ -5,6 +5,8 @@
 //! answers with an output or a [`StdError`]. The trait is object safe so the
 //! harness can hold any number of peers as `Box<dyn Search>` / `Arc<dyn Search>`.
 
+use std::sync::Arc;
+
 use crate::contract::{GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
 
 /// A search peer: an implementation of the contract's `Search` service.
@@ -53,47 +55,35 @@ pub trait Search: Send + Sync {
     }
 }
 
-impl<T: Search + ?Sized> Search for std::sync::Arc<T> {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn version(&self) -> String {
-        (**self).version()
-    }
-    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
-        (**self).grep(input)
-    }
-    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
-        (**self).glob(input)
-    }
-    fn supports(&self, method: &str) -> bool {
-        (**self).supports(method)
-    }
-    fn diagnostics(&self) -> Option<String> {
-        (**self).diagnostics()
-    }
+/// Forward every method through a smart pointer, so `Arc<dyn Search>` and
+/// `Box<dyn Search>` are peers too (the registry hands out `Arc`s).
+macro_rules! forward_search {
+    ($pointer:ident) => {
+        impl<T: Search + ?Sized> Search for $pointer<T> {
+            fn name(&self) -> &str {
+                (**self).name()
+            }
+            fn version(&self) -> String {
+                (**self).version()
+            }
+            fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+                (**self).grep(input)
+            }
+            fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+                (**self).glob(input)
+            }
+            fn supports(&self, method: &str) -> bool {
+                (**self).supports(method)
+            }
+            fn diagnostics(&self) -> Option<String> {
+                (**self).diagnostics()
+            }
+        }
+    };
 }
 
-impl<T: Search + ?Sized> Search for Box<T> {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn version(&self) -> String {
-        (**self).version()
-    }
-    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
-        (**self).grep(input)
-    }
-    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
-        (**self).glob(input)
-    }
-    fn supports(&self, method: &str) -> bool {
-        (**self).supports(method)
-    }
-    fn diagnostics(&self) -> Option<String> {
-        (**self).diagnostics()
-    }
-}
+forward_search!(Arc);
+forward_search!(Box);
 
 /// `Search.makeNoop()` (§1): refuses every call with `provider_unavailable`,
 /// «`No search implementation is configured`».

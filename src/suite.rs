@@ -83,9 +83,8 @@ pub struct ExpectedFailures {
 type PeerTable = std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
 
 impl ExpectedFailures {
-    /// Load every file of the directory; a missing directory means none.
-    pub fn load(dir: &Path) -> ExpectedFailures {
-        let mut out = ExpectedFailures::default();
+    /// The `*.toml` files of the directory, sorted; a missing directory has none.
+    pub fn files(dir: &Path) -> Vec<PathBuf> {
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
             .map(|rd| {
                 rd.flatten()
@@ -95,7 +94,13 @@ impl ExpectedFailures {
             })
             .unwrap_or_default();
         files.sort();
-        for file in files {
+        files
+    }
+
+    /// Load every file of the directory; a missing directory means none.
+    pub fn load(dir: &Path) -> ExpectedFailures {
+        let mut out = ExpectedFailures::default();
+        for file in ExpectedFailures::files(dir) {
             let parsed = std::fs::read_to_string(&file)
                 .map_err(|e| e.to_string())
                 .and_then(|text| toml::from_str::<PeerTable>(&text).map_err(|e| e.to_string()));
