@@ -258,10 +258,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 writeln!(stdout, "documented difference {why}: {n} calls")?;
             }
             if !law_report.is_empty() {
+                let count = |v: &str| law_report.iter().filter(|r| r["verdict"] == v).count();
                 writeln!(
                     stdout,
-                    "laws: {laws_passed} of {} (law, peer) trials pass",
-                    law_report.len()
+                    "laws: {laws_passed} (law, peer) trials pass, {} fail, {} are listed expected failures, {} skipped (method not declared by the peer)",
+                    law_report.len() - laws_passed - count("expected failure") - count("skipped"),
+                    count("expected failure"),
+                    count("skipped"),
                 )?;
             }
             writeln!(
