@@ -28,12 +28,7 @@ pub fn resolve(name: &str, registry: Option<&Path>) -> anyhow::Result<Arc<dyn Se
         (Err(why), Ok(registry)) => Err(anyhow!(
             "{why}; the peers registered in {} are {}",
             path.display(),
-            registry
-                .peers
-                .iter()
-                .map(|p| p.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            registry.names()
         )),
         (Err(why), Err(e)) => Err(anyhow!("{why} ({e})")),
     }

@@ -11,9 +11,9 @@ use anyhow::{Context, anyhow, bail};
 use lawsuite::kit::compare::{Divergence, Materialized, calls, compare_plan};
 use lawsuite::kit::materialize::materialize;
 use lawsuite::kit::plan::Plan;
-use lawsuite::kit::regression::{Regression, list};
+use lawsuite::kit::regression::{Regression, diverges, list, shrink_to_regression};
 use lawsuite::kit::report::human;
-use lawsuite::kit::shrink::{Budget, Case, shrink};
+use lawsuite::kit::shrink::Case;
 use lawsuite::kit::{Generator, generate};
 use lawsuite::law;
 use lawsuite::peer::Search;
@@ -46,12 +46,7 @@ fn select(registry: Option<&Path>, wanted: &[String]) -> anyhow::Result<(Peer, V
             bail!(
                 "no peer named {name:?} in {}; the registered peers are: {}",
                 path.display(),
-                registry
-                    .peers
-                    .iter()
-                    .map(|p| p.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                registry.names()
             );
         }
     }
@@ -395,12 +390,7 @@ pub fn shrink_case(args: &CaseArgs, record_dir: Option<&Path>) -> anyhow::Result
         files: plan.files.clone(),
         call,
     };
-    let diverges = |c: &Case| {
-        Materialized::new(&c.root, &c.files).is_ok_and(|t| {
-            t.answer(reference.as_ref(), &c.call) != t.answer(peer.as_ref(), &c.call)
-        })
-    };
-    if !diverges(&case) {
+    if !diverges(&case, reference.as_ref(), peer.as_ref()) {
         println!(
             "{} agrees with {} on seed {} call {}: nothing to shrink",
             peer.name(),
@@ -415,48 +405,31 @@ pub fn shrink_case(args: &CaseArgs, record_dir: Option<&Path>) -> anyhow::Result
         case.files.len(),
         serde_json::to_string(&case.call)?
     );
-    let (small, steps) = shrink(case, Budget::default(), diverges);
+    let (regression, steps) = shrink_to_regression(
+        &plan,
+        args.call,
+        case.call,
+        reference.as_ref(),
+        peer.as_ref(),
+        args.why.clone(),
+    )?;
     println!(
-        "shrunk in {steps} steps to:\n{}",
-        serde_json::to_string_pretty(&small)?
+        "shrunk in {steps} steps to {} files, call {}",
+        regression.files.len(),
+        serde_json::to_string(&regression.call)?
     );
-    let tree = Materialized::new(&small.root, &small.files)?;
-    let expected = tree.answer(reference.as_ref(), &small.call);
-    let actual = tree.answer(peer.as_ref(), &small.call);
+    let tree = Materialized::new(&regression.root, &regression.files)?;
+    let actual = tree.answer(peer.as_ref(), &regression.call);
     print!(
         "{}",
-        lawsuite::kit::report::json_diff(&expected, &actual, std::io::stdout().is_terminal())
+        lawsuite::kit::report::json_diff(
+            &regression.expected,
+            &actual,
+            std::io::stdout().is_terminal()
+        )
     );
     if let Some(dir) = record_dir {
-        let regression = Regression {
-            why: args.why.clone().unwrap_or_else(|| {
-                format!(
-                    "{} disagreed with {} on {} seed {} call {}",
-                    peer.name(),
-                    reference.name(),
-                    generator.name(),
-                    args.seed,
-                    args.call
-                )
-            }),
-            generator: generator.name().to_string(),
-            generator_version: plan.version,
-            seed: args.seed,
-            call_index: args.call,
-            peers: vec![reference.name().to_string(), peer.name().to_string()],
-            root: small.root,
-            files: small.files,
-            call: small.call,
-            expected,
-        };
-        let name = format!(
-            "{}-{}-{}-{}",
-            generator.name(),
-            args.seed,
-            args.call,
-            peer.name()
-        );
-        let path = regression.write(dir, &name)?;
+        let path = regression.write(dir, &regression.default_name())?;
         println!("recorded {}", path.display());
     }
     Ok(ExitCode::from(1))

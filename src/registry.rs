@@ -165,6 +165,15 @@ pub fn builtin(name: &str) -> Result<Arc<dyn Search>, String> {
 }
 
 impl Registry {
+    /// The registered names, comma-separated, for error messages.
+    pub fn names(&self) -> String {
+        self.peers
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The registry shipped with lawsuite (`peers/peers.toml`).
     pub fn default_path() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))

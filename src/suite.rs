@@ -36,11 +36,10 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
-use crate::kit::compare::{Divergence, Materialized, compare_plan};
+use crate::kit::compare::{Divergence, compare_plan};
 use crate::kit::plan::{Plan, PlanOptions};
-use crate::kit::regression::{Regression, list};
+use crate::kit::regression::{Regression, list, shrink_to_regression};
 use crate::kit::report::human;
-use crate::kit::shrink::{Budget, Case, shrink};
 use crate::kit::smthrs;
 use crate::law;
 use crate::peer::Search;
@@ -472,44 +471,9 @@ pub fn record_divergence(
     peer: &dyn Search,
     dir: &Path,
 ) -> Result<PathBuf, Box<dyn std::error::Error>> {
-    let case = Case {
-        root: plan.root.clone(),
-        files: plan.files.clone(),
-        call: d.call.clone(),
-    };
-    let (small, _) = shrink(case, Budget::default(), |c| {
-        Materialized::new(&c.root, &c.files)
-            .is_ok_and(|t| t.answer(reference, &c.call) != t.answer(peer, &c.call))
-    });
-    let tree = Materialized::new(&small.root, &small.files)?;
-    let expected = tree.answer(reference, &small.call);
-    let regression = Regression {
-        why: format!(
-            "{} disagreed with {} on {} seed {} call {}",
-            peer.name(),
-            reference.name(),
-            d.generator,
-            d.seed,
-            d.call_index
-        ),
-        generator: d.generator.clone(),
-        generator_version: d.version,
-        seed: d.seed,
-        call_index: d.call_index,
-        peers: vec![reference.name().to_string(), peer.name().to_string()],
-        root: small.root,
-        files: small.files,
-        call: small.call,
-        expected,
-    };
-    let name = format!(
-        "{}-{}-{}-{}",
-        d.generator,
-        d.seed,
-        d.call_index,
-        peer.name()
-    );
-    Ok(regression.write(dir, &name)?)
+    let (regression, _) =
+        shrink_to_regression(plan, d.call_index, d.call.clone(), reference, peer, None)?;
+    Ok(regression.write(dir, &regression.default_name())?)
 }
 
 #[cfg(test)]

@@ -18,8 +18,9 @@ use serde_json::Value;
 use super::case::Call;
 use super::compare::Materialized;
 use super::materialize::MaterializeError;
-use super::plan::GeneratedFile;
+use super::plan::{GeneratedFile, Plan};
 use super::report::json_diff;
+use super::shrink::{Budget, Case, shrink};
 use crate::peer::Search;
 
 /// One regression file.
@@ -206,6 +207,68 @@ impl Regression {
             }
         }
         unreachable!("the loop returns")
+    }
+}
+
+/// Do `reference` and `peer` answer `case` differently? (A tree that
+/// cannot be written counts as "no": the shrinker never keeps it.)
+pub fn diverges(case: &Case, reference: &dyn Search, peer: &dyn Search) -> bool {
+    Materialized::new(&case.root, &case.files)
+        .is_ok_and(|t| t.answer(reference, &case.call) != t.answer(peer, &case.call))
+}
+
+/// Shrink the divergence of call `call_index` of `plan` between `reference`
+/// and `peer`, and build the regression that pins it: the shrunk tree and
+/// call, the reference's answer, and the plan's origin. `why` defaults to
+/// which peers disagreed where. Also returns the shrinker's step count.
+/// `lawsuite record` and `LAWSUITE_RECORD=1` both come through here.
+pub fn shrink_to_regression(
+    plan: &Plan,
+    call_index: usize,
+    call: Call,
+    reference: &dyn Search,
+    peer: &dyn Search,
+    why: Option<String>,
+) -> Result<(Regression, usize), MaterializeError> {
+    let case = Case {
+        root: plan.root.clone(),
+        files: plan.files.clone(),
+        call,
+    };
+    let (small, steps) = shrink(case, Budget::default(), |c| diverges(c, reference, peer));
+    let expected = Materialized::new(&small.root, &small.files)?.answer(reference, &small.call);
+    let why = why.unwrap_or_else(|| {
+        format!(
+            "{} disagreed with {} on {} seed {} call {call_index}",
+            peer.name(),
+            reference.name(),
+            plan.generator,
+            plan.seed
+        )
+    });
+    let regression = Regression {
+        why,
+        generator: plan.generator.clone(),
+        generator_version: plan.version,
+        seed: plan.seed,
+        call_index,
+        peers: vec![reference.name().to_string(), peer.name().to_string()],
+        root: small.root,
+        files: small.files,
+        call: small.call,
+        expected,
+    };
+    Ok((regression, steps))
+}
+
+impl Regression {
+    /// The file name `write` is given by default: `generator-seed-call-peer`.
+    pub fn default_name(&self) -> String {
+        let peer = self.peers.last().map_or("peer", String::as_str);
+        format!(
+            "{}-{}-{}-{peer}",
+            self.generator, self.seed, self.call_index
+        )
     }
 }
 
