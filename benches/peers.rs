@@ -34,14 +34,7 @@ const NO_LIMIT: u64 = 100_000_000;
 /// The flags that keep `rg` to the contract's walk (the `ripgrep` peer's
 /// `HOST_INDEPENDENCE`): `.gitignore` applies without a `.git`, and nothing
 /// outside the tree is read.
-const RG_WALK: [&str; 6] = [
-    "--no-config",
-    "--no-require-git",
-    "--no-ignore-global",
-    "--no-ignore-parent",
-    "--no-ignore-exclude",
-    "--no-ignore-dot",
-];
+const RG_WALK: [&str; 6] = lawsuite::ripgrep::HOST_INDEPENDENCE;
 
 /// One benchmarked query: the contract call and the `rg` command line that
 /// searches the same files for the same lines.

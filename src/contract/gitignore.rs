@@ -51,6 +51,7 @@ use std::fmt;
 use regex_automata::meta::Regex;
 
 use super::globre::{self, ANY_DIRS, ANYTHING, QMARK, STAR};
+use super::text::is_js_whitespace;
 
 /// The usable rules of one `.gitignore` file, in file order (§9.2).
 ///
@@ -187,23 +188,6 @@ impl Rule {
             regex,
         })
     }
-}
-
-/// JavaScript's `WhiteSpace` and `LineTerminator` (what `trimEnd` removes).
-///
-/// Not Rust's `char::is_whitespace`: JavaScript counts U+FEFF and not U+0085.
-fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{B}' | '\u{C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
 }
 
 /// One `{…}` group being translated: its finished alternatives and the one

@@ -190,7 +190,7 @@ pub fn source_lines(bytes: &[u8]) -> Vec<String> {
 /// Deliberately not [`char::is_whitespace`]: Unicode `White_Space` contains
 /// U+0085 (NEL), which JS does not trim, and lacks U+FEFF, which JS does.
 /// U+180E is `Cf` since Unicode 6.3, so modern engines keep it.
-const fn is_js_whitespace(c: char) -> bool {
+pub(crate) const fn is_js_whitespace(c: char) -> bool {
     matches!(
         c,
         '\u{0009}'..='\u{000D}' // TAB, LF, VT, FF, CR

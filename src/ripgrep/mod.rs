@@ -116,7 +116,7 @@ fn probe(program: &Path) -> Result<String, String> {
 
 /// The flags that make `rg` independent of the host's configuration
 /// (native-peer §2.1: `--no-config` and the `--no-ignore-*` set).
-const HOST_INDEPENDENCE: [&str; 6] = [
+pub const HOST_INDEPENDENCE: [&str; 6] = [
     "--no-config",
     "--no-require-git",
     "--no-ignore-global",
