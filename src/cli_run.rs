@@ -4,16 +4,15 @@
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use anyhow::{Context, anyhow, bail};
-use lawsuite::kit::compare::{Divergence, Materialized, calls, compare_plan};
+use lawsuite::kit::compare::{Divergence, Materialized, calls};
 use lawsuite::kit::materialize::materialize;
-use lawsuite::kit::plan::Plan;
 use lawsuite::kit::regression::{Regression, diverges, list, shrink_to_regression};
 use lawsuite::kit::report::human;
 use lawsuite::kit::shrink::Case;
+use lawsuite::kit::sweep::{Sweep, sweep};
 use lawsuite::kit::{Generator, generate};
 use lawsuite::law;
 use lawsuite::peer::Search;
@@ -179,55 +178,46 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let subjects: Vec<&dyn Search> = peers.iter().map(|p| p.as_ref()).collect();
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let found: Mutex<Vec<Divergence>> = Mutex::new(Vec::new());
-    let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let progress = std::io::stderr().is_terminal();
-    std::thread::scope(|scope| {
-        for _ in 0..args.jobs.max(1) {
-            scope.spawn(|| {
-                while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    match generate(generator, seed, PLAN_ROOT, full) {
-                        Ok(mut plan) => {
-                            if let Some(call) = args.call {
-                                keep_only_call(&mut plan, call);
-                            }
-                            match compare_plan(&plan, reference.as_ref(), &subjects) {
-                                Ok(ds) => found.lock().map(|mut f| f.extend(ds)).unwrap_or(()),
-                                Err(e) => errors
-                                    .lock()
-                                    .map(|mut v| v.push(format!("seed {seed}: {e}")))
-                                    .unwrap_or(()),
-                            }
-                        }
-                        Err(e) => errors
-                            .lock()
-                            .map(|mut v| v.push(format!("seed {seed}: {e}")))
-                            .unwrap_or(()),
-                    }
-                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    if progress {
-                        let divergent = found.lock().map_or(0, |f| f.len());
-                        eprint!(
-                            "\r{} seeds {n}/{} · {divergent} divergent calls",
-                            generator.name(),
-                            seeds.len()
-                        );
-                    }
-                }
-            });
+    let plan = Sweep {
+        generator,
+        seeds,
+        full,
+        only_call: args.call,
+        jobs: args.jobs,
+    };
+    let terminal = std::io::stderr().is_terminal();
+    // On a terminal the count is redrawn after every seed; in a log (CI, a
+    // redirected long sweep) a line per tenth keeps the log short but shows
+    // the run is alive.
+    let tenth = (plan.seeds.len() / 10).max(1);
+    let outcome = sweep(&plan, reference.as_ref(), &subjects, |p| {
+        if terminal {
+            eprint!(
+                "\r{} seeds {}/{} · {} divergent calls",
+                generator.name(),
+                p.done,
+                p.total,
+                p.divergent
+            );
+        } else if p.done % tenth == 0 || p.done == p.total {
+            eprintln!(
+                "{} seeds {}/{} · {} divergent calls",
+                generator.name(),
+                p.done,
+                p.total,
+                p.divergent
+            );
         }
     });
-    if progress {
+    if terminal {
         eprintln!();
     }
-    let (mut divergences, explained): (Vec<Divergence>, Vec<Divergence>) = found
-        .into_inner()
-        .unwrap_or_default()
+    let seeds = plan.seeds;
+    let (elapsed, rate) = (outcome.elapsed, outcome.seeds_per_second());
+    let (divergences, explained): (Vec<Divergence>, Vec<Divergence>) = outcome
+        .divergences
         .into_iter()
         .partition(Divergence::is_unexplained);
-    divergences.sort_by_key(|d| (d.seed, d.call_index));
     let mut explained_counts: std::collections::BTreeMap<String, usize> = Default::default();
     for d in &explained {
         for a in &d.answers {
@@ -238,7 +228,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let errors = errors.into_inner().unwrap_or_default();
+    let errors = outcome.errors;
     let color = std::io::stdout().is_terminal();
     let mut stdout = std::io::stdout().lock();
     match args.format {
@@ -264,7 +254,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
             writeln!(
                 stdout,
-                "{} seeds of {} across {} and {}: {} divergent calls, {} regression failures, {} errors",
+                "{} seeds of {} across {} and {} in {:.1} s ({:.1} seeds/s): {} divergent calls, {} regression failures, {} errors",
                 seeds.len(),
                 generator.name(),
                 reference.name(),
@@ -273,6 +263,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     .map(|p| p.name())
                     .collect::<Vec<_>>()
                     .join(", "),
+                elapsed.as_secs_f64(),
+                rate,
                 divergences.len(),
                 failures,
                 errors.len()
@@ -282,6 +274,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             let doc = serde_json::json!({
                 "generator": generator.name(),
                 "seeds": seeds.len(),
+                "elapsedSeconds": elapsed.as_secs_f64(),
                 "reference": reference.name(),
                 "peers": peers.iter().map(|p| serde_json::json!({"name": p.name(), "version": p.version()})).collect::<Vec<_>>(),
                 "regressions": regression_report,
@@ -320,18 +313,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             ExitCode::from(1)
         },
     )
-}
-
-/// Keep one call of a plan (grep calls first, then glob calls).
-fn keep_only_call(plan: &mut Plan, index: usize) {
-    let greps = plan.grep.len();
-    if index < greps {
-        plan.grep = vec![plan.grep[index].clone()];
-        plan.glob.clear();
-    } else {
-        plan.glob = plan.glob.get(index - greps).cloned().into_iter().collect();
-        plan.grep.clear();
-    }
 }
 
 /// `lawsuite plan`.

@@ -51,8 +51,7 @@ pub const SMTHRS_SEEDS: [u64; 12] = [1, 2, 4, 21, 34, 40, 51, 89, 103, 118, 144,
 /// How many `lawsuite` generator seeds `cargo test` runs by default.
 pub const LAWSUITE_SEEDS: u64 = 64;
 
-/// The symbolic root plans are generated under.
-pub const PLAN_ROOT: &str = "/r";
+pub use crate::kit::plan::PLAN_ROOT;
 
 type Peer = Arc<dyn Search>;
 

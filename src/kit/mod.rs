@@ -18,6 +18,7 @@
 //! | [`report`] | §5: human (diff + replay command) and JSON reports |
 //! | [`shrink`] | reducing a divergence to a minimal tree and call |
 //! | [`regression`] | `fixtures/regressions/*.json`: recorded, replayed |
+//! | [`sweep`] | many seeds through the same peers on several threads |
 //!
 //! The `smthrs` generator is a port, not a reinterpretation: a seed must
 //! give the same tree and calls as `@smthrs/std`'s `plan`, so that a
@@ -36,6 +37,7 @@ pub mod regression;
 pub mod report;
 pub mod shrink;
 pub mod smthrs;
+pub mod sweep;
 
 /// The generators a seed can be run through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -166,6 +166,34 @@ pub struct Plan {
     pub glob: Vec<GlobInput>,
 }
 
+impl Plan {
+    /// Keep only the call at `index` in plan order (grep calls first, then
+    /// glob calls); an index past the end leaves no call at all.
+    ///
+    /// ```
+    /// use lawsuite::kit::{plan::PlanOptions, smthrs};
+    /// let mut plan = smthrs::plan(1, "/r", &PlanOptions::default());
+    /// let wanted = plan.glob[2].clone();
+    /// plan.keep_only_call(plan.grep.len() + 2);
+    /// assert_eq!((plan.grep.len(), plan.glob.as_slice()), (0, [wanted].as_slice()));
+    /// ```
+    pub fn keep_only_call(&mut self, index: usize) {
+        let greps = self.grep.len();
+        if index < greps {
+            self.grep = vec![self.grep[index].clone()];
+            self.glob.clear();
+        } else {
+            self.glob = self.glob.get(index - greps).cloned().into_iter().collect();
+            self.grep.clear();
+        }
+    }
+}
+
+/// The symbolic root plans are generated under by the CLI, the `cargo
+/// test` trials and sweeps, so a replay command or regression file names the
+/// same paths on every machine.
+pub const PLAN_ROOT: &str = "/r";
+
 /// How big a plan to generate (§1 `plan({ files?, calls? })`).
 ///
 /// ```
