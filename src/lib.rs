@@ -51,6 +51,7 @@
 //!
 //! | module | what |
 //! | --- | --- |
+//! | [`bench`] | head-to-head peer benchmarks: corpora, query kinds, interleaved timing, ratio tables |
 //! | [`contract`] | wire types, validation, pattern grammar, globs, `.gitignore`, grouping, notices, errors (one module per spec section) |
 //! | [`peer`] | the [`peer::Search`] trait and the no-op peer |
 //! | [`flow`] | the `grep`/`glob` flow handlers: validate, call a peer, literal retry |
@@ -64,6 +65,7 @@
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
+pub mod bench;
 pub mod contract;
 pub mod flow;
 pub mod flows;
