@@ -295,26 +295,54 @@ fn bench_spawn(c: &mut Criterion) {
     });
 }
 
+/// This process's CPU time so far, its threads and its waited-for children
+/// (`rg`) included, in clock ticks (`utime + stime + cutime + cstime` of
+/// `/proc/self/stat`; Linux only, `None` elsewhere).
+fn cpu_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name, which is in parentheses: state is
+    // field 3, utime 14, stime 15, cutime 16, cstime 17.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    fields
+        .get(11..15)?
+        .iter()
+        .map(|f| f.parse::<u64>().ok())
+        .sum()
+}
+
+/// Clock ticks per second: 100 on every Linux `getconf CLK_TCK` has
+/// reported for decades (the kernel's `USER_HZ`).
+const TICKS_PER_SECOND: f64 = 100.0;
+
 /// `LAWSUITE_BENCH_PAIRED=N`: instead of criterion, run each query on the
 /// corpus named by `LAWSUITE_BENCH_PAIRED_CORPUS` (default `generated:M`)
 /// `N` times, rotating `portable`, `rg` and the walk+read floor in every
-/// round, and print the medians and ratios. On a shared machine whose load
-/// drifts over minutes this is the fairer ratio: all three see the same
-/// load. For the budget query `rg` is `rg -c`.
+/// round, and print the wall-clock medians and ratios. On a shared machine
+/// whose load drifts over minutes this is the fairer ratio: all three see
+/// the same load. For the budget query `rg` is `rg -c`.
+///
+/// It also prints each contestant's mean CPU time per call (user + system,
+/// every thread, `rg` included): on a machine with more runnable threads
+/// than cores, wall-clock time mostly measures the scheduler, while CPU
+/// time still measures the work (to within one 10 ms tick per call,
+/// which averages out over the rounds).
 fn paired(target: &Target, rounds: usize) {
     let root = target.root();
     let portable = Portable::with_threads(THREADS);
     println!(
-        "paired on {} ({rounds} rounds; medians, ±(p90-p10)/median; load {})",
+        "paired on {} ({rounds} rounds; wall medians ±(p90-p10)/median, then mean CPU ms per call; load {})",
         target.name,
         load()
     );
     for q in target.queries() {
         let agreed = parity(target, &q, &portable, None);
         let mut samples: [Vec<Duration>; 3] = Default::default();
+        let mut ticks = [0u64; 3];
         for round in 0..rounds {
             for k in 0..3 {
                 let who = (round + k) % 3;
+                let cpu = cpu_ticks().unwrap_or(0);
                 let started = Instant::now();
                 match who {
                     0 => time_call(&portable, &q.call),
@@ -326,11 +354,13 @@ fn paired(target: &Target, rounds: usize) {
                     }
                 }
                 samples[who].push(started.elapsed());
+                ticks[who] += cpu_ticks().unwrap_or(0).saturating_sub(cpu);
             }
         }
         let [p, r, f] = samples.map(|s| Summary::of(&s).expect("at least one round"));
+        let cpu = ticks.map(|t| t as f64 * 1e3 / TICKS_PER_SECOND / rounds as f64);
         println!(
-            "paired {}/{:<22} portable {:>8.1} ms ±{:>3.0}%  rg {:>8.1} ms ±{:>3.0}%{}  floor {:>8.1} ms ±{:>3.0}%  portable/rg {:.2}  portable/floor {:.2}",
+            "paired {}/{:<22} wall: portable {:>7.1} ms ±{:>3.0}%  rg {:>7.1} ms ±{:>3.0}%{}  floor {:>7.1} ms ±{:>3.0}%  portable/rg {:.2}  portable/floor {:.2} | cpu: portable {:>6.1}  rg {:>6.1}  floor {:>6.1}  portable/rg {:.2}  portable/floor {:.2}",
             target.name,
             q.name,
             p.median_ms,
@@ -342,6 +372,11 @@ fn paired(target: &Target, rounds: usize) {
             f.spread * 100.0,
             p.median_ms / r.median_ms,
             p.median_ms / f.median_ms,
+            cpu[0],
+            cpu[1],
+            cpu[2],
+            cpu[0] / cpu[1],
+            cpu[0] / cpu[2],
         );
     }
     println!("load at the end {}", load());

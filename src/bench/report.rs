@@ -15,6 +15,9 @@ use serde::Serialize;
 use crate::bench::corpus::Stats;
 use crate::bench::stats::{SPREAD_WARNING, Summary};
 
+/// How many noisy timings the warning names (the worst ones).
+const NOISY_NAMED: usize = 5;
+
 /// What a benchmark found.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Report {
@@ -244,14 +247,29 @@ impl Report {
             "ratio = median / the baseline's median (below 1 is faster); ±spread = (p90 − p10) / median; ! = spread above {:.0}%",
             SPREAD_WARNING * 100.0
         )];
-        let noisy = self.noisy();
+        let mut noisy = self.noisy();
         if !noisy.is_empty() {
-            let list: Vec<String> = noisy
+            // The worst first, and no more than a handful named: on a busy
+            // machine every timing can be noisy, and a wall of names hides
+            // the one that matters.
+            noisy.sort_by(|a, b| b.2.total_cmp(&a.2));
+            let timed = self
+                .calls
                 .iter()
+                .flat_map(|c| &c.results)
+                .filter(|r| matches!(r.outcome, Outcome::Timed { .. }))
+                .count();
+            let mut list: Vec<String> = noisy
+                .iter()
+                .take(NOISY_NAMED)
                 .map(|(call, peer, spread)| format!("{peer} on {call} ({:.0}%)", spread * 100.0))
                 .collect();
+            if noisy.len() > NOISY_NAMED {
+                list.push(format!("{} more", noisy.len() - NOISY_NAMED));
+            }
             notes.push(format!(
-                "warning: high spread for {}: those ratios are no better than the spread; rerun with more --rounds or on a quieter machine",
+                "warning: high spread on {} of {timed} timings: {}; those ratios are no better than the spread; rerun with more --rounds or on a quieter machine",
+                noisy.len(),
                 list.join(", ")
             ));
         }
@@ -443,7 +461,7 @@ mod tests {
         assert!(table.contains("30.0 ms ±53% 3.00x !"), "{table}");
         assert!(table.contains("DISAGREES: c on rare"), "{table}");
         assert!(
-            table.contains("warning: high spread for b on rare (53%)"),
+            table.contains("warning: high spread on 1 of 2 timings: b on rare (53%);"),
             "{table}"
         );
     }
