@@ -43,14 +43,17 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! **You are choosing a peer.** `cargo bench --bench peers` times
-//! `portable`, `ripgrep` and `rg` itself on the same generated trees
-//! (`benches/README.md` has the figures).
+//! **You are choosing a peer.** `lawsuite bench --peer portable --peer
+//! ripgrep --corpus generated:M` times registered peers (external ones
+//! included) head to head, checking every answer before its timing counts;
+//! [`bench`](mod@bench) is the same from code, and `cargo bench --bench peers` adds
+//! `rg` itself and a walk+read floor (`benches/README.md` has the figures).
 //!
 //! # Map
 //!
 //! | module | what |
 //! | --- | --- |
+//! | [`bench`](mod@bench) | head-to-head peer benchmarks: corpora, query kinds, interleaved timing, ratio tables |
 //! | [`contract`] | wire types, validation, pattern grammar, globs, `.gitignore`, grouping, notices, errors (one module per spec section) |
 //! | [`peer`] | the [`peer::Search`] trait and the no-op peer |
 //! | [`flow`] | the `grep`/`glob` flow handlers: validate, call a peer, literal retry |
@@ -64,6 +67,7 @@
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
+pub mod bench;
 pub mod contract;
 pub mod flow;
 pub mod flows;

@@ -124,6 +124,17 @@ enum Command {
         /// The JSON parameters.
         params: String,
     },
+    /// Time registered peers head to head on a generated tree or a
+    /// directory: every answer is checked against the first peer's before
+    /// its timing counts, then warm-up and interleaved rounds, and a ratio
+    /// table (exit status 1 when a peer disagrees). See benches/README.md.
+    ///
+    /// Examples:
+    ///   lawsuite bench --peer portable --peer ripgrep
+    ///   lawsuite bench --peer portable --peer ripgrep --corpus generated:M --rounds 9 --format markdown
+    ///   lawsuite bench --peer portable --peer python-glob --corpus ~/src --calls calls.jsonl
+    #[command(verbatim_doc_comment)]
+    Bench(cli_bench::BenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -232,6 +243,7 @@ enum CheckKind {
 }
 
 mod ci_report;
+mod cli_bench;
 mod cli_peers;
 mod cli_run;
 
@@ -261,6 +273,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             print_verdict(kind, &text, verdict, json)
         }
         Command::Run(args) => cli_run::run(args),
+        Command::Bench(args) => cli_bench::bench(args),
         Command::Plan {
             seed,
             generator,

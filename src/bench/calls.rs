@@ -1,0 +1,329 @@
+//! What a benchmark times: the built-in query kinds, and calls read from a
+//! file in the conformance kit's [`Call`] format.
+//!
+//! The built-in kinds cover the issue's list: a rare literal, a common
+//! literal over the 200-result budget, case-insensitive, alternation, a
+//! regex with a suffix literal, one with an inner literal, one with no
+//! literal, a globbed search, context, `maxCount`, `filesWithMatches`, a
+//! glob listing, and `.gitignore` off (`noIgnore`). Each carries the `rg`
+//! command line that searches the same files for the same lines, so the
+//! criterion bench can time `rg` itself beside the peers.
+//!
+//! Grep calls set `symbols: false` (`rg` has none; §15 is not what is
+//! measured) and, except the budget query, a limit of 10^8 so no answer is
+//! truncated: `rg` prints every hit, so the peers collect every hit too.
+//!
+//! ```
+//! use lawsuite::bench::calls::{builtin, parse_calls};
+//!
+//! let kinds = builtin("/tmp/corpus");
+//! assert_eq!(kinds.len(), 13);
+//! assert_eq!(kinds[0].name, "rare_literal");
+//!
+//! // A calls file: roots are relative to the corpus.
+//! let text = r#"{"name":"todo","method":"glob","input":{"pattern":"*.rs","root":"pkg_00","hidden":false,"noIgnore":false,"limit":10}}"#;
+//! let calls = parse_calls(text, std::path::Path::new("/tmp/corpus"))?;
+//! assert_eq!(calls[0].call.root(), "/tmp/corpus/pkg_00");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::bench::corpus::RARE;
+use crate::contract::{GlobInput, GrepInput, MAX_GREP_MATCHES};
+use crate::kit::case::Call;
+
+/// Large enough that no built-in query but the budget one is truncated.
+pub const NO_LIMIT: u64 = 100_000_000;
+
+/// One timed call, with the name it is reported under.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BenchCall {
+    /// The name in reports (a query kind, or the calls file's `name`).
+    pub name: String,
+    /// The call, its root already under the corpus.
+    pub call: Call,
+}
+
+/// A built-in query kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Query {
+    /// Its name (`rare_literal`, `context`, ...).
+    pub name: &'static str,
+    /// The contract call.
+    pub call: Call,
+    /// The `rg` arguments that search the same files for the same lines,
+    /// after [`crate::ripgrep::HOST_INDEPENDENCE`] and before the root.
+    pub rg: &'static [&'static str],
+    /// Whether `rg` prints one line per answer row (hit or context line,
+    /// file, or path), so the two answers can be counted against each
+    /// other; false for the budget query, where `rg -c` prints counts.
+    pub rg_rows: bool,
+}
+
+impl Query {
+    /// The query as a [`BenchCall`].
+    pub fn bench_call(&self) -> BenchCall {
+        BenchCall {
+            name: self.name.to_string(),
+            call: self.call.clone(),
+        }
+    }
+}
+
+fn grep(pattern: &str, root: &str, set: impl FnOnce(&mut GrepInput)) -> Call {
+    let mut input = GrepInput::new(pattern, root);
+    input.symbols = false;
+    input.limit = NO_LIMIT;
+    set(&mut input);
+    Call::Grep(input)
+}
+
+/// The built-in query kinds over the corpus at `root`, in report order.
+pub fn builtin(root: &str) -> Vec<Query> {
+    let query = |name, call, rg| Query {
+        name,
+        call,
+        rg,
+        rg_rows: true,
+    };
+    vec![
+        query(
+            "rare_literal",
+            grep(RARE, root, |i| i.fixed_strings = true),
+            &["-n", "-F", "--", RARE],
+        ),
+        // The default budget: the answer stops at 200 hits but still
+        // reports how many more there were, so the peer counts every hit;
+        // `rg -c` is the same work without the budget.
+        Query {
+            name: "common_literal_budget",
+            call: grep("return", root, |i| {
+                i.fixed_strings = true;
+                i.limit = MAX_GREP_MATCHES;
+            }),
+            rg: &["-c", "-F", "--", "return"],
+            rg_rows: false,
+        },
+        query(
+            "case_insensitive",
+            grep("todo", root, |i| i.ignore_case = true),
+            &["-n", "-i", "--", "todo"],
+        ),
+        query(
+            "alternation",
+            grep("_handler|TODO|QuuxRare", root, |_| {}),
+            &["-n", "--", "_handler|TODO|QuuxRare"],
+        ),
+        query(
+            "regex_suffix_literal",
+            grep("[a-z]+_handler", root, |_| {}),
+            &["-n", "--", "[a-z]+_handler"],
+        ),
+        query(
+            "regex_inner_literal",
+            grep(r"[a-z]+_handler\.[a-z]+", root, |_| {}),
+            &["-n", "--", r"[a-z]+_handler\.[a-z]+"],
+        ),
+        query(
+            "regex_no_literal",
+            grep("[A-Z][a-z]+[0-9]{3}", root, |_| {}),
+            &["-n", "--", "[A-Z][a-z]+[0-9]{3}"],
+        ),
+        query(
+            "globbed_search",
+            grep("TODO", root, |i| i.globs = vec!["*.rs".into()]),
+            &["-n", "-g", "*.rs", "--", "TODO"],
+        ),
+        query(
+            "context",
+            grep("TODO", root, |i| {
+                i.before_context = 2;
+                i.after_context = 2;
+            }),
+            &["-n", "-C2", "--", "TODO"],
+        ),
+        query(
+            "max_count",
+            grep("return", root, |i| {
+                i.fixed_strings = true;
+                i.max_count = Some(1);
+            }),
+            &["-n", "-m1", "-F", "--", "return"],
+        ),
+        query(
+            "files_with_matches",
+            grep("return", root, |i| i.files_with_matches = true),
+            &["-l", "--", "return"],
+        ),
+        query(
+            "glob_listing",
+            Call::Glob(GlobInput {
+                limit: NO_LIMIT,
+                ..GlobInput::new("*.rs", root)
+            }),
+            &["--files", "-g", "*.rs"],
+        ),
+        query(
+            "no_ignore",
+            grep(RARE, root, |i| {
+                i.fixed_strings = true;
+                i.no_ignore = true;
+            }),
+            &["-n", "-F", "--no-ignore", "--", RARE],
+        ),
+    ]
+}
+
+/// A calls file that cannot be used.
+#[derive(Debug)]
+pub struct CallsError {
+    /// The 1-based line (JSONL) or array index + 1 (JSON) of the bad call;
+    /// 0 when the whole text is at fault.
+    pub item: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for CallsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.item == 0 {
+            write!(f, "the calls file is not valid: {}", self.message)
+        } else {
+            write!(
+                f,
+                "call {} of the calls file is not valid: {}",
+                self.item, self.message
+            )
+        }
+    }
+}
+
+impl std::error::Error for CallsError {}
+
+/// Read calls from `text`: a JSON array of calls, one call, or JSON Lines
+/// (one call a line; blank lines and lines starting with `//` are skipped).
+///
+/// A call is the kit's `{"method":"grep"|"glob","input":{...}}` with every
+/// input field given (the normalised peer input, §4), plus an optional
+/// `"name"`. Its root is relative to the corpus (`.` is the corpus itself);
+/// an absolute root is refused, so a calls file means the same on every
+/// corpus and never reaches outside it.
+pub fn parse_calls(text: &str, corpus: &Path) -> Result<Vec<BenchCall>, CallsError> {
+    let items: Vec<(usize, Value)> = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(items)) => items
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| (i + 1, v))
+            .collect(),
+        Ok(one) => vec![(1, one)],
+        Err(_) => {
+            let mut items = Vec::new();
+            for (i, line) in text.lines().enumerate() {
+                let line = line.trim();
+                if line.is_empty() || line.starts_with("//") {
+                    continue;
+                }
+                let value = serde_json::from_str(line).map_err(|e| CallsError {
+                    item: i + 1,
+                    message: format!("not JSON ({e})"),
+                })?;
+                items.push((i + 1, value));
+            }
+            items
+        }
+    };
+    if items.is_empty() {
+        return Err(CallsError {
+            item: 0,
+            message: "it holds no call".into(),
+        });
+    }
+    items
+        .into_iter()
+        .map(|(item, value)| parse_call(item, value, corpus))
+        .collect()
+}
+
+fn parse_call(item: usize, mut value: Value, corpus: &Path) -> Result<BenchCall, CallsError> {
+    let error = |message: String| CallsError { item, message };
+    let name = match value.as_object_mut().and_then(|o| o.remove("name")) {
+        None => None,
+        Some(Value::String(name)) => Some(name),
+        Some(other) => return Err(error(format!("its name must be a string, not {other}"))),
+    };
+    let mut call: Call = serde_json::from_value(value).map_err(|e| {
+        error(format!(
+            "{e}; a call is {{\"method\":\"grep\"|\"glob\",\"input\":{{...every input field...}}}}"
+        ))
+    })?;
+    let root = match &mut call {
+        Call::Grep(i) => &mut i.root,
+        Call::Glob(i) => &mut i.root,
+    };
+    if Path::new(root.as_str()).is_absolute() {
+        return Err(error(format!(
+            "its root {root:?} is absolute; give it relative to the corpus (\".\" for the corpus itself)"
+        )));
+    }
+    let relative = root.trim_start_matches("./").trim_end_matches('/');
+    let joined = if relative.is_empty() || relative == "." {
+        corpus.to_path_buf()
+    } else {
+        corpus.join(relative)
+    };
+    *root = joined.to_string_lossy().into_owned();
+    Ok(BenchCall {
+        name: name.unwrap_or_else(|| format!("{}_{item}", call.method())),
+        call,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique() {
+        let kinds = builtin("/r");
+        let mut names: Vec<_> = kinds.iter().map(|k| k.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), kinds.len());
+    }
+
+    #[test]
+    fn jsonl_array_and_single_calls_parse() {
+        let glob = r#"{"method":"glob","input":{"pattern":"*","root":".","hidden":false,"noIgnore":false,"limit":5}}"#;
+        let corpus = Path::new("/c");
+        let one = parse_calls(glob, corpus).unwrap();
+        assert_eq!(one[0].name, "glob_1");
+        assert_eq!(one[0].call.root(), "/c");
+        let lines = format!("// two calls\n{glob}\n\n{glob}\n");
+        let two = parse_calls(&lines, corpus).unwrap();
+        assert_eq!(two.len(), 2);
+        assert_eq!(two[1].name, "glob_4");
+        let array = parse_calls(&format!("[{glob},{glob}]"), corpus).unwrap();
+        assert_eq!(array.len(), 2);
+    }
+
+    #[test]
+    fn bad_calls_are_sentences() {
+        let corpus = Path::new("/c");
+        let absolute = r#"{"method":"glob","input":{"pattern":"*","root":"/etc","hidden":false,"noIgnore":false,"limit":5}}"#;
+        let err = parse_calls(absolute, corpus).unwrap_err().to_string();
+        assert!(err.contains("is absolute"), "{err}");
+        let err = parse_calls("{\"method\":\"find\"}\nnot json", corpus)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("call 2 of the calls file"), "{err}");
+        let err = parse_calls(r#"{"method":"find","input":{}}"#, corpus)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("call 1 of the calls file"), "{err}");
+        assert!(parse_calls("  \n", corpus).is_err());
+    }
+}

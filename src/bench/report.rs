@@ -1,0 +1,489 @@
+//! A benchmark's results, and their three renderings: a terminal table,
+//! JSON and Markdown.
+//!
+//! Every cell of the ratio table is one peer on one call: the median time,
+//! the spread (`±`, see [`crate::bench::stats`]) and the ratio of the
+//! median to the baseline's (below 1 is faster than the baseline). A `!`
+//! marks a spread above [`SPREAD_WARNING`]; `DISAGREES` a peer whose answer
+//! differed from the baseline's, so it has no time and no ratio; `-` a peer
+//! that does not answer the method.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::bench::corpus::Stats;
+use crate::bench::stats::{SPREAD_WARNING, Summary};
+
+/// How many noisy timings the warning names (the worst ones).
+const NOISY_NAMED: usize = 5;
+
+/// What a benchmark found.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Report {
+    /// The corpus searched (`generated:S`, or a path).
+    pub corpus: String,
+    /// What a generated corpus holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corpus_stats: Option<Stats>,
+    /// Where and when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<Machine>,
+    /// The peer ratios are taken against (the first available one).
+    pub baseline: String,
+    /// The peers that ran, in order.
+    pub peers: Vec<String>,
+    /// Peers asked for that could not run, and why.
+    pub unavailable: Vec<Unavailable>,
+    /// Timed rounds per call and peer.
+    pub rounds: usize,
+    /// Untimed runs before them.
+    pub warmup: usize,
+    /// The spread above which a timing is flagged.
+    pub spread_warning: f64,
+    /// One entry per call, in order.
+    pub calls: Vec<CallReport>,
+}
+
+/// A peer that was asked for and cannot run here.
+#[derive(Clone, Debug, Serialize)]
+pub struct Unavailable {
+    /// Its name.
+    pub peer: String,
+    /// Why, and what to do about it.
+    pub reason: String,
+}
+
+/// The machine a report was taken on.
+#[derive(Clone, Debug, Serialize)]
+pub struct Machine {
+    /// Available parallelism (`nproc`).
+    pub cpus: usize,
+    /// The CPU's model name from `/proc/cpuinfo`, when readable.
+    pub cpu_model: Option<String>,
+    /// `/proc/loadavg`'s three load averages when the run started.
+    pub load_before: Option<[f64; 3]>,
+    /// The same when it ended.
+    pub load_after: Option<[f64; 3]>,
+    /// The UTC date and time it started, `YYYY-MM-DD HH:MM UTC`.
+    pub started: String,
+}
+
+impl Machine {
+    /// This machine, now.
+    pub fn here() -> Machine {
+        let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|text| {
+                text.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, v)| v.trim().to_string())
+            });
+        Machine {
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cpu_model,
+            load_before: load_average(),
+            load_after: None,
+            started: utc_now(),
+        }
+    }
+
+    /// Record the load average at the end of the run.
+    pub fn finish(&mut self) {
+        self.load_after = load_average();
+    }
+}
+
+/// `/proc/loadavg`'s first three fields (Linux only; `None` elsewhere).
+pub fn load_average() -> Option<[f64; 3]> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let mut fields = text.split_whitespace().map(|f| f.parse::<f64>().ok());
+    Some([fields.next()??, fields.next()??, fields.next()??])
+}
+
+/// The current UTC time as `YYYY-MM-DD HH:MM UTC` (no time-zone database
+/// needed: days since 1970 to a civil date, Howard Hinnant's algorithm).
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60
+    )
+}
+
+/// One call's results.
+#[derive(Clone, Debug, Serialize)]
+pub struct CallReport {
+    /// The call's name.
+    pub name: String,
+    /// `grep` or `glob`.
+    pub method: String,
+    /// The peer this call's answers and ratios are measured against: the
+    /// first that answers the method (`None` if none does).
+    pub baseline: Option<String>,
+    /// One entry per peer, in peer order.
+    pub results: Vec<PeerResult>,
+}
+
+/// One peer on one call.
+#[derive(Clone, Debug, Serialize)]
+pub struct PeerResult {
+    /// The peer's name.
+    pub peer: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// What happened to one peer on one call.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Agreed with the baseline and was timed.
+    Timed {
+        /// Its samples.
+        summary: Summary,
+        /// Median over the baseline's median.
+        ratio: Option<f64>,
+        /// 1 for the fastest agreeing peer on this call.
+        rank: usize,
+    },
+    /// Answered differently from the baseline: not timed, not ranked.
+    Disagrees {
+        /// The first difference (a JSON pointer, then the two values).
+        difference: String,
+    },
+    /// Does not answer this method.
+    Unsupported,
+}
+
+impl Report {
+    /// Whether any peer disagreed with the baseline on any call.
+    pub fn has_disagreement(&self) -> bool {
+        self.calls
+            .iter()
+            .flat_map(|c| &c.results)
+            .any(|r| matches!(r.outcome, Outcome::Disagrees { .. }))
+    }
+
+    /// The noisy timings: `(call, peer, spread)`.
+    pub fn noisy(&self) -> Vec<(&str, &str, f64)> {
+        let mut out = Vec::new();
+        for call in &self.calls {
+            for result in &call.results {
+                if let Outcome::Timed { summary, .. } = &result.outcome {
+                    if summary.is_noisy() {
+                        out.push((call.name.as_str(), result.peer.as_str(), summary.spread));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn heading(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let stats = self.corpus_stats.as_ref().map_or_else(String::new, |s| {
+            format!(
+                " ({} searched files, {:.1} MB)",
+                thousands(s.files),
+                s.bytes as f64 / 1e6
+            )
+        });
+        lines.push(format!(
+            "corpus {}{stats}; {} timed round{} after {} warm-up, interleaved; baseline {}",
+            self.corpus,
+            self.rounds,
+            if self.rounds == 1 { "" } else { "s" },
+            self.warmup,
+            self.baseline
+        ));
+        if let Some(m) = &self.machine {
+            let load = |l: &Option<[f64; 3]>| {
+                l.map_or("?".to_string(), |[a, b, c]| format!("{a:.2} {b:.2} {c:.2}"))
+            };
+            lines.push(format!(
+                "machine: {} CPUs, {}; load average {} at the start, {} at the end; {}",
+                m.cpus,
+                m.cpu_model.as_deref().unwrap_or("unknown CPU"),
+                load(&m.load_before),
+                load(&m.load_after),
+                m.started
+            ));
+        }
+        lines
+    }
+
+    fn cell(outcome: &Outcome) -> String {
+        match outcome {
+            Outcome::Timed { summary, ratio, .. } => format!(
+                "{} ±{:.0}% {}{}",
+                millis(summary.median_ms),
+                summary.spread * 100.0,
+                ratio.map_or("-".to_string(), |r| format!("{r:.2}x")),
+                if summary.is_noisy() { " !" } else { "" }
+            ),
+            Outcome::Disagrees { .. } => "DISAGREES".to_string(),
+            Outcome::Unsupported => "-".to_string(),
+        }
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let mut notes = vec![format!(
+            "ratio = median / the baseline's median (below 1 is faster); ±spread = (p90 − p10) / median; ! = spread above {:.0}%",
+            SPREAD_WARNING * 100.0
+        )];
+        let mut noisy = self.noisy();
+        if !noisy.is_empty() {
+            // The worst first, and no more than a handful named: on a busy
+            // machine every timing can be noisy, and a wall of names hides
+            // the one that matters.
+            noisy.sort_by(|a, b| b.2.total_cmp(&a.2));
+            let timed = self
+                .calls
+                .iter()
+                .flat_map(|c| &c.results)
+                .filter(|r| matches!(r.outcome, Outcome::Timed { .. }))
+                .count();
+            let mut list: Vec<String> = noisy
+                .iter()
+                .take(NOISY_NAMED)
+                .map(|(call, peer, spread)| format!("{peer} on {call} ({:.0}%)", spread * 100.0))
+                .collect();
+            if noisy.len() > NOISY_NAMED {
+                list.push(format!("{} more", noisy.len() - NOISY_NAMED));
+            }
+            notes.push(format!(
+                "warning: high spread on {} of {timed} timings: {}; those ratios are no better than the spread; rerun with more --rounds or on a quieter machine",
+                noisy.len(),
+                list.join(", ")
+            ));
+        }
+        for call in &self.calls {
+            for result in &call.results {
+                if let Outcome::Disagrees { difference } = &result.outcome {
+                    notes.push(format!(
+                        "DISAGREES: {} on {} answers differently from {} ({difference}); not timed, not ranked",
+                        result.peer,
+                        call.name,
+                        call.baseline.as_deref().unwrap_or("the baseline")
+                    ));
+                }
+            }
+        }
+        for u in &self.unavailable {
+            notes.push(format!("unavailable: {}: {}", u.peer, u.reason));
+        }
+        notes
+    }
+
+    fn header_row(&self) -> Vec<String> {
+        let mut row = vec!["call".to_string()];
+        row.extend(self.peers.iter().map(|p| {
+            if *p == self.baseline {
+                format!("{p} (baseline)")
+            } else {
+                p.clone()
+            }
+        }));
+        row
+    }
+
+    fn rows(&self) -> Vec<Vec<String>> {
+        self.calls
+            .iter()
+            .map(|call| {
+                let mut row = vec![call.name.clone()];
+                row.extend(call.results.iter().map(|r| Report::cell(&r.outcome)));
+                row
+            })
+            .collect()
+    }
+
+    /// The report as an aligned terminal table with notes below.
+    pub fn table(&self) -> String {
+        let mut rows = vec![self.header_row()];
+        rows.extend(self.rows());
+        let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+        let widths: Vec<usize> = (0..columns)
+            .map(|c| {
+                rows.iter()
+                    .filter_map(|r| r.get(c))
+                    .map(|s| s.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let mut out = String::new();
+        for line in self.heading() {
+            let _ = writeln!(out, "{line}");
+        }
+        out.push('\n');
+        for row in &rows {
+            let cells: Vec<String> = row
+                .iter()
+                .zip(&widths)
+                .map(|(cell, &w)| format!("{cell:<w$}"))
+                .collect();
+            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+        }
+        out.push('\n');
+        for note in self.notes() {
+            let _ = writeln!(out, "{note}");
+        }
+        out
+    }
+
+    /// The report as Markdown: a heading paragraph, the ratio table, and the
+    /// notes as a list.
+    pub fn markdown(&self) -> String {
+        let mut out = String::new();
+        for line in self.heading() {
+            let _ = writeln!(out, "{line}  ");
+        }
+        out.push('\n');
+        let header = self.header_row();
+        let _ = writeln!(out, "| {} |", header.join(" | "));
+        let _ = writeln!(out, "|{}", " --- |".repeat(header.len()));
+        for row in self.rows() {
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+        out.push('\n');
+        for note in self.notes() {
+            let _ = writeln!(out, "* {note}");
+        }
+        out
+    }
+
+    /// The report as pretty JSON.
+    pub fn json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    }
+}
+
+/// `12.3 ms`, `1.23 ms`, `1234 ms`.
+fn millis(ms: f64) -> String {
+    if ms < 10.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 1000.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.0} ms")
+    }
+}
+
+/// `20000` → `20,000`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn report() -> Report {
+        let ms = |v: &[u64]| {
+            Summary::of(
+                &v.iter()
+                    .map(|&m| Duration::from_millis(m))
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap()
+        };
+        Report {
+            corpus: "generated:S".into(),
+            baseline: "a".into(),
+            peers: vec!["a".into(), "b".into(), "c".into()],
+            rounds: 3,
+            warmup: 1,
+            spread_warning: SPREAD_WARNING,
+            calls: vec![CallReport {
+                name: "rare".into(),
+                method: "grep".into(),
+                baseline: Some("a".into()),
+                results: vec![
+                    PeerResult {
+                        peer: "a".into(),
+                        outcome: Outcome::Timed {
+                            summary: ms(&[10, 10, 10]),
+                            ratio: Some(1.0),
+                            rank: 1,
+                        },
+                    },
+                    PeerResult {
+                        peer: "b".into(),
+                        outcome: Outcome::Timed {
+                            summary: ms(&[20, 30, 40]),
+                            ratio: Some(3.0),
+                            rank: 2,
+                        },
+                    },
+                    PeerResult {
+                        peer: "c".into(),
+                        outcome: Outcome::Disagrees {
+                            difference: "/matches: 0 items, expected 1".into(),
+                        },
+                    },
+                ],
+            }],
+            ..Report::default()
+        }
+    }
+
+    #[test]
+    fn table_flags_noise_and_disagreement() {
+        let table = report().table();
+        assert!(table.contains("a (baseline)"), "{table}");
+        assert!(table.contains("10.0 ms ±0% 1.00x"), "{table}");
+        assert!(table.contains("30.0 ms ±53% 3.00x !"), "{table}");
+        assert!(table.contains("DISAGREES: c on rare"), "{table}");
+        assert!(
+            table.contains("warning: high spread on 1 of 2 timings: b on rare (53%);"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn markdown_and_json() {
+        let md = report().markdown();
+        assert!(md.contains("| call | a (baseline) | b | c |\n| --- | --- | --- | --- |\n| rare | 10.0 ms ±0% 1.00x |"), "{md}");
+        let json: serde_json::Value = serde_json::from_str(&report().json()).unwrap();
+        assert_eq!(json["calls"][0]["results"][2]["status"], "disagrees");
+        assert_eq!(json["calls"][0]["results"][1]["ratio"], 3.0);
+        assert_eq!(json["calls"][0]["results"][1]["summary"]["median_ms"], 30.0);
+    }
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(200_000), "200,000");
+        assert_eq!(thousands(12), "12");
+        assert_eq!(millis(1.234), "1.23 ms");
+        assert_eq!(millis(1234.4), "1234 ms");
+        let date = utc_now();
+        assert_eq!(date.len(), "2026-12-01 03:40 UTC".len(), "{date}");
+    }
+}

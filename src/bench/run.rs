@@ -1,0 +1,513 @@
+//! Running a benchmark: the agreement check, warm-up and interleaved
+//! rounds.
+//!
+//! For every call, in order:
+//!
+//! 1. **Agreement.** Every peer answers once and the answer is compared as a
+//!    JSON value ([`crate::kit::case::answer`]: key order ignored, a failure
+//!    reduced to its code) with the call's baseline, the first peer that
+//!    answers the method. A peer that answers differently is reported as
+//!    disagreeing, with the first difference, and is never timed, ranked
+//!    or given a ratio: a fast wrong answer must not look like a win.
+//! 2. **Warm-up.** Each agreeing peer makes the call `warmup` times,
+//!    untimed (page cache, an external peer's first start).
+//! 3. **Rounds.** `rounds` times, each agreeing peer makes the call once,
+//!    timed; the starting peer rotates every round (A B C, B C A, C A B),
+//!    so a slow drift of the machine's load falls on every peer alike.
+//!
+//! Only the peer call is timed (not the JSON rendering of step 1).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use lawsuite::bench::calls::BenchCall;
+//! use lawsuite::bench::report::Outcome;
+//! use lawsuite::bench::run::{Contender, Options, run};
+//! use lawsuite::contract::GlobInput;
+//! use lawsuite::kit::case::Call;
+//! use lawsuite::peer::Noop;
+//! use lawsuite::portable::Portable;
+//!
+//! let dir = lawsuite::kit::materialize::TempTree::new()?;
+//! std::fs::write(dir.path().join("a.rs"), "fn main() {}\n")?;
+//! let root = dir.path().to_str().unwrap();
+//! let calls = [BenchCall { name: "listing".into(), call: Call::Glob(GlobInput::new("*.rs", root)) }];
+//! let peers = [
+//!     Contender::new("portable", Arc::new(Portable::with_threads(1))),
+//!     Contender::new("noop", Arc::new(Noop)),
+//! ];
+//! let report = run(&calls, &peers, &Options { rounds: 3, warmup: 1 }, &mut |_| {});
+//! let results = &report.calls[0].results;
+//! assert!(matches!(results[0].outcome, Outcome::Timed { rank: 1, .. }));
+//! assert!(matches!(results[1].outcome, Outcome::Disagrees { .. }));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt;
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::bench::calls::BenchCall;
+use crate::bench::report::{CallReport, Outcome, PeerResult, Report};
+use crate::bench::stats::Summary;
+use crate::kit::case::{Call, answer};
+use crate::peer::Search;
+
+/// A peer taking part, under the name it is reported by.
+#[derive(Clone)]
+pub struct Contender {
+    /// The name in reports (the registered name).
+    pub name: String,
+    /// The peer.
+    pub peer: Arc<dyn Search>,
+}
+
+impl Contender {
+    /// A contender named `name`.
+    pub fn new(name: impl Into<String>, peer: Arc<dyn Search>) -> Contender {
+        Contender {
+            name: name.into(),
+            peer,
+        }
+    }
+}
+
+impl fmt::Debug for Contender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Contender")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// How many untimed and timed runs per peer and call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Timed rounds (at least one is made).
+    pub rounds: usize,
+    /// Untimed runs before them.
+    pub warmup: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            rounds: 5,
+            warmup: 1,
+        }
+    }
+}
+
+/// Benchmark `calls` on `peers` (the first is the baseline); `progress`
+/// gets one line per step, for stderr.
+pub fn run(
+    calls: &[BenchCall],
+    peers: &[Contender],
+    options: &Options,
+    progress: &mut dyn FnMut(&str),
+) -> Report {
+    let mut report = Report {
+        baseline: peers.first().map(|p| p.name.clone()).unwrap_or_default(),
+        peers: peers.iter().map(|p| p.name.clone()).collect(),
+        rounds: options.rounds.max(1),
+        warmup: options.warmup,
+        calls: Vec::new(),
+        ..Report::default()
+    };
+    for (i, bench_call) in calls.iter().enumerate() {
+        progress(&format!(
+            "[{}/{}] {}: checking answers",
+            i + 1,
+            calls.len(),
+            bench_call.name
+        ));
+        let call_report = run_call(bench_call, peers, options, &mut |line| {
+            progress(&format!(
+                "[{}/{}] {}: {line}",
+                i + 1,
+                calls.len(),
+                bench_call.name
+            ))
+        });
+        report.calls.push(call_report);
+    }
+    report
+}
+
+fn run_call(
+    bench_call: &BenchCall,
+    peers: &[Contender],
+    options: &Options,
+    progress: &mut dyn FnMut(&str),
+) -> CallReport {
+    let call = &bench_call.call;
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; peers.len()];
+    let mut baseline: Option<(usize, Value)> = None;
+    for (i, contender) in peers.iter().enumerate() {
+        if !contender.peer.supports(call.method()) {
+            outcomes[i] = Some(Outcome::Unsupported);
+            continue;
+        }
+        let value = answer(contender.peer.as_ref(), call);
+        match &baseline {
+            None => baseline = Some((i, value)),
+            Some((_, expected)) => {
+                if let Some(difference) = first_difference(expected, &value, "") {
+                    progress(&format!("{} DISAGREES: {difference}", contender.name));
+                    outcomes[i] = Some(Outcome::Disagrees { difference });
+                }
+            }
+        }
+    }
+    let timed: Vec<usize> = (0..peers.len())
+        .filter(|&i| outcomes[i].is_none())
+        .collect();
+    let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); peers.len()];
+    if !timed.is_empty() {
+        if options.warmup > 0 {
+            progress(&format!("warm-up ({} per peer)", options.warmup));
+        }
+        for round in 0..options.warmup {
+            for k in 0..timed.len() {
+                time(peers[timed[(round + k) % timed.len()]].peer.as_ref(), call);
+            }
+        }
+        let rounds = options.rounds.max(1);
+        for round in 0..rounds {
+            progress(&format!("round {}/{rounds}", round + 1));
+            for k in 0..timed.len() {
+                let i = timed[(round + k) % timed.len()];
+                samples[i].push(time(peers[i].peer.as_ref(), call));
+            }
+        }
+    }
+    let summaries: Vec<Option<Summary>> = samples.iter().map(|s| Summary::of(s)).collect();
+    let base = baseline.as_ref().and_then(|(i, _)| summaries[*i].clone());
+    let mut order: Vec<usize> = timed.clone();
+    order.sort_by(|&a, &b| {
+        let median = |i: usize| summaries[i].as_ref().map_or(f64::INFINITY, |s| s.median_ms);
+        median(a).total_cmp(&median(b))
+    });
+    for (rank, &i) in order.iter().enumerate() {
+        if let Some(summary) = summaries[i].clone() {
+            outcomes[i] = Some(Outcome::Timed {
+                ratio: base.as_ref().and_then(|b| summary.ratio_to(b)),
+                rank: rank + 1,
+                summary,
+            });
+        }
+    }
+    CallReport {
+        name: bench_call.name.clone(),
+        method: call.method().to_string(),
+        baseline: baseline.map(|(i, _)| peers[i].name.clone()),
+        results: peers
+            .iter()
+            .zip(outcomes)
+            .map(|(contender, outcome)| PeerResult {
+                peer: contender.name.clone(),
+                outcome: outcome.unwrap_or(Outcome::Unsupported),
+            })
+            .collect(),
+    }
+}
+
+/// One call, timed; the answer is kept alive until the clock stops so
+/// dropping it is not timed either way.
+fn time(peer: &dyn Search, call: &Call) -> Duration {
+    match call {
+        Call::Grep(input) => {
+            let started = Instant::now();
+            let out = black_box(peer.grep(black_box(input)));
+            let elapsed = started.elapsed();
+            drop(out);
+            elapsed
+        }
+        Call::Glob(input) => {
+            let started = Instant::now();
+            let out = black_box(peer.glob(black_box(input)));
+            let elapsed = started.elapsed();
+            drop(out);
+            elapsed
+        }
+    }
+}
+
+/// Where `actual` first differs from `expected`, as a JSON pointer and the
+/// two values (shortened), or `None` when they are equal.
+///
+/// ```
+/// use lawsuite::bench::run::first_difference;
+/// use serde_json::json;
+///
+/// let a = json!({"matches": [{"line": 3}], "truncated": false});
+/// let b = json!({"truncated": false, "matches": [{"line": 4}]});
+/// assert_eq!(first_difference(&a, &a, ""), None);
+/// assert_eq!(first_difference(&a, &b, "").unwrap(), "/matches/0/line: 4, expected 3");
+/// ```
+pub fn first_difference(expected: &Value, actual: &Value, at: &str) -> Option<String> {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (key, ev) in e {
+                let here = format!("{at}/{key}");
+                match a.get(key) {
+                    None => return Some(format!("{here}: missing")),
+                    Some(av) => {
+                        if let Some(d) = first_difference(ev, av, &here) {
+                            return Some(d);
+                        }
+                    }
+                }
+            }
+            a.keys()
+                .find(|k| !e.contains_key(*k))
+                .map(|k| format!("{at}/{k}: not expected"))
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            for (i, (ev, av)) in e.iter().zip(a).enumerate() {
+                if let Some(d) = first_difference(ev, av, &format!("{at}/{i}")) {
+                    return Some(d);
+                }
+            }
+            (e.len() != a.len())
+                .then(|| format!("{}: {} items, expected {}", or_root(at), a.len(), e.len()))
+        }
+        _ if expected == actual => None,
+        _ => Some(format!(
+            "{}: {}, expected {}",
+            or_root(at),
+            shorten(actual),
+            shorten(expected)
+        )),
+    }
+}
+
+fn or_root(at: &str) -> &str {
+    if at.is_empty() { "/" } else { at }
+}
+
+fn shorten(value: &Value) -> String {
+    const MAX: usize = 80;
+    let text = value.to_string();
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::{GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
+    use crate::kit::materialize::TempTree;
+    use crate::portable::Portable;
+    use serde_json::json;
+
+    /// Answers like `portable` but drops the last path of every glob: fast
+    /// and wrong.
+    struct Wrong(Portable);
+
+    impl Search for Wrong {
+        fn name(&self) -> &str {
+            "wrong"
+        }
+        fn version(&self) -> String {
+            "0".into()
+        }
+        fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+            self.0.grep(input)
+        }
+        fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+            let mut out = self.0.glob(input)?;
+            out.paths.pop();
+            Ok(out)
+        }
+    }
+
+    /// Answers grep only.
+    struct GrepOnly(Portable);
+
+    impl Search for GrepOnly {
+        fn name(&self) -> &str {
+            "grep-only"
+        }
+        fn version(&self) -> String {
+            "0".into()
+        }
+        fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+            self.0.grep(input)
+        }
+        fn glob(&self, _: &GlobInput) -> Result<GlobOutput, StdError> {
+            unreachable!("never called: glob is not supported")
+        }
+        fn supports(&self, method: &str) -> bool {
+            method == "grep"
+        }
+    }
+
+    fn tree() -> TempTree {
+        let dir = TempTree::new().unwrap();
+        for name in ["a.rs", "b.rs", "c.txt"] {
+            std::fs::write(dir.path().join(name), "needle\n").unwrap();
+        }
+        dir
+    }
+
+    fn calls(root: &str) -> Vec<BenchCall> {
+        vec![
+            BenchCall {
+                name: "glob".into(),
+                call: Call::Glob(GlobInput::new("*.rs", root)),
+            },
+            BenchCall {
+                name: "grep".into(),
+                call: Call::Grep(GrepInput::new("needle", root)),
+            },
+        ]
+    }
+
+    #[test]
+    fn a_wrong_peer_is_flagged_never_ranked() {
+        let dir = tree();
+        let root = dir.path().to_str().unwrap();
+        let peers = [
+            Contender::new("portable", Arc::new(Portable::with_threads(1))),
+            Contender::new("wrong", Arc::new(Wrong(Portable::with_threads(1)))),
+            Contender::new("portable-2", Arc::new(Portable::with_threads(2))),
+        ];
+        let mut lines = Vec::new();
+        let report = run(
+            &calls(root),
+            &peers,
+            &Options {
+                rounds: 3,
+                warmup: 0,
+            },
+            &mut |l| lines.push(l.to_string()),
+        );
+        let glob = &report.calls[0];
+        assert_eq!(glob.baseline.as_deref(), Some("portable"));
+        match &glob.results[1].outcome {
+            Outcome::Disagrees { difference } => {
+                assert_eq!(difference, "/paths: 1 items, expected 2", "{difference}")
+            }
+            other => panic!("the wrong peer was not flagged: {other:?}"),
+        }
+        let mut ranks: Vec<usize> = glob
+            .results
+            .iter()
+            .filter_map(|r| match &r.outcome {
+                Outcome::Timed { rank, summary, .. } => {
+                    assert_eq!(summary.samples, 3);
+                    Some(*rank)
+                }
+                _ => None,
+            })
+            .collect();
+        ranks.sort();
+        assert_eq!(ranks, [1, 2], "only the two agreeing peers are ranked");
+        match &glob.results[0].outcome {
+            Outcome::Timed { ratio, .. } => assert_eq!(*ratio, Some(1.0)),
+            other => panic!("{other:?}"),
+        }
+        // On grep the wrong peer is right, and is timed.
+        assert!(matches!(
+            report.calls[1].results[1].outcome,
+            Outcome::Timed { .. }
+        ));
+        assert!(
+            lines.iter().any(|l| l.contains("wrong DISAGREES")),
+            "{lines:?}"
+        );
+        assert!(report.has_disagreement());
+    }
+
+    #[test]
+    fn the_baseline_is_the_first_peer_answering_the_method() {
+        let dir = tree();
+        let root = dir.path().to_str().unwrap();
+        let peers = [
+            Contender::new("grep-only", Arc::new(GrepOnly(Portable::with_threads(1)))),
+            Contender::new("portable", Arc::new(Portable::with_threads(1))),
+        ];
+        let report = run(&calls(root), &peers, &Options::default(), &mut |_| {});
+        let glob = &report.calls[0];
+        assert!(matches!(glob.results[0].outcome, Outcome::Unsupported));
+        assert_eq!(glob.baseline.as_deref(), Some("portable"));
+        assert_eq!(report.calls[1].baseline.as_deref(), Some("grep-only"));
+        assert!(!report.has_disagreement());
+    }
+
+    #[test]
+    fn rounds_rotate_the_starting_peer() {
+        use std::sync::Mutex;
+        /// Records the order of calls across peers.
+        struct Logged(&'static str, Arc<Mutex<Vec<&'static str>>>);
+        impl Search for Logged {
+            fn name(&self) -> &str {
+                self.0
+            }
+            fn version(&self) -> String {
+                "0".into()
+            }
+            fn grep(&self, _: &GrepInput) -> Result<GrepOutput, StdError> {
+                self.1.lock().unwrap().push(self.0);
+                Ok(GrepOutput::default())
+            }
+            fn glob(&self, _: &GlobInput) -> Result<GlobOutput, StdError> {
+                unreachable!()
+            }
+        }
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let peers = [
+            Contender::new("a", Arc::new(Logged("a", log.clone()))),
+            Contender::new("b", Arc::new(Logged("b", log.clone()))),
+            Contender::new("c", Arc::new(Logged("c", log.clone()))),
+        ];
+        let calls = [BenchCall {
+            name: "g".into(),
+            call: Call::Grep(GrepInput::new("x", "/nowhere")),
+        }];
+        run(
+            &calls,
+            &peers,
+            &Options {
+                rounds: 3,
+                warmup: 1,
+            },
+            &mut |_| {},
+        );
+        let order = log.lock().unwrap().join("");
+        // check: a b c; warm-up: a b c; rounds: abc, bca, cab.
+        assert_eq!(order, "abc".to_string() + "abc" + "abcbcacab");
+    }
+
+    #[test]
+    fn differences_name_the_first_path() {
+        let e = json!({"a": [1, 2], "b": "x"});
+        assert_eq!(
+            first_difference(&e, &json!({"a": [1, 2, 3], "b": "x"}), "").unwrap(),
+            "/a: 3 items, expected 2"
+        );
+        assert_eq!(
+            first_difference(&e, &json!({"a": [1, 2]}), "").unwrap(),
+            "/b: missing"
+        );
+        assert_eq!(
+            first_difference(&e, &json!({"a": [1, 2], "b": "x", "c": 1}), "").unwrap(),
+            "/c: not expected"
+        );
+        assert_eq!(
+            first_difference(&json!({"failure": "timeout"}), &json!([]), "").unwrap(),
+            "/: [], expected {\"failure\":\"timeout\"}"
+        );
+        let long = json!("x".repeat(200));
+        assert!(
+            first_difference(&json!(1), &long, "")
+                .unwrap()
+                .ends_with("…, expected 1")
+        );
+    }
+}

@@ -1,0 +1,219 @@
+//! `lawsuite bench`: time registered peers head to head on one corpus
+//! (the logic is `lawsuite::bench`; this is argument handling and output).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, anyhow, bail};
+use clap::ValueEnum;
+use lawsuite::bench::calls::{BenchCall, builtin, parse_calls};
+use lawsuite::bench::corpus::Corpus;
+use lawsuite::bench::report::{Machine, Unavailable};
+use lawsuite::bench::run::{Contender, Options, run};
+use lawsuite::bench::stats::SPREAD_WARNING;
+use lawsuite::registry::{Registry, builtin as builtin_peer};
+
+/// The arguments of `lawsuite bench`.
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// A peer to time (repeatable): a name from the registry (external peers
+    /// included) or a built-in. The first available one is the baseline.
+    #[arg(long = "peer", required = true)]
+    peers: Vec<String>,
+    /// What to search: generated:S (1,000 files), generated:M (20,000),
+    /// generated:L (200,000), generated:huge (one 1 GiB file), or a
+    /// directory's path, searched in place and never written to.
+    #[arg(long, default_value = "generated:S")]
+    corpus: String,
+    /// A JSON or JSONL file of calls in the kit's format,
+    /// `{"method":"grep","input":{...},"name":"optional"}`, roots relative to
+    /// the corpus; default: the built-in query kinds.
+    #[arg(long)]
+    calls: Option<PathBuf>,
+    /// Only the built-in query kinds with these names (repeatable).
+    #[arg(long = "query")]
+    queries: Vec<String>,
+    /// Timed rounds per call and peer.
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// Untimed runs per call and peer before the rounds.
+    #[arg(long, default_value_t = 1)]
+    warmup: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = BenchFormat::Table)]
+    format: BenchFormat,
+    /// The peer registry.
+    #[arg(long)]
+    registry: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum BenchFormat {
+    /// An aligned table for a terminal.
+    Table,
+    /// One JSON document.
+    Json,
+    /// A Markdown table and notes.
+    Markdown,
+}
+
+/// `lawsuite bench`: exit status 1 when a peer disagreed with the baseline.
+pub fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    let (contenders, unavailable) = resolve_peers(&args.peers, args.registry.as_deref())?;
+    for u in &unavailable {
+        eprintln!("warning: {} is left out: {}", u.peer, u.reason);
+    }
+    if contenders.is_empty() {
+        bail!("none of the peers asked for can run here; see the warnings above");
+    }
+    let corpus: Corpus = args.corpus.parse()?;
+    // Check everything cheap before generating a corpus (L takes minutes).
+    let calls_text = match &args.calls {
+        Some(_) if !args.queries.is_empty() => {
+            bail!("--query picks built-in query kinds; it cannot be combined with --calls")
+        }
+        Some(file) => Some(
+            std::fs::read_to_string(file)
+                .with_context(|| format!("could not read the calls file {}", file.display()))?,
+        ),
+        None => {
+            builtin_calls("", &args.queries)?;
+            None
+        }
+    };
+    eprintln!("preparing corpus {corpus}");
+    let prepared = corpus.prepare()?;
+    let root = prepared.root.to_str().ok_or_else(|| {
+        anyhow!(
+            "the corpus path {} is not UTF-8, which the contract's roots must be",
+            prepared.root.display()
+        )
+    })?;
+    let calls = match (&calls_text, &args.calls) {
+        (Some(text), Some(file)) => {
+            parse_calls(text, &prepared.root).with_context(|| format!("in {}", file.display()))?
+        }
+        _ => builtin_calls(root, &args.queries)?,
+    };
+    let mut machine = Machine::here();
+    let report_peers = contenders
+        .iter()
+        .map(|c| c.name.clone())
+        .collect::<Vec<_>>();
+    eprintln!(
+        "timing {} call(s) on {}: {} round(s) after {} warm-up",
+        calls.len(),
+        report_peers.join(", "),
+        args.rounds.max(1),
+        args.warmup
+    );
+    let options = Options {
+        rounds: args.rounds,
+        warmup: args.warmup,
+    };
+    let mut report = run(&calls, &contenders, &options, &mut |line| {
+        eprintln!("{line}")
+    });
+    machine.finish();
+    report.corpus = match corpus {
+        Corpus::Path(_) => prepared.root.display().to_string(),
+        generated => generated.to_string(),
+    };
+    report.corpus_stats = prepared.stats.clone();
+    report.machine = Some(machine);
+    report.unavailable = unavailable;
+    report.spread_warning = SPREAD_WARNING;
+    let text = match args.format {
+        BenchFormat::Table => report.table(),
+        BenchFormat::Json => report.json() + "\n",
+        BenchFormat::Markdown => report.markdown(),
+    };
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(if report.has_disagreement() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The built-in kinds, or those named by `--query`.
+fn builtin_calls(root: &str, only: &[String]) -> anyhow::Result<Vec<BenchCall>> {
+    let kinds = builtin(root);
+    if let Some(unknown) = only
+        .iter()
+        .find(|n| !kinds.iter().any(|k| k.name == n.as_str()))
+    {
+        let names: Vec<&str> = kinds.iter().map(|k| k.name).collect();
+        bail!(
+            "{unknown:?} is not a built-in query kind; the kinds are {}",
+            names.join(", ")
+        );
+    }
+    Ok(kinds
+        .iter()
+        .filter(|k| only.is_empty() || only.iter().any(|n| n == k.name))
+        .map(|k| k.bench_call())
+        .collect())
+}
+
+/// The peers by name: registered ones first, then built-ins. A name that is
+/// neither is an error listing the registered names; a peer that cannot run
+/// here (no `rg`, say) is left out with the reason and the run goes on.
+fn resolve_peers(
+    names: &[String],
+    registry: Option<&Path>,
+) -> anyhow::Result<(Vec<Contender>, Vec<Unavailable>)> {
+    let path = registry.map_or_else(Registry::default_path, Path::to_path_buf);
+    let loaded = Registry::load(&path);
+    let (mut contenders, mut unavailable) = (Vec::new(), Vec::new());
+    for (i, name) in names.iter().enumerate() {
+        if names[..i].contains(name) {
+            bail!("the peer {name:?} is named twice; name each peer once");
+        }
+        let registered = loaded
+            .as_ref()
+            .ok()
+            .and_then(|r| r.peers.iter().find(|p| &p.name == name))
+            .map(|p| p.peer.clone());
+        let peer = match registered {
+            Some(peer) => peer,
+            None => match builtin_peer(name) {
+                Ok(peer) => Ok(peer),
+                // A built-in name that cannot run (`ripgrep` without `rg`).
+                Err(why) if lawsuite::registry::BUILTINS.contains(&name.as_str()) => Err(why),
+                Err(_) => {
+                    return Err(match &loaded {
+                        Ok(registry) => anyhow!(
+                            "{name:?} is not a registered peer; the peers registered in {} are {} (built-ins: {})",
+                            path.display(),
+                            registry.names(),
+                            lawsuite::registry::BUILTINS.join(", ")
+                        ),
+                        Err(e) => anyhow!(
+                            "{name:?} is not a built-in peer ({}), and the registry cannot be read: {e}",
+                            lawsuite::registry::BUILTINS.join(", ")
+                        ),
+                    });
+                }
+            },
+        };
+        match peer {
+            Ok(peer) => contenders.push(Contender::new(name.clone(), peer)),
+            Err(reason) => unavailable.push(Unavailable {
+                peer: name.clone(),
+                reason: with_install_hint(reason),
+            }),
+        }
+    }
+    Ok((contenders, unavailable))
+}
+
+/// Make sure a missing `rg` says how to get one.
+fn with_install_hint(reason: String) -> String {
+    if reason.contains("rg") && !reason.contains("cargo install ripgrep") {
+        format!("{reason}; install rg with `cargo install ripgrep --locked`")
+    } else {
+        reason
+    }
+}

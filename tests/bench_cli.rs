@@ -1,0 +1,235 @@
+//! `lawsuite bench` end to end, on tiny corpora and one round (fast).
+//! The case with a lying external peer needs `python3` and passes, saying
+//! why, without it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
+
+fn tiny_tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let files = [
+        (".gitignore", "target/\n"),
+        (
+            "src/main.rs",
+            "fn main() {\n    // TODO: QuuxRareToken\n    return;\n}\n",
+        ),
+        (
+            "src/lib.rs",
+            "pub fn a_handler() {}\nlet x = b_handler.run();\n",
+        ),
+        ("notes.md", "todo list\nReturn Session123\n"),
+        ("target/out.rs", "QuuxRareToken\n"),
+    ];
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+fn bench(args: &[&str]) -> Output {
+    Command::new(LAWSUITE)
+        .arg("bench")
+        .args(args)
+        .output()
+        .expect("lawsuite runs")
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn every_builtin_kind_runs_and_agrees_on_a_tiny_tree() {
+    let tree = tiny_tree();
+    let root = tree.path().to_str().unwrap();
+    let out = bench(&[
+        "--peer", "portable", "--peer", "ripgrep", "--corpus", root, "--rounds", "1", "--warmup",
+        "0", "--format", "json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr:\n{stderr}");
+    let report = json(&out);
+    let calls = report["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 13);
+    let rg_missing = report["unavailable"].as_array().unwrap().len() == 1;
+    for call in calls {
+        for result in call["results"].as_array().unwrap() {
+            assert_eq!(result["status"], "timed", "{call}");
+            assert_eq!(result["summary"]["samples"], 1, "{call}");
+        }
+        assert_eq!(call["results"][0]["ratio"], 1.0, "{call}");
+        assert_eq!(
+            call["results"].as_array().unwrap().len(),
+            if rg_missing { 1 } else { 2 }
+        );
+    }
+    assert!(stderr.contains("[13/13] no_ignore: round 1/1"), "{stderr}");
+    assert_eq!(report["baseline"], "portable");
+    assert!(report["machine"]["cpus"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn table_and_markdown_render() {
+    let tree = tiny_tree();
+    let root = tree.path().to_str().unwrap();
+    let args = |format| {
+        [
+            "--peer",
+            "portable",
+            "--peer",
+            "noop",
+            "--corpus",
+            root,
+            "--query",
+            "rare_literal",
+            "--query",
+            "glob_listing",
+            "--rounds",
+            "1",
+            "--format",
+            format,
+        ]
+    };
+    // `noop` refuses every call, so it disagrees with portable: exit 1.
+    let out = bench(&args("table"));
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("portable (baseline)"), "{table}");
+    assert!(table.contains("DISAGREES: noop on rare_literal"), "{table}");
+    let out = bench(&args("markdown"));
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(md.contains("| call | portable (baseline) | noop |"), "{md}");
+    assert!(md.contains("| glob_listing |"), "{md}");
+}
+
+#[test]
+fn a_lying_external_peer_is_flagged_never_ranked() {
+    let has_python = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_python {
+        eprintln!("skipped: python3 is not on PATH");
+        return;
+    }
+    let tree = tiny_tree();
+    let dir = tempfile::tempdir().unwrap();
+    let script: PathBuf =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake_peers/misbehave.py");
+    let registry = dir.path().join("peers.toml");
+    std::fs::write(
+        &registry,
+        format!(
+            "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"liar\"\ncommand = [\"python3\", {:?}, \"ok\"]\n",
+            script.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    // The liar answers every call with an empty output, fast.
+    let calls = dir.path().join("calls.jsonl");
+    std::fs::write(
+        &calls,
+        concat!(
+            r#"{"name":"needle","method":"grep","input":{"pattern":"TODO","root":"src","fixedStrings":false,"ignoreCase":false,"smartCase":false,"globs":[],"beforeContext":0,"afterContext":0,"filesWithMatches":false,"hidden":false,"noIgnore":false,"symbols":false,"limit":200}}"#,
+            "\n",
+            r#"{"method":"glob","input":{"pattern":"*.zip","root":"src","hidden":false,"noIgnore":false,"limit":10}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let out = bench(&[
+        "--peer",
+        "portable",
+        "--peer",
+        "liar",
+        "--registry",
+        registry.to_str().unwrap(),
+        "--corpus",
+        tree.path().to_str().unwrap(),
+        "--calls",
+        calls.to_str().unwrap(),
+        "--rounds",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&out);
+    let needle = &report["calls"][0];
+    assert_eq!(needle["name"], "needle");
+    assert_eq!(needle["results"][1]["status"], "disagrees");
+    assert_eq!(
+        needle["results"][1]["difference"],
+        "/matches: 0 items, expected 1"
+    );
+    assert!(needle["results"][1].get("rank").is_none());
+    assert!(needle["results"][1].get("ratio").is_none());
+    assert_eq!(needle["results"][0]["rank"], 1);
+    // On the glob nobody finds anything, so the liar is right, and timed.
+    let glob = &report["calls"][1];
+    assert_eq!(glob["name"], "glob_2");
+    assert_eq!(glob["results"][1]["status"], "timed", "{glob}");
+    assert_eq!(glob["results"][1]["summary"]["samples"], 2);
+}
+
+#[test]
+fn an_unknown_peer_lists_the_registered_ones() {
+    let out = bench(&["--peer", "portable", "--peer", "nosuchpeer"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("\"nosuchpeer\" is not a registered peer"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("portable, ripgrep, ripgrep-walk, python-glob"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_missing_rg_says_how_to_install_it_and_the_run_goes_on() {
+    let tree = tiny_tree();
+    let out = Command::new(LAWSUITE)
+        .args([
+            "bench",
+            "--peer",
+            "ripgrep",
+            "--peer",
+            "portable",
+            "--query",
+            "rare_literal",
+        ])
+        .args(["--rounds", "1", "--format", "json", "--corpus"])
+        .arg(tree.path())
+        .env("LAWSUITE_RG", "/nonexistent/rg")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("cargo install ripgrep --locked"),
+        "{stderr}"
+    );
+    let report = json(&out);
+    assert_eq!(report["baseline"], "portable");
+    assert_eq!(report["unavailable"][0]["peer"], "ripgrep");
+    assert_eq!(report["calls"][0]["results"][0]["status"], "timed");
+}
