@@ -322,16 +322,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     )
 }
 
-/// Keep one call of a plan (grep calls first, then glob calls).
+/// Keep one call of a plan (grep calls first, then glob, read, ls).
 fn keep_only_call(plan: &mut Plan, index: usize) {
-    let greps = plan.grep.len();
-    if index < greps {
-        plan.grep = vec![plan.grep[index].clone()];
-        plan.glob.clear();
-    } else {
-        plan.glob = plan.glob.get(index - greps).cloned().into_iter().collect();
-        plan.grep.clear();
-    }
+    *plan = plan.only_call(index);
 }
 
 /// `lawsuite plan`.

@@ -444,7 +444,7 @@ pub fn run_plan(
     let mut report = format!(
         "{} of {} calls diverge\n\n",
         divergences.len(),
-        plan.grep.len() + plan.glob.len()
+        plan.call_count()
     );
     for d in divergences.iter().take(3) {
         report.push_str(&human(d, false));

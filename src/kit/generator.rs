@@ -869,6 +869,8 @@ pub fn plan(seed: u64, root: &str, options: &GeneratorOptions) -> Plan {
         files: tree.entries,
         grep,
         glob,
+        read: Vec::new(),
+        ls: Vec::new(),
     }
 }
 
