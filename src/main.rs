@@ -159,7 +159,7 @@ struct RunArgs {
     /// The ground of the lawsuite generator: shared or full.
     #[arg(long, default_value = "shared")]
     ground: String,
-    /// Only this call of each plan (its index: grep calls, then glob calls).
+    /// Only this call of each plan (its index: grep calls, then glob, read and ls calls).
     #[arg(long)]
     call: Option<usize>,
     /// Threads running seeds in parallel.
