@@ -469,14 +469,14 @@ fn files(law: &Law) -> Result<(Vec<GeneratedFile>, Vec<Special>), String> {
                     }
                     (None, None, None) => Vec::new(),
                     _ => {
-                        return Err(format!(
-                            "{path:?}: give one of `text`, `bytes` and `parts`"
-                        ));
+                        return Err(format!("{path:?}: give one of `text`, `bytes` and `parts`"));
                     }
                 };
                 if let Some(n) = spec.repeat {
                     if content.len().saturating_mul(n) > MAX_GENERATED {
-                        return Err(format!("{path:?}: the content is over {MAX_GENERATED} bytes; use `size`"));
+                        return Err(format!(
+                            "{path:?}: the content is over {MAX_GENERATED} bytes; use `size`"
+                        ));
                     }
                     content = content.repeat(n);
                 }
@@ -557,7 +557,9 @@ fn expand_pieces(value: &mut Value) -> Result<(), String> {
     match value {
         Value::Object(map) => {
             let piece_like = !map.is_empty()
-                && map.keys().all(|k| matches!(k.as_str(), "text" | "parts" | "repeat"))
+                && map
+                    .keys()
+                    .all(|k| matches!(k.as_str(), "text" | "parts" | "repeat"))
                 && (map.contains_key("parts") || map.contains_key("repeat"));
             if piece_like {
                 let piece: Piece = serde_json::from_value(Value::Object(map.clone()))
@@ -621,7 +623,8 @@ pub fn run(law: &LoadedLaw, peer: &dyn Search) -> Result<(), String> {
         (None, Some(code)) => serde_json::json!({ "failure": code }),
         (None, None) => return Err("a law needs `expect` or `expect_error`".into()),
     };
-    expand_pieces(&mut expected).map_err(|e| format!("{}: law {}: {e}", law.file.display(), l.name))?;
+    expand_pieces(&mut expected)
+        .map_err(|e| format!("{}: law {}: {e}", law.file.display(), l.name))?;
     let mut answer_cmp = strip_message(&answer);
     let mut problems = Vec::new();
     for (key, want) in &l.expect_lengths {
@@ -717,16 +720,25 @@ fn call(method: &str, input: &Value, peer: &dyn Search) -> Result<Value, String>
         }
         "flow/read" => {
             let req: ReadRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
-            with_message(peer.read(&req).map(|o| render(Ok::<_, crate::contract::StdError>(o))))
+            with_message(
+                peer.read(&req)
+                    .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
+            )
         }
         "flow/ls" => {
             let req: LsRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
-            with_message(peer.ls(&req).map(|o| render(Ok::<_, crate::contract::StdError>(o))))
+            with_message(
+                peer.ls(&req)
+                    .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
+            )
         }
         #[cfg(unix)]
         "flow/bash" => {
             let req: BashRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
-            with_message(peer.bash(&req).map(|o| render(Ok::<_, crate::contract::StdError>(o))))
+            with_message(
+                peer.bash(&req)
+                    .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
+            )
         }
         other => return Err(format!("unknown method {other:?}")),
     })
