@@ -804,6 +804,81 @@ mod tests {
     }
 
     #[test]
+    fn pieces_expand_in_expectations_and_leave_other_tables_alone() {
+        let mut value = serde_json::json!({
+            "content": { "parts": [{ "text": "ab", "repeat": 2 }, "\n", { "parts": ["x"], "repeat": 3 }] },
+            "entries": [{ "name": "a", "kind": "file" }],
+            "matches": [{ "text": "kept", "line": 1 }],
+        });
+        expand_pieces(&mut value).unwrap();
+        assert_eq!(value["content"], "abab\nxxx");
+        assert_eq!(value["entries"][0]["name"], "a");
+        assert_eq!(value["matches"][0]["text"], "kept");
+        let mut both = serde_json::json!({ "text": "a", "parts": [], "repeat": 1 });
+        assert!(expand_pieces(&mut both).is_err());
+        let mut huge = serde_json::json!({ "text": "ab", "repeat": usize::MAX });
+        assert!(expand_pieces(&mut huge).unwrap_err().contains("over"));
+    }
+
+    #[test]
+    fn counted_entries_are_zero_padded() {
+        let law: Law = toml::from_str(
+            "name = \"n\"\nspec = \"read-ls-flows §2.1\"\nmethod = \"flow/ls\"\ninput = { path = \".\" }\ntree.\"d/f{i}\" = { text = \"\", count = 11 }\nexpect = { total = 11, truncated = false }\nexpect_lengths = { entries = 11 }\n",
+        )
+        .unwrap();
+        check(&law).unwrap();
+        let (files, special) = files(&law).unwrap();
+        let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!((names[0], names[10], special.len()), ("d/f00", "d/f10", 0));
+        let mut clash = law.clone();
+        clash
+            .expect
+            .as_mut()
+            .unwrap()
+            .insert("entries".into(), toml::Value::Array(vec![]));
+        assert!(check(&clash).unwrap_err().contains("expect_lengths"));
+        let mut pathless = law;
+        pathless.input.remove("path");
+        assert!(check(&pathless).unwrap_err().contains("input.path"));
+    }
+
+    #[test]
+    fn coverage_names_both_specs() {
+        let law = |spec: &str| LoadedLaw {
+            id: spec.into(),
+            file: PathBuf::new(),
+            law: Law {
+                name: "x".into(),
+                spec: spec.into(),
+                decision: None,
+                method: "flow/read".into(),
+                input: toml::Table::new(),
+                tree: BTreeMap::new(),
+                expect: None,
+                expect_error: Some("not_found".into()),
+                expect_message: None,
+                expect_lengths: BTreeMap::new(),
+            },
+        };
+        let mut laws: Vec<LoadedLaw> = (2..=18)
+            .map(|n| law(&format!("search-contract §{n}.1")))
+            .collect();
+        let missing = uncovered_sections(&laws);
+        assert_eq!(missing.len(), READ_LS_SECTIONS.len());
+        assert_eq!(missing[0], "read-ls-flows §1.1");
+        laws.extend(
+            READ_LS_SECTIONS
+                .iter()
+                .map(|s| law(&format!("read-ls-flows §{s}"))),
+        );
+        laws.pop(); // §4
+        laws.push(law("read-ls-flows §4.2"));
+        assert!(uncovered_sections(&laws).is_empty());
+        laws.retain(|l| l.law.spec != "read-ls-flows §1.5");
+        assert_eq!(uncovered_sections(&laws), ["read-ls-flows §1.5"]);
+    }
+
+    #[test]
     fn paths_must_stay_inside() {
         assert!(inside("src/a").is_ok());
         assert!(inside("a/../b").is_ok());
