@@ -567,7 +567,7 @@ fn serve_answers_the_flow_methods_like_the_flow_layer() {
 }
 
 #[test]
-fn the_python_example_peer_declares_glob_only_and_agrees_on_simple_globs() {
+fn the_python_example_peer_declares_glob_read_ls_and_agrees_on_simple_globs() {
     if python("python example").is_none() {
         return;
     }
@@ -590,10 +590,13 @@ fn the_python_example_peer_declares_glob_only_and_agrees_on_simple_globs() {
     };
     assert_eq!(handshake.peer.name, "python-glob");
     assert_eq!(handshake.peer.language.as_deref(), Some("python"));
-    assert_eq!(handshake.capabilities.methods, ["glob"]);
+    assert_eq!(
+        handshake.capabilities.methods,
+        ["glob", "flow/read", "flow/ls"]
+    );
     assert_eq!(handshake.capabilities.ground, Ground::Shared);
-    assert!(external.supports("glob"));
-    assert!(!external.supports("grep"));
+    assert!(external.supports("glob") && external.supports("flow/read"));
+    assert!(!external.supports("grep") && !external.supports("flow/bash"));
 
     let dir = tree();
     let portable = Portable::default();
