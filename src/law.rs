@@ -331,10 +331,8 @@ fn check(law: &Law) -> Result<(), String> {
             inside(value).map_err(|e| format!("`input.{key}` {e}"))?;
         }
     }
-    if law.method == "flow/read" || law.method == "flow/ls" {
-        if !law.input.contains_key("path") {
-            return Err(format!("{} needs `input.path`", law.method));
-        }
+    if matches!(law.method.as_str(), "flow/read" | "flow/ls") && !law.input.contains_key("path") {
+        return Err(format!("{} needs `input.path`", law.method));
     }
     if let Some(table) = &law.expect {
         if let Some(key) = law.expect_lengths.keys().find(|k| table.contains_key(*k)) {

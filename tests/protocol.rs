@@ -799,3 +799,50 @@ fn file_flow_schemas_match_the_wire_types() {
         }
     }
 }
+
+/// `lawsuite call` reaches the file flows, and its unknown-method error
+/// lists them.
+#[test]
+fn cli_call_answers_the_file_flows() {
+    let dir = tree();
+    std::fs::write(dir.path().join("crlf.txt"), "one\r\ntwo\r\n").unwrap_or_default();
+    let run = |method: &str, params: serde_json::Value| {
+        let out = std::process::Command::new(LAWSUITE)
+            .args(["call", method, &params.to_string()])
+            .current_dir(dir.path())
+            .output();
+        match out {
+            Ok(out) => (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            ),
+            Err(e) => panic!("cannot run {LAWSUITE}: {e}"),
+        }
+    };
+    let (code, stdout, _) = run("flow/read", json!({"path": "crlf.txt", "offset": 2}));
+    assert_eq!(code, Some(0), "{stdout}");
+    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
+    assert_eq!(answer["content"], "two\r");
+    let (code, stdout, _) = run("flow/ls", json!({"path": "."}));
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("\"crlf.txt\""), "{stdout}");
+    let (code, stdout, _) = run("flow/read", json!({"path": "./crlf.md"}));
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        // Scored by the prefix shared with `crlf.md`; ties in UTF-16 order.
+        stdout.contains(
+            "File not found: ./crlf.md. The working directory holds: crlf.txt, a.ts, one."
+        ),
+        "{stdout}"
+    );
+    let (code, stdout, _) = run("flow/bash", json!({"command": "printf hi; exit 2"}));
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("\"exitCode\": 2"), "{stdout}");
+    let (code, _, stderr) = run("flow/cat", json!({}));
+    assert_ne!(code, Some(0));
+    assert!(
+        stderr.contains("flow/read, flow/ls or flow/bash"),
+        "{stderr}"
+    );
+}
