@@ -688,7 +688,8 @@ fn cli_peers_lists_and_smoke_checks_every_peer() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("methods [grep, glob, flow/grep, flow/glob]"),
+        stdout
+            .contains("methods [grep, glob, flow/grep, flow/glob, flow/read, flow/ls, flow/bash]"),
         "{stdout}"
     );
     assert!(stdout.contains("unavailable"), "{stdout}");
