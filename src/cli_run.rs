@@ -128,7 +128,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let mut outcomes: Vec<(String, String, bool)> = Vec::new();
         for loaded in &laws {
             for peer in std::iter::once(&reference).chain(&peers) {
-                if !peer.supports(loaded.law.method.trim_start_matches("flow/")) {
+                if !peer.supports(lawsuite::peer::capability(&loaded.law.method)) {
                     law_report.push(serde_json::json!({"law": loaded.id, "peer": peer.name(), "verdict": "skipped"}));
                     continue;
                 }
@@ -168,10 +168,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     for peer in &peers {
-        for method in ["grep", "glob"] {
+        for method in ["grep", "glob", "flow/read", "flow/ls"] {
             if !peer.supports(method) {
                 eprintln!(
-                    "note: peer {} does not declare {method}; its {method} calls are skipped",
+                    "note: peer {} does not answer {method}; its {method} calls are skipped",
                     peer.name()
                 );
             }

@@ -6,9 +6,13 @@
 //! A law names the spec section it pins, builds a small tree, makes one
 //! call, and states the expected answer (or failure code). Paths are
 //! written relative to the tree: the runner builds the tree in a fresh
-//! temporary directory `T`, turns a relative `root` into `T/root`, and reads
-//! answers back as if it had run from inside `T` (`T/src/a.ts` reads
-//! `src/a.ts`, a notice about `T` reads `.`).
+//! temporary directory `T`, turns a relative `root` (grep, glob) or `path`
+//! (`flow/read`, `flow/ls`) into `T/<it>`, runs `flow/bash` commands with
+//! `cwd` = `T` (or `T/<cwd>`), and reads answers back as if it had run from
+//! inside `T` (`T/src/a.ts` reads `src/a.ts`, a notice about `T` reads `.`).
+//!
+//! Coverage ([`uncovered_sections`]): every section §2–§18 of
+//! `search-contract.md` and every section of `read-ls-flows.md` needs a law.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -20,6 +24,9 @@ use serde_json::Value;
 use crate::contract::normalize::{glob_defaults, grep_defaults};
 use crate::contract::{GlobRequest, GrepRequest, normalize_path};
 use crate::flow;
+#[cfg(unix)]
+use crate::flows::BashRequest;
+use crate::flows::{LsRequest, ReadRequest};
 use crate::kit::case::{rebase, render};
 use crate::kit::materialize::TempTree;
 use crate::kit::plan::{FileKind, GeneratedFile};
@@ -46,10 +53,11 @@ pub struct Law {
     #[serde(default)]
     pub decision: Option<String>,
     /// `grep`, `glob` (peer-level, normalised input with defaults filled
-    /// but *not* validated) or `flow/grep`, `flow/glob` (through the flow
-    /// layer).
+    /// but *not* validated), `flow/grep`, `flow/glob` (through the flow
+    /// layer), or the file flows `flow/read`, `flow/ls`, `flow/bash`.
     pub method: String,
-    /// The call's input; `root` is relative to the tree (default `.`).
+    /// The call's input; `root` (or `path`, `cwd`) is relative to the tree
+    /// (default `.`).
     pub input: toml::Table,
     /// The tree: path → content.
     #[serde(default)]
@@ -64,6 +72,73 @@ pub struct Law {
     /// agree on, but a law may pin the contract's exact text).
     #[serde(default)]
     pub expect_message: Option<String>,
+    /// Top-level keys of the answer that are arrays too long to spell out,
+    /// with their expected length: they are checked by length only and
+    /// must not appear in `expect`.
+    #[serde(default)]
+    pub expect_lengths: BTreeMap<String, usize>,
+}
+
+/// A piece of generated text: a string, or a table repeating `text` (or the
+/// concatenation of `parts`) `repeat` times (default once). Used for file
+/// contents (`parts` of a tree entry) and for long expected strings.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Piece {
+    /// Literal text.
+    Text(String),
+    /// Repeated text.
+    Repeat(Repeat),
+}
+
+/// The table form of a [`Piece`].
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Repeat {
+    /// The text to repeat.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Or pieces to concatenate, then repeat.
+    #[serde(default)]
+    pub parts: Option<Vec<Piece>>,
+    /// How many times; default 1.
+    #[serde(default)]
+    pub repeat: Option<usize>,
+}
+
+/// The most text one law may generate (a file or an expected string): far
+/// above any cap of the spec, far below what would exhaust memory.
+const MAX_GENERATED: usize = 256 << 20;
+
+impl Piece {
+    /// The text, or why it cannot be built.
+    fn expand(&self, out: &mut String) -> Result<(), String> {
+        match self {
+            Piece::Text(text) => out.push_str(text),
+            Piece::Repeat(r) => {
+                let mut once = String::new();
+                match (&r.text, &r.parts) {
+                    (Some(text), None) => once.push_str(text),
+                    (None, Some(parts)) => {
+                        for part in parts {
+                            part.expand(&mut once)?;
+                        }
+                    }
+                    _ => return Err("a repeated piece gives `text` or `parts`, not both".into()),
+                }
+                let times = r.repeat.unwrap_or(1);
+                if once.len().saturating_mul(times).saturating_add(out.len()) > MAX_GENERATED {
+                    return Err(format!(
+                        "generated text is over {MAX_GENERATED} bytes; use `size` for big files"
+                    ));
+                }
+                for _ in 0..times {
+                    out.push_str(&once);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A tree entry: plain text, or a table for bytes, directories, links and modes.
@@ -89,6 +164,24 @@ pub struct EntrySpec {
     /// Repeat `text` this many times (for long lines and big files).
     #[serde(default)]
     pub repeat: Option<usize>,
+    /// File content as a list of [`Piece`]s, concatenated (instead of
+    /// `text` or `bytes`).
+    #[serde(default)]
+    pub parts: Option<Vec<Piece>>,
+    /// Make the file this many bytes long by extending it with a hole
+    /// (zeros that take no disk space): for files over the 64 MiB read cap.
+    #[serde(default)]
+    pub size: Option<u64>,
+    /// A named pipe (`mkfifo`), never opened by the runner.
+    #[serde(default)]
+    pub fifo: bool,
+    /// A unix-domain socket file.
+    #[serde(default)]
+    pub socket: bool,
+    /// Make this many entries: the path holds `{i}`, replaced by `0`,
+    /// `1`, … zero-padded to the width of the largest index.
+    #[serde(default)]
+    pub count: Option<usize>,
     /// An empty directory.
     #[serde(default)]
     pub dir: bool,
@@ -216,12 +309,10 @@ fn check(law: &Law) -> Result<(), String> {
             law.spec
         ));
     }
-    if !matches!(
-        law.method.as_str(),
-        "grep" | "glob" | "flow/grep" | "flow/glob"
-    ) {
+    if !METHODS.contains(&law.method.as_str()) {
         return Err(format!(
-            "`method` must be grep, glob, flow/grep or flow/glob, not {:?}",
+            "`method` must be one of {}, not {:?}",
+            METHODS.join(", "),
             law.method
         ));
     }
@@ -232,9 +323,25 @@ fn check(law: &Law) -> Result<(), String> {
     if law.expect_message.is_some() && law.expect_error.is_none() {
         return Err("`expect_message` goes with `expect_error`".into());
     }
-    if let Some(root) = law.input.get("root") {
-        let root = root.as_str().ok_or("`input.root` must be a string")?;
-        inside(root).map_err(|e| format!("`input.root` {e}"))?;
+    for key in ["root", "path", "cwd"] {
+        if let Some(value) = law.input.get(key) {
+            let value = value
+                .as_str()
+                .ok_or(format!("`input.{key}` must be a string"))?;
+            inside(value).map_err(|e| format!("`input.{key}` {e}"))?;
+        }
+    }
+    if matches!(law.method.as_str(), "flow/read" | "flow/ls") && !law.input.contains_key("path") {
+        return Err(format!("{} needs `input.path`", law.method));
+    }
+    if let Some(table) = &law.expect {
+        if let Some(key) = law.expect_lengths.keys().find(|k| table.contains_key(*k)) {
+            return Err(format!(
+                "`{key}` is in `expect_lengths`, so it cannot be in `expect` too"
+            ));
+        }
+    } else if !law.expect_lengths.is_empty() {
+        return Err("`expect_lengths` goes with `expect`".into());
     }
     for (path, entry) in &law.tree {
         inside(path).map_err(|e| format!("tree path {path:?} {e}"))?;
@@ -246,10 +353,26 @@ fn check(law: &Law) -> Result<(), String> {
                     ));
                 }
             }
+            if spec.count.is_some() != path.contains("{i}") {
+                return Err(format!(
+                    "tree path {path:?}: `count` and a `{{i}}` in the path go together"
+                ));
+            }
         }
     }
     Ok(())
 }
+
+/// The methods a law may call.
+const METHODS: [&str; 7] = [
+    "grep",
+    "glob",
+    "flow/grep",
+    "flow/glob",
+    "flow/read",
+    "flow/ls",
+    "flow/bash",
+];
 
 /// A path must stay inside the tree.
 fn inside(path: &str) -> Result<(), String> {
@@ -295,40 +418,167 @@ fn unescape_bytes(text: &str) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// The tree as plan files.
-fn files(law: &Law) -> Result<Vec<GeneratedFile>, String> {
+/// The tree as plan files, and the special entries (FIFOs, sockets, sizes)
+/// the plan format has no kind for, made after it is written.
+fn files(law: &Law) -> Result<(Vec<GeneratedFile>, Vec<Special>), String> {
     let mut out = Vec::new();
+    let mut special = Vec::new();
     for (path, entry) in &law.tree {
-        let file = match entry {
-            Entry::Text(text) => GeneratedFile::new(path.clone(), text.clone()),
-            Entry::Spec(spec) => {
-                let mut f = if spec.dir {
-                    GeneratedFile::dir(path.clone())
-                } else if let Some(target) = &spec.symlink {
-                    GeneratedFile::symlink(path.clone(), target.clone())
-                } else {
-                    let mut content = match (&spec.text, &spec.bytes) {
-                        (Some(t), None) => t.clone().into_bytes(),
-                        (None, Some(b)) => unescape_bytes(b)?,
-                        (None, None) => Vec::new(),
-                        _ => return Err(format!("{path:?}: give `text` or `bytes`, not both")),
-                    };
-                    if let Some(n) = spec.repeat {
-                        content = content.repeat(n);
-                    }
-                    GeneratedFile::new(path.clone(), content)
-                };
-                if let Some(mode) = spec.mode {
-                    f = f.with_mode(mode);
-                }
-                f
+        let spec = match entry {
+            Entry::Text(text) => {
+                out.push(GeneratedFile::new(path.clone(), text.clone()));
+                continue;
+            }
+            Entry::Spec(spec) => spec,
+        };
+        let paths: Vec<String> = match spec.count {
+            None => vec![path.clone()],
+            Some(n) => {
+                let width = n.saturating_sub(1).to_string().len();
+                (0..n)
+                    .map(|i| path.replace("{i}", &format!("{i:0width$}")))
+                    .collect()
             }
         };
-        out.push(file);
+        for path in paths {
+            if spec.fifo || spec.socket {
+                special.push(if spec.fifo {
+                    Special::Fifo(path)
+                } else {
+                    Special::Socket(path)
+                });
+                continue;
+            }
+            let mut f = if spec.dir {
+                GeneratedFile::dir(path.clone())
+            } else if let Some(target) = &spec.symlink {
+                GeneratedFile::symlink(path.clone(), target.clone())
+            } else {
+                let mut content = match (&spec.text, &spec.bytes, &spec.parts) {
+                    (Some(t), None, None) => t.clone().into_bytes(),
+                    (None, Some(b), None) => unescape_bytes(b)?,
+                    (None, None, Some(parts)) => {
+                        let mut text = String::new();
+                        for part in parts {
+                            part.expand(&mut text)
+                                .map_err(|e| format!("{path:?}: {e}"))?;
+                        }
+                        text.into_bytes()
+                    }
+                    (None, None, None) => Vec::new(),
+                    _ => {
+                        return Err(format!("{path:?}: give one of `text`, `bytes` and `parts`"));
+                    }
+                };
+                if let Some(n) = spec.repeat {
+                    if content.len().saturating_mul(n) > MAX_GENERATED {
+                        return Err(format!(
+                            "{path:?}: the content is over {MAX_GENERATED} bytes; use `size`"
+                        ));
+                    }
+                    content = content.repeat(n);
+                }
+                if let Some(size) = spec.size {
+                    special.push(Special::Size(path.clone(), size));
+                }
+                GeneratedFile::new(path.clone(), content)
+            };
+            if let Some(mode) = spec.mode {
+                f = f.with_mode(mode);
+            }
+            out.push(f);
+        }
     }
     // Directories and files before links, so a link's target exists first.
     out.sort_by_key(|f| matches!(f.kind, FileKind::Symlink));
-    Ok(out)
+    Ok((out, special))
+}
+
+/// A tree entry made after the plan files are written.
+#[derive(Debug)]
+enum Special {
+    /// A named pipe.
+    Fifo(String),
+    /// A unix-domain socket file.
+    Socket(String),
+    /// A file extended to this many bytes.
+    Size(String, u64),
+}
+
+impl Special {
+    /// Make the entry under `root` (its directory is made too).
+    fn make(&self, root: &Path) -> Result<(), String> {
+        let (path, what) = match self {
+            Special::Fifo(p) => (p, "fifo"),
+            Special::Socket(p) => (p, "socket"),
+            Special::Size(p, _) => (p, "size"),
+        };
+        let target = root.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{path:?}: {e}"))?;
+        }
+        let failed = |e: &dyn fmt::Display| format!("cannot make the {what} entry {path:?}: {e}");
+        match self {
+            Special::Fifo(_) => {
+                let status = std::process::Command::new("mkfifo")
+                    .arg(&target)
+                    .status()
+                    .map_err(|e| failed(&e))?;
+                if !status.success() {
+                    return Err(failed(&format!("mkfifo exited with {status}")));
+                }
+            }
+            #[cfg(unix)]
+            Special::Socket(_) => {
+                // Binding creates the socket file; it stays after the
+                // listener is dropped, with nobody listening.
+                std::os::unix::net::UnixListener::bind(&target).map_err(|e| failed(&e))?;
+            }
+            #[cfg(not(unix))]
+            Special::Socket(_) => return Err(failed(&"sockets are unix-only")),
+            Special::Size(_, size) => {
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&target)
+                    .map_err(|e| failed(&e))?;
+                file.set_len(*size).map_err(|e| failed(&e))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Expand every table of `value` that is a [`Piece`] (keys among `text`,
+/// `parts`, `repeat`, with `parts` or `repeat` present) into its string, so
+/// an expected answer can spell a 60,000-byte page in one line.
+fn expand_pieces(value: &mut Value) -> Result<(), String> {
+    match value {
+        Value::Object(map) => {
+            let piece_like = !map.is_empty()
+                && map
+                    .keys()
+                    .all(|k| matches!(k.as_str(), "text" | "parts" | "repeat"))
+                && (map.contains_key("parts") || map.contains_key("repeat"));
+            if piece_like {
+                let piece: Piece = serde_json::from_value(Value::Object(map.clone()))
+                    .map_err(|e| format!("a repeated piece is not valid: {e}"))?;
+                let mut text = String::new();
+                piece.expand(&mut text)?;
+                *value = Value::String(text);
+                return Ok(());
+            }
+            for v in map.values_mut() {
+                expand_pieces(v)?;
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                expand_pieces(v)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 fn table_to_json(table: &toml::Table) -> Result<Value, String> {
@@ -339,34 +589,52 @@ fn table_to_json(table: &toml::Table) -> Result<Value, String> {
 /// otherwise a report: name, section, tree, and a diff.
 pub fn run(law: &LoadedLaw, peer: &dyn Search) -> Result<(), String> {
     let l = &law.law;
-    let tree_files = files(l).map_err(|e| format!("{}: {e}", law.file.display()))?;
+    let (tree_files, special) = files(l).map_err(|e| format!("{}: {e}", law.file.display()))?;
     let tree = TempTree::with_files(&tree_files).map_err(|e| e.to_string())?;
+    for entry in &special {
+        entry
+            .make(tree.path())
+            .map_err(|e| format!("{}: law {}: {e}", law.file.display(), l.name))?;
+    }
     let real = tree.path().to_string_lossy().into_owned();
     let mut input = table_to_json(&l.input)?;
-    let root = input
-        .get("root")
-        .and_then(Value::as_str)
-        .unwrap_or(".")
-        .to_string();
-    let real_root = if root == "." {
-        real.clone()
-    } else {
-        format!("{real}/{root}")
+    let inside_tree = |relative: Option<&str>| match relative.unwrap_or(".") {
+        "." => real.clone(),
+        rel => format!("{real}/{rel}"),
     };
+    // The one field naming a place in the tree, per method.
+    let key = match l.method.as_str() {
+        "flow/read" | "flow/ls" => "path",
+        "flow/bash" => "cwd",
+        _ => "root",
+    };
+    let place = inside_tree(input.get(key).and_then(Value::as_str));
     if let Some(obj) = input.as_object_mut() {
-        obj.insert("root".into(), Value::String(real_root));
+        obj.insert(key.into(), Value::String(place));
     }
     let answer = call(&l.method, &input, peer)
         .map_err(|e| format!("{}: law {}: {e}", law.file.display(), l.name))?;
     // Read the answer as if run from inside the tree.
     let answer = rebase(&rebase(&answer, &format!("{real}/"), ""), &real, ".");
-    let expected = match (&l.expect, &l.expect_error) {
+    let mut expected = match (&l.expect, &l.expect_error) {
         (Some(table), _) => table_to_json(table)?,
         (None, Some(code)) => serde_json::json!({ "failure": code }),
         (None, None) => return Err("a law needs `expect` or `expect_error`".into()),
     };
-    let answer_cmp = strip_message(&answer);
+    expand_pieces(&mut expected)
+        .map_err(|e| format!("{}: law {}: {e}", law.file.display(), l.name))?;
+    let mut answer_cmp = strip_message(&answer);
     let mut problems = Vec::new();
+    for (key, want) in &l.expect_lengths {
+        let got = answer_cmp
+            .as_object_mut()
+            .and_then(|obj| obj.shift_remove(key));
+        match got.as_ref().and_then(Value::as_array).map(Vec::len) {
+            Some(len) if len == *want => {}
+            Some(len) => problems.push(format!("`{key}` holds {len} items, not {want}")),
+            None => problems.push(format!("`{key}` is not an array in the answer")),
+        }
+    }
     if answer_cmp != expected {
         problems.push(format!(
             "answer differs (- expected, + actual):\n{}",
@@ -448,26 +716,78 @@ fn call(method: &str, input: &Value, peer: &dyn Search) -> Result<Value, String>
                     .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
             )
         }
+        "flow/read" => {
+            let req: ReadRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
+            with_message(
+                peer.read(&req)
+                    .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
+            )
+        }
+        "flow/ls" => {
+            let req: LsRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
+            with_message(
+                peer.ls(&req)
+                    .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
+            )
+        }
+        #[cfg(unix)]
+        "flow/bash" => {
+            let req: BashRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
+            with_message(
+                peer.bash(&req)
+                    .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
+            )
+        }
         other => return Err(format!("unknown method {other:?}")),
     })
 }
 
-/// The `search-contract` sections (§2–§18) that no law pins.
-pub fn uncovered_sections(laws: &[LoadedLaw]) -> Vec<u32> {
-    let mut covered = std::collections::BTreeSet::new();
+/// The sections of `read-ls-flows.md` every law set must pin: `read`
+/// (§1.1–§1.7), `ls` (§2.1–§2.4), glob paging (§3) and the `bash` capture
+/// rules (§4).
+pub const READ_LS_SECTIONS: [&str; 13] = [
+    "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "2.1", "2.2", "2.3", "2.4", "3", "4",
+];
+
+/// The sections no law pins, e.g. `search-contract §5` or `read-ls-flows
+/// §1.6`: every `search-contract` section §2–§18 (a law on §13.1 covers
+/// §13) and every one of [`READ_LS_SECTIONS`] (exactly, or by one of its
+/// subsections).
+pub fn uncovered_sections(laws: &[LoadedLaw]) -> Vec<String> {
+    let mut search = std::collections::BTreeSet::new();
+    let mut flows = std::collections::BTreeSet::new();
     for law in laws {
         let spec = &law.law.spec;
-        if !spec.starts_with("search-contract") {
+        let Some(after) = spec.split('§').nth(1) else {
             continue;
-        }
-        if let Some(after) = spec.split('§').nth(1) {
-            let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+        };
+        let section: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        let section = section.trim_end_matches('.');
+        if spec.starts_with("search-contract") {
+            let digits: String = section.chars().take_while(char::is_ascii_digit).collect();
             if let Ok(n) = digits.parse::<u32>() {
-                covered.insert(n);
+                search.insert(n);
             }
+        } else if spec.starts_with("read-ls-flows") {
+            flows.insert(section.to_string());
         }
     }
-    (2..=18).filter(|n| !covered.contains(n)).collect()
+    let mut out: Vec<String> = (2..=18)
+        .filter(|n| !search.contains(n))
+        .map(|n| format!("search-contract §{n}"))
+        .collect();
+    for section in READ_LS_SECTIONS {
+        let covered = flows
+            .iter()
+            .any(|s| s == section || s.starts_with(&format!("{section}.")));
+        if !covered {
+            out.push(format!("read-ls-flows §{section}"));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -479,6 +799,81 @@ mod tests {
         assert_eq!(unescape_bytes("a\\x00b\\\\").unwrap(), b"a\0b\\");
         assert!(unescape_bytes("\\q").is_err());
         assert!(unescape_bytes("\\x0").is_err());
+    }
+
+    #[test]
+    fn pieces_expand_in_expectations_and_leave_other_tables_alone() {
+        let mut value = serde_json::json!({
+            "content": { "parts": [{ "text": "ab", "repeat": 2 }, "\n", { "parts": ["x"], "repeat": 3 }] },
+            "entries": [{ "name": "a", "kind": "file" }],
+            "matches": [{ "text": "kept", "line": 1 }],
+        });
+        expand_pieces(&mut value).unwrap();
+        assert_eq!(value["content"], "abab\nxxx");
+        assert_eq!(value["entries"][0]["name"], "a");
+        assert_eq!(value["matches"][0]["text"], "kept");
+        let mut both = serde_json::json!({ "text": "a", "parts": [], "repeat": 1 });
+        assert!(expand_pieces(&mut both).is_err());
+        let mut huge = serde_json::json!({ "text": "ab", "repeat": usize::MAX });
+        assert!(expand_pieces(&mut huge).unwrap_err().contains("over"));
+    }
+
+    #[test]
+    fn counted_entries_are_zero_padded() {
+        let law: Law = toml::from_str(
+            "name = \"n\"\nspec = \"read-ls-flows §2.1\"\nmethod = \"flow/ls\"\ninput = { path = \".\" }\ntree.\"d/f{i}\" = { text = \"\", count = 11 }\nexpect = { total = 11, truncated = false }\nexpect_lengths = { entries = 11 }\n",
+        )
+        .unwrap();
+        check(&law).unwrap();
+        let (files, special) = files(&law).unwrap();
+        let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!((names[0], names[10], special.len()), ("d/f00", "d/f10", 0));
+        let mut clash = law.clone();
+        clash
+            .expect
+            .as_mut()
+            .unwrap()
+            .insert("entries".into(), toml::Value::Array(vec![]));
+        assert!(check(&clash).unwrap_err().contains("expect_lengths"));
+        let mut pathless = law;
+        pathless.input.remove("path");
+        assert!(check(&pathless).unwrap_err().contains("input.path"));
+    }
+
+    #[test]
+    fn coverage_names_both_specs() {
+        let law = |spec: &str| LoadedLaw {
+            id: spec.into(),
+            file: PathBuf::new(),
+            law: Law {
+                name: "x".into(),
+                spec: spec.into(),
+                decision: None,
+                method: "flow/read".into(),
+                input: toml::Table::new(),
+                tree: BTreeMap::new(),
+                expect: None,
+                expect_error: Some("not_found".into()),
+                expect_message: None,
+                expect_lengths: BTreeMap::new(),
+            },
+        };
+        let mut laws: Vec<LoadedLaw> = (2..=18)
+            .map(|n| law(&format!("search-contract §{n}.1")))
+            .collect();
+        let missing = uncovered_sections(&laws);
+        assert_eq!(missing.len(), READ_LS_SECTIONS.len());
+        assert_eq!(missing[0], "read-ls-flows §1.1");
+        laws.extend(
+            READ_LS_SECTIONS
+                .iter()
+                .map(|s| law(&format!("read-ls-flows §{s}"))),
+        );
+        laws.pop(); // §4
+        laws.push(law("read-ls-flows §4.2"));
+        assert!(uncovered_sections(&laws).is_empty());
+        laws.retain(|l| l.law.spec != "read-ls-flows §1.5");
+        assert_eq!(uncovered_sections(&laws), ["read-ls-flows §1.5"]);
     }
 
     #[test]

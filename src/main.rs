@@ -110,6 +110,8 @@ enum Command {
     /// Examples:
     ///   lawsuite call flow/grep '{"pattern":"needle","root":"src"}'
     ///   lawsuite call --peer portable flow/glob '{"pattern":"**/*.rs"}'
+    ///   lawsuite call flow/read '{"path":"README.md","offset":2,"limit":5}'
+    ///   lawsuite call flow/ls '{"path":"src"}'
     ///   lawsuite call --peer python-glob glob '{"pattern":"*.ts","root":".","hidden":false,"noIgnore":false,"limit":10}'
     #[command(verbatim_doc_comment)]
     Call {
@@ -119,7 +121,7 @@ enum Command {
         /// The peer registry.
         #[arg(long)]
         registry: Option<std::path::PathBuf>,
-        /// `grep`, `glob`, `flow/grep` or `flow/glob`.
+        /// `grep`, `glob`, `flow/grep`, `flow/glob`, `flow/read`, `flow/ls` or `flow/bash`.
         method: String,
         /// The JSON parameters.
         params: String,
@@ -168,7 +170,7 @@ struct RunArgs {
     /// The ground of the lawsuite generator: shared or full.
     #[arg(long, default_value = "shared")]
     ground: String,
-    /// Only this call of each plan (its index: grep calls, then glob calls).
+    /// Only this call of each plan (its index: grep calls, then glob, read and ls calls).
     #[arg(long)]
     call: Option<usize>,
     /// Threads running seeds in parallel.
@@ -367,6 +369,12 @@ fn call(
         "glob" => value(peer.glob(&parse::<GlobInput>(method, params)?)),
         "flow/grep" => value(flow::grep(peer, &parse::<GrepRequest>(method, params)?)),
         "flow/glob" => value(flow::glob(peer, &parse::<GlobRequest>(method, params)?)),
-        other => anyhow::bail!("unknown method {other:?}; use grep, glob, flow/grep or flow/glob"),
+        "flow/read" => value(peer.read(&parse::<lawsuite::flows::ReadRequest>(method, params)?)),
+        "flow/ls" => value(peer.ls(&parse::<lawsuite::flows::LsRequest>(method, params)?)),
+        #[cfg(unix)]
+        "flow/bash" => value(peer.bash(&parse::<lawsuite::flows::BashRequest>(method, params)?)),
+        other => anyhow::bail!(
+            "unknown method {other:?}; use grep, glob, flow/grep, flow/glob, flow/read, flow/ls or flow/bash"
+        ),
     }
 }

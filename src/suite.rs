@@ -18,8 +18,10 @@
 //! }
 //! ```
 //!
-//! Trials are named `seed::<generator>::<seed>::<peer>` and
-//! `regression::<file>::<peer>`, so `cargo test -- seed::smthrs::` or
+//! Trials are named `seed::<generator>::<seed>::<peer>`,
+//! `law::<area>::<file>::<law>::<peer>` and `regression::<file>::<peer>`
+//! (a law whose method a peer does not answer — `flow/read` on `ripgrep` —
+//! is an ignored trial, never a failure), so `cargo test -- seed::smthrs::` or
 //! `cargo test -- ::ripgrep` select them; `--list`, `--exact` and
 //! `--format json` work as with libtest, and so does `cargo nextest`
 //! (including `--partition hash:m/n`).
@@ -42,7 +44,7 @@ use crate::kit::regression::{Regression, list, shrink_to_regression};
 use crate::kit::report::human;
 use crate::kit::smthrs;
 use crate::law;
-use crate::peer::Search;
+use crate::peer::{Search, capability};
 use crate::registry::Registry;
 
 /// The TypeScript kit's shipped seeds (conformance-kit §6).
@@ -54,6 +56,10 @@ pub const LAWSUITE_SEEDS: u64 = 64;
 pub use crate::kit::plan::PLAN_ROOT;
 
 type Peer = Arc<dyn Search>;
+
+/// The methods whose calls a peer may not answer; each one a peer does not
+/// support gets an ignored `skipped::<peer>::<method>` trial.
+const SKIPPABLE: [&str; 5] = ["grep", "glob", "flow/read", "flow/ls", "flow/bash"];
 
 /// A set of trials over a reference and any number of peers.
 #[derive(Clone)]
@@ -222,14 +228,14 @@ impl Suite {
             return trials;
         };
         for (name, peer) in &self.peers {
-            for method in ["grep", "glob"] {
-                // An external peer that does not declare a method: its calls
-                // are skipped, and this ignored trial says so.
+            for method in SKIPPABLE {
+                // A peer that does not implement (or, external, declare) a
+                // method: its calls are skipped, and this ignored trial says so.
                 if !peer.supports(method) {
                     trials.push(
                         Trial::test(format!("skipped::{name}::{method}"), || Ok(()))
                             .with_ignored_flag(true)
-                            .with_kind(format!("{method} is not declared by the peer")),
+                            .with_kind(format!("{method} is not answered by the peer")),
                     );
                 }
             }
@@ -331,8 +337,7 @@ impl Suite {
                     if uncovered.is_empty() {
                         return Ok(());
                     }
-                    let list: Vec<String> = uncovered.iter().map(|n| format!("§{n}")).collect();
-                    Err(format!("search-contract sections without a law: {}; add a law that pins each ({count} laws loaded)", list.join(", ")).into())
+                    Err(format!("sections without a law: {}; add a law that pins each ({count} laws loaded)", uncovered.join(", ")).into())
                 })
                 .with_kind("law"),
             );
@@ -348,13 +353,14 @@ impl Suite {
         }
         for loaded in laws {
             for (name, peer) in everyone {
-                let method = loaded.law.method.trim_start_matches("flow/");
+                let method = capability(&loaded.law.method);
                 if !peer.supports(method) {
-                    // Shown as ignored: the peer does not declare the method.
+                    // Shown as ignored, with the reason: the peer does not
+                    // implement (or declare) the method.
                     trials.push(
                         Trial::test(format!("law::{}::{name}", loaded.id), || Ok(()))
                             .with_ignored_flag(true)
-                            .with_kind("law"),
+                            .with_kind(format!("{method} unsupported")),
                     );
                     continue;
                 }
@@ -443,7 +449,7 @@ pub fn run_plan(
     let mut report = format!(
         "{} of {} calls diverge\n\n",
         divergences.len(),
-        plan.grep.len() + plan.glob.len()
+        plan.call_count()
     );
     for d in divergences.iter().take(3) {
         report.push_str(&human(d, false));

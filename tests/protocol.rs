@@ -467,6 +467,69 @@ fn serve_portable_round_trips_the_smthrs_seeds() {
 }
 
 #[test]
+fn serve_portable_declares_the_file_flows_and_agrees_on_their_laws() {
+    let dir = tree();
+    let served = served_portable(dir.path());
+    for method in ["flow/read", "flow/ls", "flow/bash"] {
+        assert!(served.supports(method), "{method} is not declared");
+    }
+    let (laws, errors) = lawsuite::law::load_dir(&manifest().join("laws"));
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut run = 0;
+    let mut failures = Vec::new();
+    for law in &laws {
+        if !matches!(
+            law.law.method.as_str(),
+            "flow/read" | "flow/ls" | "flow/bash"
+        ) {
+            continue;
+        }
+        run += 1;
+        // The in-process peer passes every one of these laws (tests/
+        // conformance.rs), so passing is agreeing with it.
+        if let Err(report) = lawsuite::law::run(law, served.as_ref()) {
+            failures.push(report);
+        }
+    }
+    assert!(run >= 150, "only {run} file-flow laws");
+    assert!(
+        failures.is_empty(),
+        "{} failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    assert!(served.diagnostics().is_none(), "{:?}", served.diagnostics());
+}
+
+#[test]
+fn serve_portable_round_trips_generated_read_and_ls_calls() {
+    let dir = tree();
+    let served = served_portable(dir.path());
+    let reference = Portable::default();
+    let mut calls = 0;
+    for seed in 0..6 {
+        let options = lawsuite::kit::generator::GeneratorOptions {
+            ground: lawsuite::kit::generator::Ground::Full,
+            ..Default::default()
+        };
+        let mut plan = lawsuite::kit::generator::plan(seed, PLAN_ROOT, &options);
+        plan.grep.clear();
+        plan.glob.clear();
+        calls += plan.call_count();
+        let divergences = match compare_plan(&plan, &reference, &[served.as_ref()]) {
+            Ok(d) => d,
+            Err(e) => panic!("seed {seed}: {e}"),
+        };
+        assert!(
+            divergences.is_empty(),
+            "seed {seed}: {:?}",
+            divergences.first()
+        );
+    }
+    assert!(calls >= 6 * 32);
+}
+
+#[test]
 fn serve_answers_the_flow_methods_like_the_flow_layer() {
     let dir = tree();
     let registry = registry_with(
@@ -504,7 +567,7 @@ fn serve_answers_the_flow_methods_like_the_flow_layer() {
 }
 
 #[test]
-fn the_python_example_peer_declares_glob_only_and_agrees_on_simple_globs() {
+fn the_python_example_peer_declares_glob_read_ls_and_agrees_on_simple_globs() {
     if python("python example").is_none() {
         return;
     }
@@ -527,10 +590,13 @@ fn the_python_example_peer_declares_glob_only_and_agrees_on_simple_globs() {
     };
     assert_eq!(handshake.peer.name, "python-glob");
     assert_eq!(handshake.peer.language.as_deref(), Some("python"));
-    assert_eq!(handshake.capabilities.methods, ["glob"]);
+    assert_eq!(
+        handshake.capabilities.methods,
+        ["glob", "flow/read", "flow/ls"]
+    );
     assert_eq!(handshake.capabilities.ground, Ground::Shared);
-    assert!(external.supports("glob"));
-    assert!(!external.supports("grep"));
+    assert!(external.supports("glob") && external.supports("flow/read"));
+    assert!(!external.supports("grep") && !external.supports("flow/bash"));
 
     let dir = tree();
     let portable = Portable::default();
@@ -622,7 +688,8 @@ fn cli_peers_lists_and_smoke_checks_every_peer() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("methods [grep, glob, flow/grep, flow/glob]"),
+        stdout
+            .contains("methods [grep, glob, flow/grep, flow/glob, flow/read, flow/ls, flow/bash]"),
         "{stdout}"
     );
     assert!(stdout.contains("unavailable"), "{stdout}");
@@ -669,4 +736,114 @@ fn a_failing_trial_shows_the_fault_log_and_stderr_tail() {
     assert!(report.contains("protocol_violation"), "{report}");
     assert!(report.contains("stderr (tail):"), "{report}");
     assert!(report.contains("fake peer garbage: starting"), "{report}");
+}
+
+/// The file-flow schemas list exactly the keys the Rust types write, in
+/// the spec's order, and require the ones always present.
+#[test]
+fn file_flow_schemas_match_the_wire_types() {
+    use lawsuite::flows::{LsRequest, ReadRequest, bash::BashRequest};
+    let dir = tree();
+    std::fs::write(dir.path().join("long.txt"), "x\n".repeat(3)).unwrap_or_default();
+    let read = lawsuite::flows::read_in(dir.path(), &ReadRequest::new("long.txt").limit(1));
+    let ls = lawsuite::flows::ls_in(dir.path(), &LsRequest::new(".").limit(1));
+    let bash = lawsuite::flows::bash_in(dir.path(), &BashRequest::command("printf x"));
+    let samples = [
+        (
+            "flow-read",
+            json!(ReadRequest::new("a").offset(2).limit(3)),
+            json!(read.ok()),
+        ),
+        (
+            "flow-ls",
+            json!(LsRequest::new("a").offset(2).limit(3)),
+            json!(ls.ok()),
+        ),
+        (
+            "flow-bash",
+            json!(BashRequest::command("true").with_timeout_ms(5)),
+            json!(bash.ok()),
+        ),
+    ];
+    for (name, params, result) in samples {
+        for (kind, value) in [("params", params), ("result", result)] {
+            let path = manifest().join(format!("peers/schema/{name}.{kind}.schema.json"));
+            let schema: serde_json::Value = match std::fs::read_to_string(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+            {
+                Ok(s) => s,
+                Err(e) => panic!("{}: {e}", path.display()),
+            };
+            let properties: Vec<&String> = schema["properties"]
+                .as_object()
+                .map(|o| o.keys().collect())
+                .unwrap_or_default();
+            let Some(object) = value.as_object() else {
+                panic!("{name} {kind}: no sample ({value})")
+            };
+            let keys: Vec<&String> = object.keys().collect();
+            // Keys written appear in the schema's order.
+            let order: Vec<&String> = properties
+                .iter()
+                .copied()
+                .filter(|p| keys.contains(p))
+                .collect();
+            assert_eq!(keys, order, "{name} {kind}");
+            for required in schema["required"].as_array().into_iter().flatten() {
+                let required = required.as_str().unwrap_or_default();
+                assert!(
+                    object.contains_key(required),
+                    "{name} {kind}: {required} missing"
+                );
+            }
+        }
+    }
+}
+
+/// `lawsuite call` reaches the file flows, and its unknown-method error
+/// lists them.
+#[test]
+fn cli_call_answers_the_file_flows() {
+    let dir = tree();
+    std::fs::write(dir.path().join("crlf.txt"), "one\r\ntwo\r\n").unwrap_or_default();
+    let run = |method: &str, params: serde_json::Value| {
+        let out = std::process::Command::new(LAWSUITE)
+            .args(["call", method, &params.to_string()])
+            .current_dir(dir.path())
+            .output();
+        match out {
+            Ok(out) => (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            ),
+            Err(e) => panic!("cannot run {LAWSUITE}: {e}"),
+        }
+    };
+    let (code, stdout, _) = run("flow/read", json!({"path": "crlf.txt", "offset": 2}));
+    assert_eq!(code, Some(0), "{stdout}");
+    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
+    assert_eq!(answer["content"], "two\r");
+    let (code, stdout, _) = run("flow/ls", json!({"path": "."}));
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("\"crlf.txt\""), "{stdout}");
+    let (code, stdout, _) = run("flow/read", json!({"path": "./crlf.md"}));
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        // Scored by the prefix shared with `crlf.md`; ties in UTF-16 order.
+        stdout.contains(
+            "File not found: ./crlf.md. The working directory holds: crlf.txt, a.ts, one."
+        ),
+        "{stdout}"
+    );
+    let (code, stdout, _) = run("flow/bash", json!({"command": "printf hi; exit 2"}));
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("\"exitCode\": 2"), "{stdout}");
+    let (code, _, stderr) = run("flow/cat", json!({}));
+    assert_ne!(code, Some(0));
+    assert!(
+        stderr.contains("flow/read, flow/ls or flow/bash"),
+        "{stderr}"
+    );
 }

@@ -95,3 +95,47 @@ fn a_regression_that_escapes_its_root_is_refused() {
     assert!(err.to_string().contains("refuses to write"), "{err}");
     assert!(!dir.path().parent().unwrap().join("outside.txt").exists());
 }
+
+/// A shrunk `read` divergence round-trips through a regression file.
+#[test]
+fn a_read_regression_is_written_and_replayed() {
+    use lawsuite::flows::ReadRequest;
+    use lawsuite::kit::case::Call;
+    use lawsuite::kit::plan::{GeneratedFile, Plan};
+    use lawsuite::kit::regression::shrink_to_regression;
+
+    let plan = Plan {
+        generator: "lawsuite".into(),
+        version: 2,
+        seed: 9,
+        root: "/r".into(),
+        files: vec![
+            GeneratedFile::new("a.txt", "one\r\ntwo\r\n"),
+            GeneratedFile::new("b.txt", "unrelated\n"),
+        ],
+        grep: vec![],
+        glob: vec![],
+        read: vec![ReadRequest::new("/r/a.txt").offset(2).limit(1)],
+        ls: vec![],
+    };
+    // A peer that answers read differently from portable: it is the
+    // `noop` peer, which refuses every read as unsupported.
+    let call = Call::Read(plan.read[0].clone());
+    let (regression, _) = shrink_to_regression(
+        &plan,
+        0,
+        call,
+        &Portable::default(),
+        &lawsuite::peer::Noop,
+        None,
+    )
+    .unwrap();
+    assert_eq!(regression.files.len(), 0, "{:?}", regression.files);
+    assert_eq!(regression.call, Call::Read(ReadRequest::new("/r/a.txt")));
+    let dir = tempfile::tempdir().unwrap();
+    let path = regression.write(dir.path(), "read-case").unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"method\": \"flow/read\""), "{text}");
+    let back = Regression::load(&path).unwrap();
+    assert!(back.replay(&Portable::default(), &path).unwrap().is_ok());
+}

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""An example external lawsuite peer: the contract's `glob`, in Python.
+"""An example external lawsuite peer: the contract's `glob`, and the `read`
+and `ls` flows of read-ls-flows.md, in Python.
 
 It speaks the peer protocol (peers/PROTOCOL.md): newline-delimited JSON-RPC
-2.0 on stdin/stdout, logging on stderr. It declares `glob` only, so the
-harness skips its `grep` calls instead of counting them as divergences, and
-it declares the shared ground (plain files and directories).
+2.0 on stdin/stdout, logging on stderr. It declares `glob`, `flow/read` and
+`flow/ls`, so the harness skips its `grep` calls instead of counting them as
+divergences, and it declares the shared ground (plain files and
+directories). `read` and `ls` are written from the spec's text alone, so the
+harness compares two independent implementations of them.
 
 Standard library only. The semantics follow search-contract §5-§9, §14 and
 §16 closely enough to agree with the portable peer on the kit's seeds: the
@@ -476,6 +479,199 @@ def glob(params):
     return out
 
 
+# --- read-ls-flows.md: read (§1) and ls (§2) -------------------------------
+#
+# Written from the spec's text, not from lawsuite's Rust handlers, so the
+# harness compares two independent readings of it. Where the spec leaves a
+# choice open, this follows the decision the matching law in laws/read/ or
+# laws/ls/ names (0 refused with invalid_input, hint names listed in UTF-16
+# order).
+
+DEFAULT_READ_LIMIT = 2000
+MAX_ENTRIES = 1000
+MAX_LINE_CHARS = 2000
+MAX_OUTPUT_BYTES = 60000
+MAX_READ_FILE_BYTES = 67108864
+HINT_NAMES = 12
+LONG_LINE_NOTE = (" Lines longer than 2000 Unicode scalar values are clipped, "
+                  "so such a line is not an edit anchor.")
+
+
+def truncation_notice(shown, total, unit):
+    return f"Showing {shown} of {total} {unit}; output was truncated."
+
+
+def paging_field(flow, params, field, default):
+    """`offset`/`limit`: an integer >= 1 (§1.1, §2.1); absent means `default`."""
+    value = params.get(field)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise RpcError(-32602, f"the params of flow/{flow} are not valid: {field} must be a non-negative integer")
+    if value == 0:
+        raise ContractError("invalid_input",
+                            f"Invalid {flow} input: {field} must be an integer of at least 1, got 0")
+    return value
+
+
+def read_side(path, err, not_found):
+    """The spec's read-side mapping of a host failure."""
+    if isinstance(err, PermissionError):
+        return ContractError("permission_denied", f"Permission denied: {path}", path)
+    if isinstance(err, FileNotFoundError):
+        return ContractError("not_found", not_found, path)
+    return ContractError("command_failed", f"Could not read {path}: {err.strerror or err}", path)
+
+
+def not_found_hint(path):
+    """§1.6: for a relative path, what the nearest listable directory holds."""
+    if path.startswith("/") or ".." in path.split("/"):
+        return ""
+    segs = [seg for seg in path.split("/") if seg not in ("", ".")]
+    for depth in range(len(segs) - 1, -1, -1):
+        directory = "/".join(segs[:depth]) if depth else "."
+        try:
+            names = sorted(os.listdir(directory), key=utf16_key)
+        except OSError:
+            continue
+        missing = segs[depth].lower()
+
+        def score(name):
+            n = 0
+            for a, b in zip(name.lower(), missing):
+                if a != b:
+                    break
+                n += 1
+            return n
+
+        visible = [name for name in names if not name.startswith(".")]
+        if not visible:
+            return ""
+        ranked = sorted(visible, key=score, reverse=True)  # stable: ties keep order
+        label = directory if depth else "The working directory"
+        more = f" and {len(ranked) - HINT_NAMES} more" if len(ranked) > HINT_NAMES else ""
+        return f". {label} holds: {', '.join(ranked[:HINT_NAMES])}{more}."
+    return ""
+
+
+def source_lines(text):
+    """§1.4: split on \\n only; a final \\n ends the last line; "" has none."""
+    if text == "":
+        return []
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return lines
+
+
+def flow_read(params):
+    path = params["path"]
+    offset = paging_field("read", params, "offset", 1)
+    limit = paging_field("read", params, "limit", DEFAULT_READ_LIMIT)
+    not_found = f"File not found: {path}"
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise ContractError("not_found", not_found + not_found_hint(path), path)
+    except OSError as err:
+        raise read_side(path, err, not_found)
+    if stat.S_ISDIR(info.st_mode):
+        raise ContractError("is_directory", f"Cannot read a directory: {path}", path)
+    if not stat.S_ISREG(info.st_mode):
+        raise ContractError("not_found", not_found, path)
+
+    def too_large(size):
+        return ContractError("response_too_large",
+                             f"{path} is {size} bytes, over the {MAX_READ_FILE_BYTES}-byte read "
+                             "limit; search it with grep or print a line range with bash", path)
+
+    if info.st_size > MAX_READ_FILE_BYTES:
+        raise too_large(info.st_size)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_READ_FILE_BYTES + 1)
+    except OSError as err:
+        raise read_side(path, err, not_found)
+    if len(data) > MAX_READ_FILE_BYTES:
+        raise too_large(len(data))
+    if b"\0" in data:
+        raise ContractError("binary_file", f"Cannot read binary file: {path}", path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ContractError("binary_file", f"File is not valid UTF-8: {path}", path)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = source_lines(text)
+    total = len(lines)
+    if offset > max(total, 1):
+        raise ContractError("offset_out_of_range", f"Line offset {offset} is outside {path}", path)
+
+    # §1.5. Python strings index code points, which for valid UTF-8 are the
+    # spec's Unicode scalar values.
+    page_end = min(total, offset + limit - 1)
+    page = lines[offset - 1:page_end]
+    long_lines = any(len(line) > MAX_LINE_CHARS for line in page)
+    content = "\n".join(line[:MAX_LINE_CHARS] for line in page)
+    encoded = content.encode("utf-8")
+    byte_truncated = len(encoded) > MAX_OUTPUT_BYTES
+    if byte_truncated:
+        cut = MAX_OUTPUT_BYTES
+        while cut > 0 and encoded[cut] & 0xC0 == 0x80:  # inside a scalar
+            cut -= 1
+        newline = encoded.rfind(b"\n", 0, cut)
+        content = encoded[:newline].decode("utf-8") if newline >= 0 else ""
+        shown = content.count("\n") + 1 if content else 0
+    else:
+        shown = len(page)
+    truncated = long_lines or byte_truncated or page_end < total
+    out = {"content": content, "startLine": offset, "endLine": offset + shown - 1,
+           "totalLines": total, "truncated": truncated}
+    if truncated:
+        out["notice"] = truncation_notice(shown, total, "lines") + (LONG_LINE_NOTE if long_lines else "")
+    return out
+
+
+def flow_ls(params):
+    path = params["path"]
+    offset = paging_field("ls", params, "offset", 1)
+    limit = min(paging_field("ls", params, "limit", DEFAULT_READ_LIMIT), MAX_ENTRIES)
+    not_found = f"Directory not found: {path}"
+    try:
+        info = os.stat(path)
+    except OSError as err:
+        raise read_side(path, err, not_found)
+    if not stat.S_ISDIR(info.st_mode):
+        raise ContractError("not_a_directory", f"Cannot list a file: {path}", path)
+    try:
+        names = os.listdir(path)
+    except OSError as err:
+        raise read_side(path, err, not_found)
+    total = len(names)
+    if offset > max(total, 1):
+        raise ContractError("offset_out_of_range",
+                            f"Entry offset {offset} is outside {path}, which has {total} entries", path)
+    entries = []
+    for name in names:
+        try:
+            is_dir = stat.S_ISDIR(os.stat(os.path.join(path, name)).st_mode)
+        except OSError:  # a dangling link, a denied entry: a file (§2.3 step 5)
+            is_dir = False
+        # Undecodable bytes (surrogate escapes) are shown as U+FFFD.
+        shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        if is_dir:
+            entries.append({"name": shown + "/", "kind": "directory"})
+        else:
+            entries.append({"name": shown, "kind": "file"})
+    entries.sort(key=lambda e: (e["kind"] != "directory", utf16_key(e["name"])))
+    page = entries[offset - 1:offset - 1 + limit]
+    truncated = offset - 1 + len(page) < total
+    out = {"entries": page, "total": total, "truncated": truncated}
+    if truncated:
+        out["notice"] = truncation_notice(len(page), total, "entries")
+    return out
+
+
 # --- the protocol ----------------------------------------------------------
 
 def initialize(params):
@@ -488,7 +684,7 @@ def initialize(params):
     return {
         "protocol": hi,
         "peer": {"name": NAME, "version": VERSION, "language": "python"},
-        "capabilities": {"methods": ["glob"], "ground": "shared"},
+        "capabilities": {"methods": ["glob", "flow/read", "flow/ls"], "ground": "shared"},
     }
 
 
@@ -500,20 +696,23 @@ class RpcError(Exception):
             self.error["data"] = data
 
 
+METHODS = {"glob": glob, "flow/read": flow_read, "flow/ls": flow_ls}
+
+
 def handle(request):
     method, params = request.get("method"), request.get("params")
     if method == "initialize":
         return initialize(params)
-    if method == "glob":
+    if method in METHODS:
         try:
-            return glob(params)
+            return METHODS[method](params)
         except ContractError as err:
             raise RpcError(-32000, err.data["message"], err.data) from err
         except (KeyError, TypeError) as err:
-            raise RpcError(-32602, f"the params of glob are not valid: {err}") from err
+            raise RpcError(-32602, f"the params of {method} are not valid: {err}") from err
     if method == "shutdown":
         return None
-    raise RpcError(-32601, f"{method!r} is not a method of this peer (it declares glob only)")
+    raise RpcError(-32601, f"{method!r} is not a method of this peer (it declares {', '.join(METHODS)})")
 
 
 def main():

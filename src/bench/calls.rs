@@ -257,13 +257,10 @@ fn parse_call(item: usize, mut value: Value, corpus: &Path) -> Result<BenchCall,
     };
     let mut call: Call = serde_json::from_value(value).map_err(|e| {
         error(format!(
-            "{e}; a call is {{\"method\":\"grep\"|\"glob\",\"input\":{{...every input field...}}}}"
+            "{e}; a call is {{\"method\":\"grep\"|\"glob\"|\"flow/read\"|\"flow/ls\",\"input\":{{...every input field...}}}}"
         ))
     })?;
-    let root = match &mut call {
-        Call::Grep(i) => &mut i.root,
-        Call::Glob(i) => &mut i.root,
-    };
+    let root = call.root_mut();
     if Path::new(root.as_str()).is_absolute() {
         return Err(error(format!(
             "its root {root:?} is absolute; give it relative to the corpus (\".\" for the corpus itself)"

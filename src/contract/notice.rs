@@ -50,6 +50,16 @@ pub fn truncation(shown: u64, total: u64, unit: Unit) -> String {
     )
 }
 
+/// The suffix read-ls-flows §1.5 appends to a `read` page's notice when a
+/// line was clipped to 2,000 Unicode scalar values (it starts with one space).
+///
+/// ```
+/// use lawsuite::contract::notice::{truncation, Unit, LONG_LINE_SUFFIX};
+/// let notice = truncation(1, 1, Unit::Lines) + LONG_LINE_SUFFIX;
+/// assert!(notice.ends_with("lines; output was truncated. Lines longer than 2000 Unicode scalar values are clipped, so such a line is not an edit anchor."));
+/// ```
+pub const LONG_LINE_SUFFIX: &str = " Lines longer than 2000 Unicode scalar values are clipped, so such a line is not an edit anchor.";
+
 /// The ignore sentence of §16 step 4.
 pub const IGNORE_NOTICE: &str =
     "No results; ignore files excluded paths. Retry with noIgnore: true to include them.";

@@ -27,14 +27,9 @@ use super::{
     at_least_one, resolve,
 };
 use crate::contract::StdError;
-use crate::contract::notice::{Unit, truncation};
+use crate::contract::notice::{LONG_LINE_SUFFIX, Unit, truncation};
 use crate::contract::sort_utf16;
 use crate::contract::text::{source_lines_of, strip_bom};
-
-/// The suffix §1.5 appends to the notice when a line was clipped (it starts
-/// with one space). Kept beside the only code that emits it; the shared
-/// template itself is [`truncation`].
-pub const LONG_LINE_SUFFIX: &str = " Lines longer than 2000 Unicode scalar values are clipped, so such a line is not an edit anchor.";
 
 /// How many names the not-found hint shows before «` and {n} more`» (§1.6).
 const HINT_NAMES: usize = 12;

@@ -18,46 +18,82 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::contract::{GlobInput, GrepInput, StdError};
-use crate::peer::Search;
+use crate::flows::{LsRequest, ReadRequest};
+use crate::peer::{Search, method};
 
-/// One peer-level call.
+/// One peer-level call: a method of the [`Search`] seam and its input.
+///
+/// In JSON, `{"method": …, "input": …}` with the protocol's method names
+/// (`grep`, `glob`, `flow/read`, `flow/ls`).
+///
+/// ```
+/// use lawsuite::flows::ReadRequest;
+/// use lawsuite::kit::case::Call;
+/// let call = Call::Read(ReadRequest::new("/r/a.txt").offset(2));
+/// assert_eq!(
+///     serde_json::to_string(&call)?,
+///     r#"{"method":"flow/read","input":{"path":"/r/a.txt","offset":2}}"#,
+/// );
+/// assert_eq!(call.rebased("/r", "/tmp/t").root(), "/tmp/t/a.txt");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "method", content = "input", rename_all = "lowercase")]
+#[serde(tag = "method", content = "input")]
 pub enum Call {
     /// `Search.grep`.
+    #[serde(rename = "grep")]
     Grep(GrepInput),
     /// `Search.glob`.
+    #[serde(rename = "glob")]
     Glob(GlobInput),
+    /// The `read` flow (read-ls-flows §1).
+    #[serde(rename = "flow/read")]
+    Read(ReadRequest),
+    /// The `ls` flow (read-ls-flows §2).
+    #[serde(rename = "flow/ls")]
+    Ls(LsRequest),
 }
 
 impl Call {
-    /// The root the call searches.
+    /// The root the call searches, or the path it reads or lists.
     pub fn root(&self) -> &str {
         match self {
             Call::Grep(i) => &i.root,
             Call::Glob(i) => &i.root,
+            Call::Read(i) => &i.path,
+            Call::Ls(i) => &i.path,
         }
     }
 
-    /// The same call with every occurrence of `from` in its root replaced
+    /// The root (or, for `flow/read` and `flow/ls`, the path) to change.
+    pub fn root_mut(&mut self) -> &mut String {
+        match self {
+            Call::Grep(i) => &mut i.root,
+            Call::Glob(i) => &mut i.root,
+            Call::Read(i) => &mut i.path,
+            Call::Ls(i) => &mut i.path,
+        }
+    }
+
+    /// The same call with a leading `from` in its root (or path) replaced
     /// by `to` (see [`rebase`]).
     pub fn rebased(&self, from: &str, to: &str) -> Call {
         let mut call = self.clone();
-        let root = match &mut call {
-            Call::Grep(i) => &mut i.root,
-            Call::Glob(i) => &mut i.root,
-        };
+        let root = call.root_mut();
         if let Some(rest) = root.strip_prefix(from) {
             *root = format!("{to}{rest}");
         }
         call
     }
 
-    /// The method name: `grep` or `glob`.
+    /// The method name: `grep`, `glob`, `flow/read` or `flow/ls` (what
+    /// [`Search::supports`] is asked).
     pub fn method(&self) -> &'static str {
         match self {
-            Call::Grep(_) => "grep",
-            Call::Glob(_) => "glob",
+            Call::Grep(_) => method::GREP,
+            Call::Glob(_) => method::GLOB,
+            Call::Read(_) => method::FLOW_READ,
+            Call::Ls(_) => method::FLOW_LS,
         }
     }
 }
@@ -67,6 +103,8 @@ pub fn answer(peer: &dyn Search, call: &Call) -> Value {
     let result = catch_unwind(AssertUnwindSafe(|| match call {
         Call::Grep(input) => render(peer.grep(input)),
         Call::Glob(input) => render(peer.glob(input)),
+        Call::Read(input) => render(peer.read(input)),
+        Call::Ls(input) => render(peer.ls(input)),
     }));
     result.unwrap_or_else(|payload| {
         let message = payload

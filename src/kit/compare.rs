@@ -60,7 +60,8 @@ pub struct Divergence {
     pub version: u32,
     /// The seed of the plan.
     pub seed: u64,
-    /// The call's index in the plan (grep calls first, then glob calls).
+    /// The call's index in the plan (grep calls first, then glob, read and
+    /// ls calls).
     pub call_index: usize,
     /// The call, with the plan's symbolic root.
     pub call: Call,
@@ -90,13 +91,16 @@ impl Divergence {
     }
 }
 
-/// The calls of a plan in plan order: grep inputs, then glob inputs.
+/// The calls of a plan in plan order: grep inputs, then glob inputs, then
+/// read and ls requests.
 pub fn calls(plan: &Plan) -> Vec<Call> {
     plan.grep
         .iter()
         .cloned()
         .map(Call::Grep)
         .chain(plan.glob.iter().cloned().map(Call::Glob))
+        .chain(plan.read.iter().cloned().map(Call::Read))
+        .chain(plan.ls.iter().cloned().map(Call::Ls))
         .collect()
 }
 

@@ -33,8 +33,11 @@
 //! [`Ground::Full`] adds what needs more than plain files: CRLF lines,
 //! invalid UTF-8, a BOM, symlinks (to files, to directories, dangling,
 //! loops), an unreadable directory and an unreadable file (mode `0o000`),
-//! an empty directory. A lone `\r` is never generated (spec README Q3: the
-//! peers are unreconciled there).
+//! an empty directory. A lone `\r` is never generated where grep and glob
+//! can see it (spec README Q3: the peers are unreconciled there); the
+//! file-flow fixture of steps 6–8, which only `read` and `ls` calls see,
+//! has CRLF, lone CRs and invalid UTF-8 on both grounds, since the flows
+//! leave nothing unreconciled there.
 //!
 //! # Reproducibility and the draw order
 //!
@@ -70,6 +73,30 @@
 //!    `noIgnore`, `symbols`, `limit`, root.
 //! 5. *Glob calls*, `calls` of them, each: pattern (one glob), `hidden`,
 //!    `noIgnore`, `limit` (bucket, then a value in it), root.
+//! 6. *File-flow fixture* (version 2), only when `files > 0`: the number of
+//!    `read` fixture files, each one's kind and that kind's draws; the
+//!    listed directory's size (bucket, then a value), per entry a
+//!    directory-or-file draw; on the full ground a dangling link and a link
+//!    to the parent, each gated by one percentage draw.
+//! 7. *Read calls*, `calls` of them, each: target (kind, then its pick or
+//!    spelling), `offset` (kind, then its value), `limit` (likewise).
+//! 8. *Ls calls*, `calls` of them, each: target (kind, then its pick and,
+//!    for a directory, the trailing-`/` draw), `offset`, `limit`.
+//!
+//! Steps 6–8 come after every earlier draw, so version 2 kept each seed's
+//! tree (plus the fixture) and its grep and glob calls from version 1. The
+//! fixture lives under `flows.fixture/node_modules/`, a skip-listed
+//! directory (§7.3) that none of those calls can reach, so their answers
+//! are version 1's too. It holds, on both grounds, what the file flows of
+//! `read-ls-flows.md` need: around 2,000 lines, lines around 2,000
+//! scalars, pages around 60,000 bytes, CRLF and lone CRs, NULs, invalid
+//! UTF-8, a BOM, empty and newline-only files, and a directory of 0–1,005
+//! entries whose names need UTF-16 order (and, on the full ground, links).
+//! `read` calls name fixture files, tree files, notable entries,
+//! directories, missing paths and the root; `ls` calls the fixture's
+//! directory, tree directories, the root, files, missing paths and notable
+//! entries; offsets and limits are absent, 1, small, at or past the count,
+//! around the 2,000 / 1,000 caps, huge, or 0 (which the flows refuse).
 //!
 //! A glob is: its form, a file pick, a directory pick, the form's own pick
 //! (if any), the negation draw. A root is: its kind, then for a directory a
@@ -91,6 +118,7 @@
 //! let first = plan(7, "/r", &options);
 //! assert_eq!((first.generator.as_str(), first.version, first.seed), (GENERATOR, VERSION, 7));
 //! assert_eq!((first.grep.len(), first.glob.len()), (16, 16));
+//! assert_eq!((first.read.len(), first.ls.len()), (16, 16));
 //! // Every call's root is the plan root or the plan root plus "/…".
 //! assert!(first.grep.iter().all(|call| call.root == "/r" || call.root.starts_with("/r/")));
 //! // Same seed, same bytes.
@@ -106,6 +134,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::skip::SKIP_LIST;
 use crate::contract::{GlobInput, GrepInput};
+use crate::flows::{LsRequest, ReadRequest};
 use crate::kit::plan::{FileKind, GeneratedFile, Plan};
 
 /// The name recorded in [`Plan::generator`].
@@ -114,7 +143,7 @@ pub const GENERATOR: &str = "lawsuite";
 /// The version recorded in [`Plan::version`]. Bump it with any change to
 /// the draw order, a weight table or a vocabulary (see the module doc), so
 /// that a regression file is never replayed against a different tree.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Deepest directory level the shape step creates (the root is level 0).
 const MAX_DEPTH: usize = 5;
@@ -816,24 +845,30 @@ fn relative(from_dir: &str, to: &str) -> String {
 }
 
 /// Builds a plan for `seed`: the tree, then `options.calls` grep calls,
-/// then as many glob calls (draw order in the module doc).
+/// as many glob calls, then (version 2) the file-flow fixture and as many
+/// `read` and `ls` calls (draw order in the module doc).
 ///
-/// Every call's `root` is `root` itself or `"{root}/{relative}"` by plain
-/// concatenation (as in [`crate::kit::smthrs::plan`]), so a caller can
-/// rebase a plan by replacing that prefix. The tree holds at most
+/// Every call's `root` (or `path`) is `root` itself or `"{root}/{relative}"`
+/// by plain concatenation (as in [`crate::kit::smthrs::plan`]), so a caller
+/// can rebase a plan by replacing that prefix. The tree holds at most
 /// `options.files` generated files plus extras: five skip-list entries,
 /// three `.gitignore` files, and on the full ground at most eleven links,
-/// directories and unreadable entries. Nothing here panics, whatever the
-/// options.
+/// directories and unreadable entries; and the file-flow fixture under
+/// `flows.fixture/node_modules/`, which grep and glob never see: at most
+/// five files for `read`, a directory of at most 1,005 entries for `ls`,
+/// and two links. Nothing here panics, whatever the options.
 ///
 /// ```
 /// use lawsuite::kit::generator::{plan, GeneratorOptions};
 /// use lawsuite::kit::materialize::TempTree;
 ///
 /// let plan = plan(0, "/r", &GeneratorOptions::default());
-/// assert!(plan.files.len() <= 24 + 5 + 3);
+/// let fixture = plan.files.iter().filter(|f| f.path.starts_with("flows.fixture/")).count();
+/// assert!(plan.files.len() - fixture <= 24 + 5 + 3);
+/// assert!(fixture <= 5 + 1 + 1005);
 /// let tree = TempTree::with_files(&plan.files)?;
 /// assert!(tree.path().join(".gitignore").is_file());
+/// assert!(plan.ls.iter().all(|call| call.path.starts_with("/r")));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn plan(seed: u64, root: &str, options: &GeneratorOptions) -> Plan {
@@ -861,6 +896,21 @@ pub fn plan(seed: u64, root: &str, options: &GeneratorOptions) -> Plan {
         .map(|_| glob_call(&mut draws, &context))
         .collect();
 
+    // Everything for the file flows is drawn after every grep and glob
+    // draw, so those calls are the same for a seed as before they existed.
+    let fixture = if options.files > 0 {
+        flow_fixture(&mut draws, &mut tree, full)
+    } else {
+        Vec::new()
+    };
+    let flows = FlowContext::new(&context, &tree, fixture);
+    let read = (0..options.calls)
+        .map(|_| read_call(&mut draws, &flows))
+        .collect();
+    let ls = (0..options.calls)
+        .map(|_| ls_call(&mut draws, &flows))
+        .collect();
+
     Plan {
         generator: GENERATOR.to_string(),
         version: VERSION,
@@ -869,6 +919,8 @@ pub fn plan(seed: u64, root: &str, options: &GeneratorOptions) -> Plan {
         files: tree.entries,
         grep,
         glob,
+        read,
+        ls,
     }
 }
 
@@ -1487,6 +1539,447 @@ fn call_root(draws: &mut Draws, context: &CallContext<'_>) -> String {
     }
 }
 
+// ---------------------------------------------------------------------------
+// Steps 6–8: the file-flow fixture and the `read` and `ls` calls.
+// ---------------------------------------------------------------------------
+
+/// Where the file-flow fixture lives: a skip-listed directory (§7.3) under a
+/// name no vocabulary uses, so no grep or glob call of the plan ever sees
+/// it (their roots were drawn before it existed) and their answers are the
+/// ones the plan had without it.
+const FLOW_FIXTURE: &str = "flows.fixture/node_modules";
+
+/// The directory of the fixture that `ls` calls list.
+const FLOW_LIST: &str = "flows.fixture/node_modules/list";
+
+/// What a fixture file for `read` holds.
+#[derive(Clone, Copy, Debug, Default)]
+enum ReadKind {
+    /// Around 2,000 lines (1,995–2,005): the default page's edge.
+    #[default]
+    ManyLines,
+    /// A line of 1,995–2,005 scalars (`x`, `é` or `😀`) among short ones:
+    /// the clip's edge.
+    LongLine,
+    /// Lines of one width whose page is just under or over 60,000 bytes.
+    BigPage,
+    /// CRLF lines, sometimes a lone CR, sometimes no final newline.
+    Crlf,
+    /// Text with a NUL somewhere.
+    Binary,
+    /// Text with an invalid UTF-8 sequence.
+    InvalidUtf8,
+    /// A BOM, then a few lines.
+    Bom,
+    /// One of [`TINY`]: empty, newline-only, unterminated…
+    Tiny,
+}
+
+const READ_KINDS: [(usize, ReadKind); 8] = [
+    (16, ReadKind::ManyLines),
+    (16, ReadKind::LongLine),
+    (16, ReadKind::BigPage),
+    (14, ReadKind::Crlf),
+    (8, ReadKind::Binary),
+    (10, ReadKind::InvalidUtf8),
+    (8, ReadKind::Bom),
+    (12, ReadKind::Tiny),
+];
+
+/// Small files whose line counts are the §1.4 corner cases.
+const TINY: [&str; 7] = [
+    "",
+    "\n",
+    "\n\n",
+    "one line",
+    "a\rb\n",
+    "alpha\nbeta\n",
+    "\r\n",
+];
+
+/// Line widths (in scalars) of a [`ReadKind::BigPage`] file: some under the
+/// clip, some at it, some over.
+const PAGE_WIDTHS: [usize; 8] = [40, 99, 100, 150, 999, 1999, 2000, 2500];
+
+/// Names for the listed directory, in no particular order: they need UTF-16
+/// order to sort (`𐀀` before `😀`, decomposed before precomposed `é`, and
+/// `𐀀` — a surrogate pair, D800 DC00 — before the fullwidth `ｚ` U+FF5A,
+/// which code-point order puts the other way round), and `a`, `a.b`, `a-c`
+/// sort differently as directories (with their `/`).
+const LIST_NAMES: [&str; 17] = [
+    "😀x",
+    "zx",
+    "a",
+    "ｚx",
+    "𐀀x",
+    "!x",
+    "é",
+    "e\u{301}",
+    "Zx",
+    "a.b",
+    "_x",
+    "Ωx",
+    "ax",
+    "a-c",
+    "Ax",
+    ".hidden",
+    "node_modules",
+];
+
+/// How many entries the listed directory holds: few, some, many, or around
+/// `MAX_ENTRIES` (995–1,005).
+const LIST_SIZES: [(usize, (usize, usize)); 4] = [
+    (25, (0, 5)),
+    (40, (5, 36)),
+    (20, (41, 160)),
+    (15, (995, 11)),
+];
+
+/// What a `read` call names.
+#[derive(Clone, Copy, Debug, Default)]
+enum ReadTarget {
+    /// A fixture file.
+    #[default]
+    Fixture,
+    /// A generated file of the tree.
+    TreeFile,
+    /// A notable entry (links, unreadable entries, skip-list names…).
+    Notable,
+    /// A directory.
+    Dir,
+    /// A missing path (three spellings).
+    Missing,
+    /// The plan root.
+    Root,
+}
+
+const READ_TARGETS: [(usize, ReadTarget); 6] = [
+    (50, ReadTarget::Fixture),
+    (20, ReadTarget::TreeFile),
+    (8, ReadTarget::Notable),
+    (6, ReadTarget::Dir),
+    (10, ReadTarget::Missing),
+    (6, ReadTarget::Root),
+];
+
+/// What an `ls` call names.
+#[derive(Clone, Copy, Debug, Default)]
+enum LsTarget {
+    /// The fixture's listed directory.
+    #[default]
+    List,
+    /// A directory of the tree.
+    Dir,
+    /// The plan root.
+    Root,
+    /// A file.
+    File,
+    /// A missing path.
+    Missing,
+    /// A notable entry.
+    Notable,
+}
+
+const LS_TARGETS: [(usize, LsTarget); 6] = [
+    (50, LsTarget::List),
+    (20, LsTarget::Dir),
+    (10, LsTarget::Root),
+    (6, LsTarget::File),
+    (6, LsTarget::Missing),
+    (8, LsTarget::Notable),
+];
+
+/// A paging field: absent, 1, small, at the count, past it, around a cap,
+/// huge, or 0 (refused by the flow with `invalid_input`).
+#[derive(Clone, Copy, Debug, Default)]
+enum Paging {
+    #[default]
+    Absent,
+    One,
+    Small,
+    AtCount,
+    PastCount,
+    NearCap,
+    Huge,
+    Zero,
+}
+
+const OFFSETS: [(usize, Paging); 8] = [
+    (40, Paging::Absent),
+    (8, Paging::One),
+    (15, Paging::Small),
+    (10, Paging::AtCount),
+    (10, Paging::PastCount),
+    (7, Paging::NearCap),
+    (5, Paging::Huge),
+    (5, Paging::Zero),
+];
+
+const LIMITS: [(usize, Paging); 7] = [
+    (40, Paging::Absent),
+    (15, Paging::One),
+    (20, Paging::Small),
+    (5, Paging::AtCount),
+    (10, Paging::NearCap),
+    (5, Paging::Huge),
+    (5, Paging::Zero),
+];
+
+/// The §1.4 line count of `bytes` (decoded or not: only `\n` counts).
+fn line_count(bytes: &[u8]) -> u64 {
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+    newlines + u64::from(bytes.last().is_some_and(|&b| b != b'\n'))
+}
+
+/// Step 6: the fixture files `read` calls draw from, and the directory `ls`
+/// calls list. Returns the fixture files' paths.
+fn flow_fixture(draws: &mut Draws, tree: &mut Tree, full: bool) -> Vec<String> {
+    let mut files = Vec::new();
+    for index in 0..2 + draws.below(4) {
+        let path = format!("{FLOW_FIXTURE}/read{index}.txt");
+        let content = read_fixture_content(draws);
+        if tree.add_leaf(GeneratedFile::new(path.clone(), content)) {
+            files.push(path);
+        }
+    }
+    let (low, span) = draws.weighted(&LIST_SIZES);
+    let count = low + draws.below(span);
+    tree.add_dir(GeneratedFile::dir(FLOW_LIST));
+    for i in 0..count {
+        let name = match LIST_NAMES.get(i) {
+            Some(name) => (*name).to_string(),
+            None => format!("n{i}"),
+        };
+        let path = format!("{FLOW_LIST}/{name}");
+        if draws.percent(20) {
+            tree.add_dir(GeneratedFile::dir(path));
+        } else {
+            tree.add_leaf(GeneratedFile::new(path, "x\n"));
+        }
+    }
+    if full {
+        // Links are stat-ed through: a dangling one is a file, one to a
+        // directory is a directory (§2.3 step 5).
+        if draws.percent(50) {
+            tree.add_leaf(GeneratedFile::symlink(
+                format!("{FLOW_LIST}/dangling"),
+                "nowhere",
+            ));
+        }
+        if draws.percent(50) {
+            tree.add_leaf(GeneratedFile::symlink(format!("{FLOW_LIST}/up"), ".."));
+        }
+    }
+    files
+}
+
+/// One fixture file's bytes (the kind, then its own draws).
+fn read_fixture_content(draws: &mut Draws) -> Vec<u8> {
+    let short = |i: usize| format!("line {i}");
+    match draws.weighted(&READ_KINDS) {
+        ReadKind::ManyLines => {
+            let n = 1995 + draws.below(11);
+            let eol = if draws.percent(25) { "\r\n" } else { "\n" };
+            let mut text: String = (1..=n).map(|i| short(i) + eol).collect();
+            if draws.percent(30) {
+                text.truncate(text.len() - eol.len());
+            }
+            text.into_bytes()
+        }
+        ReadKind::LongLine => {
+            let before = draws.below(3);
+            let width = 1995 + draws.below(11);
+            let fill = draws.word(&EDGE_FILL);
+            let last = draws.word(&EDGE_LAST);
+            let after = draws.below(3);
+            let mut text: String = (1..=before).map(|i| short(i) + "\n").collect();
+            text.push_str(&fill.repeat(width - 1));
+            text.push_str(last);
+            for i in 0..after {
+                text.push('\n');
+                text.push_str(&short(i));
+            }
+            text.into_bytes()
+        }
+        ReadKind::BigPage => {
+            let width = draws.pick(&PAGE_WIDTHS).copied().unwrap_or(100);
+            let fill = draws.word(&EDGE_FILL);
+            // Rendered bytes per line, after the clip, with its `\n`.
+            let per_line = width.min(2000) * fill.len() + 1;
+            let n = (60_000 / per_line).saturating_sub(1) + draws.below(4);
+            let line = fill.repeat(width);
+            let mut text = String::with_capacity(n * (line.len() + 1));
+            for _ in 0..n.max(1) {
+                text.push_str(&line);
+                text.push('\n');
+            }
+            text.into_bytes()
+        }
+        ReadKind::Crlf => {
+            let n = 2 + draws.below(7);
+            let lone_cr = draws.percent(20);
+            let final_eol = draws.percent(70);
+            let mut text = String::new();
+            for i in 0..n {
+                text.push_str(draws.word(&LINES));
+                if lone_cr && i == 0 {
+                    text.push_str("\rafter a lone CR");
+                }
+                if i + 1 < n || final_eol {
+                    text.push_str("\r\n");
+                }
+            }
+            text.into_bytes()
+        }
+        ReadKind::Binary => {
+            let mut bytes: Vec<u8> = (1..=1 + draws.below(6))
+                .flat_map(|i| (short(i) + "\n").into_bytes())
+                .collect();
+            let at = draws.below(bytes.len() + 1);
+            bytes.insert(at, 0);
+            bytes
+        }
+        ReadKind::InvalidUtf8 => {
+            let mut bytes: Vec<u8> = (1..=1 + draws.below(6))
+                .flat_map(|i| (short(i) + "\n").into_bytes())
+                .collect();
+            let bad = draws.pick(&INVALID_UTF8).copied().unwrap_or(b"\xff");
+            let at = draws.below(bytes.len() + 1);
+            bytes.splice(at..at, bad.iter().copied());
+            bytes
+        }
+        ReadKind::Bom => {
+            let text: String = (1..=draws.below(4)).map(|i| short(i) + "\n").collect();
+            format!("\u{FEFF}{text}").into_bytes()
+        }
+        ReadKind::Tiny => draws.word(&TINY).as_bytes().to_vec(),
+    }
+}
+
+/// What `read` and `ls` calls draw from, besides the [`CallContext`].
+struct FlowContext<'a> {
+    calls: &'a CallContext<'a>,
+    /// The fixture's files.
+    fixture: Vec<String>,
+    /// Line counts of every regular file, root-relative.
+    lines: std::collections::HashMap<String, u64>,
+    /// Entry counts of every directory, root-relative (`""` is the root).
+    children: std::collections::HashMap<String, u64>,
+}
+
+impl<'a> FlowContext<'a> {
+    fn new(calls: &'a CallContext<'a>, tree: &Tree, fixture: Vec<String>) -> FlowContext<'a> {
+        let mut lines = std::collections::HashMap::new();
+        let mut names: HashSet<(String, String)> = HashSet::new();
+        for entry in &tree.entries {
+            if entry.kind == FileKind::File {
+                lines.insert(entry.path.clone(), line_count(&entry.content));
+            }
+            // Every entry and every ancestor is one name in its parent.
+            let mut path = entry.path.as_str();
+            loop {
+                let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
+                names.insert((parent.to_string(), name.to_string()));
+                if parent.is_empty() {
+                    break;
+                }
+                path = parent;
+            }
+        }
+        let mut children = std::collections::HashMap::new();
+        for (parent, _) in names {
+            *children.entry(parent).or_insert(0) += 1;
+        }
+        FlowContext {
+            calls,
+            fixture,
+            lines,
+            children,
+        }
+    }
+}
+
+/// A paging value for a listing or file of `count` items around `cap`.
+fn paging(draws: &mut Draws, table: &[(usize, Paging)], count: u64, cap: u64) -> Option<u64> {
+    match draws.weighted(table) {
+        Paging::Absent => None,
+        Paging::One => Some(1),
+        Paging::Small => Some(2 + draws.below(19) as u64),
+        Paging::AtCount => Some(count.max(1)),
+        Paging::PastCount => Some(count.max(1) + 1 + draws.below(3) as u64),
+        Paging::NearCap => Some(cap - 1 + draws.below(3) as u64),
+        Paging::Huge => Some(1_000_000),
+        Paging::Zero => Some(0),
+    }
+}
+
+/// A missing path: absent, under an absent directory, or below a file.
+fn missing(draws: &mut Draws, context: &CallContext<'_>) -> String {
+    match (draws.below(3), context.files.first()) {
+        (0, _) | (_, None) => context.under("does-not-exist.txt"),
+        (1, _) => context.under("missing/deeper.txt"),
+        (_, Some(file)) => context.under(&format!("{file}/child")),
+    }
+}
+
+/// Step 7: one `read` call: the target, then `offset`, then `limit`.
+fn read_call(draws: &mut Draws, flows: &FlowContext<'_>) -> ReadRequest {
+    let context = flows.calls;
+    let root = || (context.root.to_string(), None);
+    let (path, lines) = match draws.weighted(&READ_TARGETS) {
+        ReadTarget::Fixture => draws
+            .pick(&flows.fixture)
+            .map_or_else(root, |f| (context.under(f), flows.lines.get(f).copied())),
+        ReadTarget::TreeFile => draws
+            .pick(&context.files)
+            .map_or_else(root, |f| (context.under(f), flows.lines.get(f).copied())),
+        ReadTarget::Notable => draws
+            .pick(&context.notable)
+            .map_or_else(root, |p| (context.under(p), flows.lines.get(p).copied())),
+        ReadTarget::Dir => draws
+            .pick(&context.dirs)
+            .map_or_else(root, |d| (context.under(d), None)),
+        ReadTarget::Missing => (missing(draws, context), None),
+        ReadTarget::Root => root(),
+    };
+    let lines = lines.unwrap_or(3);
+    ReadRequest {
+        path,
+        offset: paging(draws, &OFFSETS, lines, 2000),
+        limit: paging(draws, &LIMITS, lines, 2000),
+    }
+}
+
+/// Step 8: one `ls` call: the target (and for a directory, a trailing-`/`
+/// draw), then `offset`, then `limit`.
+fn ls_call(draws: &mut Draws, flows: &FlowContext<'_>) -> LsRequest {
+    let context = flows.calls;
+    let count = |dir: &str| flows.children.get(dir).copied().unwrap_or(0);
+    let (path, entries) = match draws.weighted(&LS_TARGETS) {
+        LsTarget::List => (context.under(FLOW_LIST), count(FLOW_LIST)),
+        LsTarget::Dir => match draws.pick(&context.dirs) {
+            Some(dir) if draws.percent(15) => (context.under(&format!("{dir}/")), count(dir)),
+            Some(dir) => (context.under(dir), count(dir)),
+            None => (context.root.to_string(), count("")),
+        },
+        LsTarget::Root => (context.root.to_string(), count("")),
+        LsTarget::File => draws.pick(&context.files).map_or_else(
+            || (context.root.to_string(), count("")),
+            |f| (context.under(f), 0),
+        ),
+        LsTarget::Missing => (missing(draws, context), 0),
+        LsTarget::Notable => draws.pick(&context.notable).map_or_else(
+            || (context.root.to_string(), count("")),
+            |p| (context.under(p), count(p)),
+        ),
+    };
+    LsRequest {
+        path,
+        offset: paging(draws, &OFFSETS, entries, crate::flows::MAX_ENTRIES),
+        limit: paging(draws, &LIMITS, entries, crate::flows::MAX_ENTRIES),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
@@ -1533,7 +2026,7 @@ mod tests {
     /// output does; update them **together with [`VERSION`]**, never alone.
     #[test]
     fn golden_hashes_pin_the_draw_order() -> TestResult {
-        assert_eq!(VERSION, 1);
+        assert_eq!(VERSION, 2);
         let shared = serde_json::to_string(&plan(0, "/r", &GeneratorOptions::default()))?;
         let full = serde_json::to_string(&plan(7, "/r", &full()))?;
         assert_eq!(
@@ -1544,8 +2037,13 @@ mod tests {
         Ok(())
     }
 
-    const GOLDEN_SHARED_0: u64 = 14808756581174903102;
-    const GOLDEN_FULL_7: u64 = 1714016413047630129;
+    // Version 2 (the file-flow fixture and the read and ls calls, steps
+    // 6–8) changed both: the plans gained `read` and `ls` calls and the
+    // fixture entries. Their grep and glob calls, and version 1's tree,
+    // are unchanged (checked against version 1's plans for seeds 0..60 of
+    // both grounds, answers included, when the version was bumped).
+    const GOLDEN_SHARED_0: u64 = 10604507409621557384;
+    const GOLDEN_FULL_7: u64 = 16896025765646918678;
 
     #[test]
     fn options_serde() -> TestResult {
@@ -1618,6 +2116,17 @@ mod tests {
         })
     }
 
+    /// The plan without its file-flow fixture: what grep and glob calls
+    /// can see, to which the tree's own invariants apply (no lone CR, CRLF
+    /// and invalid UTF-8 on the full ground only, the extras budget).
+    fn search_visible(plan: &Plan) -> Plan {
+        let mut visible = plan.clone();
+        visible
+            .files
+            .retain(|f| !f.path.starts_with("flows.fixture/"));
+        visible
+    }
+
     /// Every `\r` is followed by `\n` (README Q3).
     fn no_lone_cr(content: &[u8]) -> bool {
         content
@@ -1627,6 +2136,7 @@ mod tests {
     }
 
     fn survey(seen: &mut Seen, plan: &Plan) {
+        let plan = &search_visible(plan);
         let skip: HashSet<&str> = SKIP_LIST.iter().copied().collect();
         let files: HashSet<&str> = plan
             .files
@@ -1945,10 +2455,10 @@ mod tests {
             calls: 0,
             ground: Ground::Full,
         };
-        let plan = plan(1_497_729_987_305_842_942, "", &options);
+        let plan = search_visible(&plan(1_497_729_987_305_842_942, "", &options));
         assert!(plan.files.iter().all(|file| no_lone_cr(&file.content)));
         for seed in 0..300 {
-            for file in &plan_for(seed).files {
+            for file in &search_visible(&plan_for(seed)).files {
                 assert!(no_lone_cr(&file.content), "seed {seed}: {}", file.path);
                 if let Some(at) = file.content.iter().position(|&b| b == 0) {
                     let next = file.content.get(at + 1).copied().unwrap_or(b'\n');
@@ -2009,6 +2519,89 @@ mod tests {
         Ok(())
     }
 
+    /// The file-flow calls reach the corners of read-ls-flows §1 and §2
+    /// over a few hundred seeds.
+    #[test]
+    fn file_flow_calls_reach_the_spec_corners() {
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        let mut note = |what: &'static str, yes: bool| {
+            *seen.entry(what).or_default() += usize::from(yes);
+        };
+        for seed in 0..300 {
+            let plan = if seed % 2 == 0 {
+                plan(seed, "/r", &GeneratorOptions::default())
+            } else {
+                plan_for(seed)
+            };
+            let content = |path: &str| {
+                plan.files
+                    .iter()
+                    .find(|f| format!("/r/{}", f.path) == path)
+                    .map(|f| f.content.clone())
+            };
+            let listed = plan
+                .files
+                .iter()
+                .filter(|f| f.path.starts_with(&format!("{FLOW_LIST}/")))
+                .count();
+            note("list over MAX_ENTRIES", listed > 1000);
+            note("list at most MAX_ENTRIES", listed > 990 && listed <= 1000);
+            note("empty list", listed == 0);
+            for call in &plan.read {
+                let bytes = content(&call.path);
+                let lines = bytes.as_deref().map(line_count);
+                note("read fixture", call.path.contains(FLOW_FIXTURE));
+                note("read missing", call.path.contains("does-not-exist"));
+                note("read a directory", call.path == "/r");
+                note("read offset 0", call.offset == Some(0));
+                note("read limit 0", call.limit == Some(0));
+                note(
+                    "read offset past the end",
+                    matches!((call.offset, lines), (Some(o), Some(n)) if o > n.max(1)),
+                );
+                note("read over 2000 lines", lines.is_some_and(|n| n > 2000));
+                note(
+                    "read over 60000 bytes",
+                    bytes.as_ref().is_some_and(|b| b.len() > 60_000),
+                );
+                note(
+                    "read crlf",
+                    bytes
+                        .as_ref()
+                        .is_some_and(|b| b.windows(2).any(|w| w == b"\r\n")),
+                );
+                note("read nul", bytes.as_ref().is_some_and(|b| b.contains(&0)));
+                note(
+                    "read invalid utf-8",
+                    bytes
+                        .as_ref()
+                        .is_some_and(|b| std::str::from_utf8(b).is_err() && !b.contains(&0)),
+                );
+                note(
+                    "read long line",
+                    bytes.as_ref().is_some_and(|b| {
+                        String::from_utf8_lossy(b)
+                            .lines()
+                            .any(|l| l.chars().count() > 2000)
+                    }),
+                );
+            }
+            for call in &plan.ls {
+                note("ls list", call.path.ends_with("/list"));
+                note(
+                    "ls offset past 1000",
+                    call.offset.is_some_and(|o| o > 1000 && o < 1_000_000),
+                );
+                note("ls limit over 1000", call.limit.is_some_and(|l| l > 1000));
+                note("ls missing", call.path.contains("does-not-exist"));
+                note("ls a file", content(&call.path).is_some());
+            }
+        }
+        for (what, count) in &seen {
+            assert!(*count > 0, "never saw {what}: {seen:?}");
+        }
+    }
+
     proptest! {
         #[test]
         fn plans_validate_and_fit_the_budget(
@@ -2022,9 +2615,14 @@ mod tests {
             let options = GeneratorOptions { files, calls, ground };
             let plan = plan(seed, &root, &options);
             prop_assert!(validate(&plan.files).is_ok(), "{:?}", validate(&plan.files));
+            let visible = search_visible(&plan);
             let extras = if files == 0 { 0 } else if full_ground { 5 + 3 + 11 } else { 5 + 3 };
-            prop_assert!(plan.files.len() <= files + extras);
+            prop_assert!(visible.files.len() <= files + extras);
+            // The fixture: at most 5 read files, the listed directory, 1,005
+            // entries and 2 links.
+            prop_assert!(plan.files.len() - visible.files.len() <= 5 + 1 + 1005 + 2);
             prop_assert_eq!((plan.grep.len(), plan.glob.len()), (calls, calls));
+            prop_assert_eq!((plan.read.len(), plan.ls.len()), (calls, calls));
             // No entry sits under a file or a link, and no path repeats.
             let leaves: HashSet<&str> = plan
                 .files
@@ -2036,10 +2634,14 @@ mod tests {
             for entry in &plan.files {
                 prop_assert!(paths.insert(entry.path.as_str()), "{} twice", entry.path);
                 prop_assert!(ancestors(&entry.path).all(|dir| !leaves.contains(dir)), "{}", entry.path);
+            }
+            for entry in &visible.files {
                 prop_assert!(no_lone_cr(&entry.content));
             }
             let prefix = format!("{root}/");
-            for call_root in plan.grep.iter().map(|c| &c.root).chain(plan.glob.iter().map(|c| &c.root)) {
+            let roots = plan.grep.iter().map(|c| &c.root).chain(plan.glob.iter().map(|c| &c.root));
+            let paths = plan.read.iter().map(|c| &c.path).chain(plan.ls.iter().map(|c| &c.path));
+            for call_root in roots.chain(paths) {
                 prop_assert!(*call_root == root || call_root.starts_with(&prefix));
             }
             let json = serde_json::to_string(&plan).map_err(|e| TestCaseError::fail(e.to_string()))?;

@@ -3,14 +3,15 @@
 //!
 //! A differential run has three steps. A *generator* turns a seed into a
 //! [`plan::Plan`]: a small file tree plus a list of normalised `grep` and
-//! `glob` inputs. [`materialize`] writes the tree under a fresh directory.
+//! `glob` inputs (and, from the `lawsuite` generator, `read` and `ls` calls
+//! of the file flows, `read-ls-flows.md`). [`materialize`] writes the tree under a fresh directory.
 //! Then every call runs through two peers and any answer that is not
 //! byte-identical is a divergence (§4, in its own module).
 //!
 //! | module | spec section |
 //! | --- | --- |
 //! | [`plan`] | §1: `GeneratedFile`, `Plan` and the plan options |
-//! | [`generator`] | the `lawsuite` generator, the default: a much wider ground (deep and odd names, skip-list dirs, nested `.gitignore`s, binaries, preview edges, a pattern and glob grammar; on the full ground CRLF, invalid UTF-8, symlinks, unreadable dirs) on ChaCha8 |
+//! | [`generator`] | the `lawsuite` generator, the default: a much wider ground (deep and odd names, skip-list dirs, nested `.gitignore`s, binaries, preview edges, a pattern and glob grammar; on the full ground CRLF, invalid UTF-8, symlinks, unreadable dirs; a file-flow fixture and `read`/`ls` calls) on ChaCha8 |
 //! | [`smthrs`] | §2: the TypeScript kit's generator (mulberry32, vocabularies, draw order), reproduced draw for draw |
 //! | [`materialize`] | §3: writing a plan's files under a root, refusing paths that would escape it; [`materialize::TempTree`] |
 //! | [`case`] | §4: one call, answers rendered for comparison (failures by code) |

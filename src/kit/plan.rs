@@ -17,6 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{GlobInput, GrepInput};
+use crate::flows::{LsRequest, ReadRequest};
 
 /// One entry of a generated tree (§1): a `/`-separated path relative to the
 /// tree root, and its bytes.
@@ -142,9 +143,12 @@ impl GeneratedFile {
 
 /// A reproducible plan (§1): the tree to build and the normalised peer
 /// inputs to run over it, grep calls first (§2.3 "all grep calls are
-/// generated before any glob call").
+/// generated before any glob call"), then the file-flow calls of
+/// `read-ls-flows.md` (`read`, then `ls`).
 ///
-/// Key order in JSON is `generator, version, seed, root, files, grep, glob`.
+/// Key order in JSON is `generator, version, seed, root, files, grep, glob,
+/// read?, ls?`. `read` and `ls` are omitted when empty, so a `smthrs` plan
+/// (which has neither) is the same bytes as the TypeScript kit's.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Plan {
@@ -164,27 +168,50 @@ pub struct Plan {
     pub grep: Vec<GrepInput>,
     /// The `glob` inputs, in plan order.
     pub glob: Vec<GlobInput>,
+    /// The `read` calls (read-ls-flows §1), in plan order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read: Vec<ReadRequest>,
+    /// The `ls` calls (read-ls-flows §2), in plan order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ls: Vec<LsRequest>,
 }
 
 impl Plan {
-    /// Keep only the call at `index` in plan order (grep calls first, then
-    /// glob calls); an index past the end leaves no call at all.
+    /// The number of calls of every method.
+    pub fn call_count(&self) -> usize {
+        self.grep.len() + self.glob.len() + self.read.len() + self.ls.len()
+    }
+
+    /// The same plan with only call `index` (in [`crate::kit::compare::calls`]
+    /// order: grep, glob, read, ls); an index past the end keeps none.
     ///
     /// ```
-    /// use lawsuite::kit::{plan::PlanOptions, smthrs};
-    /// let mut plan = smthrs::plan(1, "/r", &PlanOptions::default());
-    /// let wanted = plan.glob[2].clone();
-    /// plan.keep_only_call(plan.grep.len() + 2);
-    /// assert_eq!((plan.grep.len(), plan.glob.as_slice()), (0, [wanted].as_slice()));
+    /// use lawsuite::kit::generator::{plan, GeneratorOptions};
+    /// let full = plan(3, "/r", &GeneratorOptions::default());
+    /// let one = full.only_call(full.grep.len() + full.glob.len());
+    /// assert_eq!((one.call_count(), one.read.first()), (1, full.read.first()));
     /// ```
-    pub fn keep_only_call(&mut self, index: usize) {
-        let greps = self.grep.len();
-        if index < greps {
-            self.grep = vec![self.grep[index].clone()];
-            self.glob.clear();
-        } else {
-            self.glob = self.glob.get(index - greps).cloned().into_iter().collect();
-            self.grep.clear();
+    pub fn only_call(&self, index: usize) -> Plan {
+        fn keep<T: Clone>(list: &[T], index: &mut Option<usize>) -> Vec<T> {
+            match *index {
+                Some(i) if i < list.len() => {
+                    *index = None;
+                    vec![list[i].clone()]
+                }
+                Some(i) => {
+                    *index = Some(i - list.len());
+                    Vec::new()
+                }
+                None => Vec::new(),
+            }
+        }
+        let mut at = Some(index);
+        Plan {
+            grep: keep(&self.grep, &mut at),
+            glob: keep(&self.glob, &mut at),
+            read: keep(&self.read, &mut at),
+            ls: keep(&self.ls, &mut at),
+            ..self.clone()
         }
     }
 }
@@ -348,6 +375,8 @@ mod tests {
             files: vec![],
             grep: vec![],
             glob: vec![],
+            read: vec![],
+            ls: vec![],
         };
         let json = serde_json::to_string(&plan)?;
         assert_eq!(

@@ -3,8 +3,8 @@
 //!
 //! The passes, repeated until none makes progress or the budget is spent:
 //! drop files (halves, then one at a time), drop lines, shorten lines, reset
-//! call fields to their defaults, and simplify the pattern one character at
-//! a time. Each candidate is kept only if the predicate ("the peers still
+//! call fields to their defaults (for `read` and `ls`: `offset` and `limit`
+//! dropped), and simplify the pattern one character at a time. Each candidate is kept only if the predicate ("the peers still
 //! disagree") holds, so the result always diverges.
 
 use std::time::{Duration, Instant};
@@ -126,6 +126,7 @@ pub fn shrink(
             let pattern = match &best.call {
                 Call::Grep(g) => g.pattern.clone(),
                 Call::Glob(g) => g.pattern.clone(),
+                Call::Read(_) | Call::Ls(_) => break,
             };
             let Some((at, ch)) = pattern.char_indices().nth(i) else {
                 break;
@@ -136,6 +137,7 @@ pub fn shrink(
             match &mut c.call {
                 Call::Grep(g) => g.pattern = shorter,
                 Call::Glob(g) => g.pattern = shorter,
+                Call::Read(_) | Call::Ls(_) => break,
             }
             if !try_candidate(c, &mut best, &mut steps) {
                 i += 1;
@@ -175,6 +177,18 @@ fn call_simplifications(case: &Case) -> Vec<Case> {
     with(&|c| match c {
         Call::Grep(g) => g.root = root_of(&g.root),
         Call::Glob(g) => g.root = root_of(&g.root),
+        // A read or ls path names its target; the root is another call.
+        Call::Read(_) | Call::Ls(_) => {}
+    });
+    with(&|c| match c {
+        Call::Read(r) => r.offset = None,
+        Call::Ls(l) => l.offset = None,
+        _ => {}
+    });
+    with(&|c| match c {
+        Call::Read(r) => r.limit = None,
+        Call::Ls(l) => l.limit = None,
+        _ => {}
     });
     with(&|c| {
         if let Call::Grep(g) = c {
@@ -223,14 +237,17 @@ fn call_simplifications(case: &Case) -> Vec<Case> {
     with(&|c| match c {
         Call::Grep(g) => g.hidden = false,
         Call::Glob(g) => g.hidden = false,
+        Call::Read(_) | Call::Ls(_) => {}
     });
     with(&|c| match c {
         Call::Grep(g) => g.no_ignore = false,
         Call::Glob(g) => g.no_ignore = false,
+        Call::Read(_) | Call::Ls(_) => {}
     });
     with(&|c| match c {
         Call::Grep(g) => g.limit = crate::contract::MAX_GREP_MATCHES,
         Call::Glob(g) => g.limit = crate::contract::MAX_ENTRIES,
+        Call::Read(_) | Call::Ls(_) => {}
     });
     out
 }
@@ -279,5 +296,24 @@ mod tests {
             ("/r", 0, 0)
         );
         assert_eq!(g.pattern, "");
+    }
+
+    #[test]
+    fn a_read_call_loses_its_paging_fields_and_unneeded_files() {
+        use crate::flows::ReadRequest;
+        let case = Case {
+            root: "/r".into(),
+            files: vec![
+                GeneratedFile::new("a.txt", "one\r\ntwo\r\n"),
+                GeneratedFile::new("b.txt", "x\n"),
+            ],
+            call: Call::Read(ReadRequest::new("/r/a.txt").offset(2).limit(1)),
+        };
+        // "Diverges" while a CR is in the tree.
+        let (small, _) = shrink(case, Budget::default(), |c| {
+            c.files.iter().any(|f| f.content.contains(&b'\r'))
+        });
+        assert_eq!(small.files.len(), 1);
+        assert_eq!(small.call, Call::Read(ReadRequest::new("/r/a.txt")));
     }
 }

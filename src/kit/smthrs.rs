@@ -220,6 +220,10 @@ pub fn plan(seed: u32, root: &str, options: &PlanOptions) -> Plan {
         files,
         grep,
         glob,
+        // The TypeScript kit has no file-flow calls; empty lists are not
+        // serialised, so the plan's bytes stay the kit's.
+        read: Vec::new(),
+        ls: Vec::new(),
     }
 }
 

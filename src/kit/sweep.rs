@@ -118,10 +118,11 @@ pub fn sweep(
             scope.spawn(|| {
                 while let Some(&seed) = sweep.seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
                     match generate(sweep.generator, seed, PLAN_ROOT, sweep.full) {
-                        Ok(mut plan) => {
-                            if let Some(call) = sweep.only_call {
-                                plan.keep_only_call(call);
-                            }
+                        Ok(plan) => {
+                            let plan = match sweep.only_call {
+                                Some(call) => plan.only_call(call),
+                                None => plan,
+                            };
                             match compare_plan(&plan, reference, subjects) {
                                 Ok(ds) => match found.lock() {
                                     Ok(mut f) => f.extend(ds),

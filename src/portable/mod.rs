@@ -1,5 +1,9 @@
 //! `portable`: the in-process reference peer (search-contract §7–§16).
 //!
+//! It is also the reference for the file flows of `read-ls-flows.md`:
+//! `flow/read`, `flow/ls` and `flow/bash` delegate to [`crate::flows`],
+//! with relative paths resolved against the process's working directory.
+//!
 //! Every other peer is compared with this one, so it follows the spec to
 //! the letter: the shared [`walk`] (§7–§9), a streaming per-file [`scan`]
 //! (§11, §13), grouping at the cut (§13.1), notices (§14, §16) and symbols
@@ -33,7 +37,10 @@ use crate::contract::symbols::annotate_file;
 use crate::contract::{
     GlobInput, GlobOutput, GrepInput, GrepOutput, Matcher, StdError, is_insensitive,
 };
-use crate::peer::Search;
+#[cfg(unix)]
+use crate::flows::{BashOutput, BashRequest};
+use crate::flows::{LsOutput, LsRequest, ReadOutput, ReadRequest};
+use crate::peer::{Search, method};
 use scan::{FileScan, ScanConfig, scan_path};
 use walk::{Candidate, WalkOptions};
 
@@ -169,6 +176,26 @@ impl Search for Portable {
         let ignored = walked.ignored;
         let paths = walked.candidates.into_iter().map(|c| c.path).collect();
         glob_answer(input, paths, || Ok(ignored))
+    }
+
+    fn read(&self, input: &ReadRequest) -> Result<ReadOutput, StdError> {
+        crate::flows::read(input)
+    }
+
+    fn ls(&self, input: &LsRequest) -> Result<LsOutput, StdError> {
+        crate::flows::ls(input)
+    }
+
+    #[cfg(unix)]
+    fn bash(&self, input: &BashRequest) -> Result<BashOutput, StdError> {
+        crate::flows::bash(input)
+    }
+
+    fn supports(&self, name: &str) -> bool {
+        matches!(
+            name,
+            method::GREP | method::GLOB | method::FLOW_READ | method::FLOW_LS
+        ) || (cfg!(unix) && name == method::FLOW_BASH)
     }
 }
 

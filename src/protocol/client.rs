@@ -49,6 +49,9 @@ use super::messages::{
 };
 use super::{MAX_LINE_BYTES, PROTOCOL, method, undeclared};
 use crate::contract::{ErrorCode, GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
+#[cfg(unix)]
+use crate::flows::{BashOutput, BashRequest};
+use crate::flows::{LsOutput, LsRequest, ReadOutput, ReadRequest};
 use crate::peer::Search;
 
 /// The per-call timeout when the registry does not set `timeout_ms`.
@@ -712,6 +715,19 @@ impl Search for ExternalPeer {
 
     fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
         self.search(method::GLOB, input)
+    }
+
+    fn read(&self, input: &ReadRequest) -> Result<ReadOutput, StdError> {
+        self.search(method::FLOW_READ, input)
+    }
+
+    fn ls(&self, input: &LsRequest) -> Result<LsOutput, StdError> {
+        self.search(method::FLOW_LS, input)
+    }
+
+    #[cfg(unix)]
+    fn bash(&self, input: &BashRequest) -> Result<BashOutput, StdError> {
+        self.search(method::FLOW_BASH, input)
     }
 
     fn supports(&self, method: &str) -> bool {

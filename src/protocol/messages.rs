@@ -4,7 +4,9 @@
 //!
 //! `grep` and `glob` carry the contract's own wire types
 //! ([`crate::contract::GrepInput`] in, [`crate::contract::GrepOutput`] out,
-//! and so on), so this module only adds what the protocol itself needs.
+//! and so on), and `flow/read`, `flow/ls`, `flow/bash` the file flows'
+//! ([`crate::flows::ReadRequest`] in, [`crate::flows::ReadOutput`] out, …),
+//! so this module only adds what the protocol itself needs.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -237,7 +239,8 @@ pub enum Ground {
 /// What a peer can do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Capabilities {
-    /// The methods it answers, of `grep`, `glob`, `flow/grep`, `flow/glob`.
+    /// The methods it answers, of `grep`, `glob`, `flow/grep`, `flow/glob`,
+    /// `flow/read`, `flow/ls`, `flow/bash`.
     pub methods: Vec<String>,
     /// The ground it claims.
     pub ground: Ground,

@@ -61,16 +61,11 @@ pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// The method names of the protocol.
 pub mod method {
+    pub use crate::peer::method::{
+        FLOW_BASH, FLOW_GLOB, FLOW_GREP, FLOW_LS, FLOW_READ, GLOB, GREP,
+    };
     /// The handshake.
     pub const INITIALIZE: &str = "initialize";
-    /// `Search.grep` on a normalised input.
-    pub const GREP: &str = "grep";
-    /// `Search.glob` on a normalised input.
-    pub const GLOB: &str = "glob";
-    /// The grep flow (`Grep.run`) on a caller's request.
-    pub const FLOW_GREP: &str = "flow/grep";
-    /// The glob flow (`Glob.run`) on a caller's request.
-    pub const FLOW_GLOB: &str = "flow/glob";
     /// Answer, then exit.
     pub const SHUTDOWN: &str = "shutdown";
 }

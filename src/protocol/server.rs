@@ -22,7 +22,10 @@ use super::messages::{
 use super::{MAX_LINE_BYTES, PROTOCOL, method};
 use crate::contract::{GlobInput, GlobRequest, GrepInput, GrepRequest, StdError};
 use crate::flow;
-use crate::peer::Search;
+#[cfg(unix)]
+use crate::flows::BashRequest;
+use crate::flows::{LsRequest, ReadRequest};
+use crate::peer::{Search, capability};
 
 /// Answer requests from `input` on `output` until `shutdown` (answered,
 /// then return) or the end of `input`.
@@ -198,11 +201,16 @@ fn dispatch(peer: &dyn Search, method: &str, params: Value) -> Result<Value, Rpc
         method::GLOB => answer(peer.glob(&parse::<GlobInput>(method, params)?)),
         method::FLOW_GREP => answer(flow::grep(peer, &parse::<GrepRequest>(method, params)?)),
         method::FLOW_GLOB => answer(flow::glob(peer, &parse::<GlobRequest>(method, params)?)),
+        method::FLOW_READ => answer(peer.read(&parse::<ReadRequest>(method, params)?)),
+        method::FLOW_LS => answer(peer.ls(&parse::<LsRequest>(method, params)?)),
+        #[cfg(unix)]
+        method::FLOW_BASH => answer(peer.bash(&parse::<BashRequest>(method, params)?)),
         method::SHUTDOWN => Ok(Value::Null),
         other => Err(RpcError::new(
             METHOD_NOT_FOUND,
             format!(
-                "unknown method {other:?}; this peer answers initialize, grep, glob, flow/grep, flow/glob and shutdown"
+                "unknown method {other:?}; this peer answers initialize, {} and shutdown",
+                served_methods(peer).join(", ")
             ),
         )),
     }
@@ -220,16 +228,7 @@ fn initialize(peer: &dyn Search, params: Value) -> Result<Value, RpcError> {
             data: serde_json::to_value(PROTOCOL).ok(),
         });
     };
-    let methods = [
-        method::GREP,
-        method::GLOB,
-        method::FLOW_GREP,
-        method::FLOW_GLOB,
-    ]
-    .iter()
-    .filter(|m| peer.supports(m.trim_start_matches("flow/")))
-    .map(|m| m.to_string())
-    .collect();
+    let methods = served_methods(peer);
     let result = InitializeResult {
         protocol: version,
         peer: PeerInfo {
@@ -244,6 +243,26 @@ fn initialize(peer: &dyn Search, params: Value) -> Result<Value, RpcError> {
         },
     };
     serde_json::to_value(result).map_err(|e| RpcError::new(INTERNAL_ERROR, e.to_string()))
+}
+
+/// The methods `peer` answers, as `initialize` declares them: the flow
+/// layer's `flow/grep` and `flow/glob` wherever `grep` and `glob` are
+/// answered, and the file flows the peer [supports](Search::supports).
+fn served_methods(peer: &dyn Search) -> Vec<String> {
+    [
+        method::GREP,
+        method::GLOB,
+        method::FLOW_GREP,
+        method::FLOW_GLOB,
+        method::FLOW_READ,
+        method::FLOW_LS,
+        #[cfg(unix)]
+        method::FLOW_BASH,
+    ]
+    .iter()
+    .filter(|m| peer.supports(capability(m)))
+    .map(|m| m.to_string())
+    .collect()
 }
 
 fn parse<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, RpcError> {
