@@ -101,6 +101,12 @@ fn time_call(peer: &dyn Search, call: &Call) {
         Call::Glob(input) => {
             black_box(peer.glob(input).expect("glob answers"));
         }
+        Call::Read(input) => {
+            black_box(peer.read(input).expect("read answers"));
+        }
+        Call::Ls(input) => {
+            black_box(peer.ls(input).expect("ls answers"));
+        }
     }
 }
 
