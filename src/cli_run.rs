@@ -212,6 +212,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if terminal {
         eprintln!();
     }
+    for name in &outcome.left_out {
+        eprintln!(
+            "note: peer {name} claims only the shared ground, so it is not asked these full-ground plans"
+        );
+    }
     let seeds = plan.seeds;
     let (elapsed, rate) = (outcome.elapsed, outcome.seeds_per_second());
     let (divergences, explained): (Vec<Divergence>, Vec<Divergence>) = outcome
@@ -229,6 +234,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let errors = outcome.errors;
+    let left_out = outcome.left_out;
     let color = std::io::stdout().is_terminal();
     let mut stdout = std::io::stdout().lock();
     match args.format {
@@ -261,6 +267,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 peers
                     .iter()
                     .map(|p| p.name())
+                    .filter(|name| !left_out.iter().any(|l| l == name))
                     .collect::<Vec<_>>()
                     .join(", "),
                 elapsed.as_secs_f64(),
@@ -274,6 +281,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             let doc = serde_json::json!({
                 "generator": generator.name(),
                 "seeds": seeds.len(),
+                "leftOut": left_out,
                 "elapsedSeconds": elapsed.as_secs_f64(),
                 "reference": reference.name(),
                 "peers": peers.iter().map(|p| serde_json::json!({"name": p.name(), "version": p.version()})).collect::<Vec<_>>(),

@@ -18,6 +18,7 @@ use crate::contract::{ErrorCode, GlobInput, GlobOutput, GrepInput, GrepOutput, S
 #[cfg(unix)]
 use crate::flows::{BashOutput, BashRequest};
 use crate::flows::{LsOutput, LsRequest, ReadOutput, ReadRequest};
+use crate::kit::generator::Ground;
 
 /// The protocol method names of the file flows (`peers/PROTOCOL.md`).
 pub mod method {
@@ -136,6 +137,14 @@ pub trait Search: Send + Sync {
     fn supports(&self, method: &str) -> bool {
         matches!(method, method::GREP | method::GLOB)
     }
+    /// The widest ground of generated plans the peer claims to handle
+    /// ([`Ground`]): built-in peers handle [`Ground::Full`]; an external
+    /// peer says in its handshake. A sweep over full-ground plans leaves out
+    /// (and names) a peer that claims only [`Ground::Shared`], rather than
+    /// counting what it never claimed as divergences.
+    fn ground(&self) -> Ground {
+        Ground::Full
+    }
     /// Anything worth showing beside a failure of this peer that its
     /// answers cannot carry (an external peer's fault log and stderr tail).
     fn diagnostics(&self) -> Option<String> {
@@ -172,6 +181,9 @@ macro_rules! forward_search {
             }
             fn supports(&self, method: &str) -> bool {
                 (**self).supports(method)
+            }
+            fn ground(&self) -> Ground {
+                (**self).ground()
             }
             fn diagnostics(&self) -> Option<String> {
                 (**self).diagnostics()

@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::compare::{Divergence, compare_plan};
+use super::generator::Ground;
 use super::plan::PLAN_ROOT;
 use super::{Generator, generate};
 use crate::peer::Search;
@@ -85,6 +86,9 @@ pub struct SweepOutcome {
     pub errors: Vec<String>,
     /// Wall-clock time of the whole sweep.
     pub elapsed: Duration,
+    /// Subjects left out because they claim a narrower [`Ground`] than the
+    /// sweep's plans (see [`takes_part`]).
+    pub left_out: Vec<String>,
 }
 
 impl SweepOutcome {
@@ -94,8 +98,25 @@ impl SweepOutcome {
     }
 }
 
-/// Run every seed of `sweep` through `reference` and `subjects`, calling
-/// `progress` after each seed (from whichever thread finished it).
+/// Whether `peer` is asked the plans of `sweep`: a peer that claims only
+/// the shared ground ([`Search::ground`]) sits out a full-ground `lawsuite`
+/// sweep. `smthrs` plans are plain files, so everyone takes part.
+///
+/// ```
+/// use lawsuite::kit::Generator;
+/// use lawsuite::kit::sweep::{Sweep, takes_part};
+/// use lawsuite::portable::Portable;
+/// let full = Sweep { full: true, ..Sweep::new(Generator::Lawsuite, vec![1]) };
+/// assert!(takes_part(&full, &Portable::default()));
+/// ```
+pub fn takes_part(sweep: &Sweep, peer: &dyn Search) -> bool {
+    let full = sweep.full && sweep.generator == Generator::Lawsuite;
+    !full || peer.ground() == Ground::Full
+}
+
+/// Run every seed of `sweep` through `reference` and those `subjects` that
+/// [take part](takes_part), calling `progress` after each seed (from
+/// whichever thread finished it).
 pub fn sweep(
     sweep: &Sweep,
     reference: &dyn Search,
@@ -103,6 +124,9 @@ pub fn sweep(
     progress: impl Fn(Progress) + Sync,
 ) -> SweepOutcome {
     let started = Instant::now();
+    let (subjects, left_out): (Vec<&dyn Search>, Vec<&dyn Search>) =
+        subjects.iter().partition(|p| takes_part(sweep, **p));
+    let subjects = subjects.as_slice();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let found: Mutex<Vec<Divergence>> = Mutex::new(Vec::new());
@@ -153,6 +177,7 @@ pub fn sweep(
         divergences,
         errors,
         elapsed: started.elapsed(),
+        left_out: left_out.iter().map(|p| p.name().to_string()).collect(),
     }
 }
 
@@ -221,6 +246,44 @@ mod tests {
         // Call 0 is a grep call, which NoGlob answers right.
         assert!(outcome.divergences.is_empty());
         assert_eq!(outcome.seeds, 3);
+    }
+
+    /// [`NoGlob`], claiming only the shared ground.
+    struct SharedOnly;
+
+    impl Search for SharedOnly {
+        fn name(&self) -> &str {
+            "shared-only"
+        }
+        fn version(&self) -> String {
+            "0".into()
+        }
+        fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+            NoGlob.grep(input)
+        }
+        fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+            NoGlob.glob(input)
+        }
+        fn ground(&self) -> Ground {
+            Ground::Shared
+        }
+    }
+
+    #[test]
+    fn a_shared_ground_peer_sits_out_full_ground_plans_only() {
+        let seeds = vec![1, 2, 3];
+        let full = Sweep {
+            full: true,
+            ..Sweep::new(Generator::Lawsuite, seeds.clone())
+        };
+        let outcome = sweep(&full, &Portable::default(), &[&SharedOnly], |_| {});
+        assert_eq!(outcome.left_out, ["shared-only"]);
+        assert!(outcome.divergences.is_empty());
+        // On the shared ground it is asked, and its glob bug shows.
+        let shared = Sweep::new(Generator::Lawsuite, seeds);
+        let outcome = sweep(&shared, &Portable::default(), &[&SharedOnly], |_| {});
+        assert!(outcome.left_out.is_empty());
+        assert!(!outcome.divergences.is_empty());
     }
 
     #[test]

@@ -52,6 +52,7 @@ use crate::contract::{ErrorCode, GlobInput, GlobOutput, GrepInput, GrepOutput, S
 #[cfg(unix)]
 use crate::flows::{BashOutput, BashRequest};
 use crate::flows::{LsOutput, LsRequest, ReadOutput, ReadRequest};
+use crate::kit::generator::Ground;
 use crate::peer::Search;
 
 /// The per-call timeout when the registry does not set `timeout_ms`.
@@ -732,6 +733,13 @@ impl Search for ExternalPeer {
 
     fn supports(&self, method: &str) -> bool {
         self.declares(method)
+    }
+
+    /// The handshake's `capabilities.ground`; [`Ground::Full`] when there is
+    /// no handshake, so the peer is asked and its fault reported.
+    fn ground(&self) -> Ground {
+        self.handshake()
+            .map_or(Ground::Full, |h| h.capabilities.ground)
     }
 
     fn diagnostics(&self) -> Option<String> {

@@ -226,15 +226,9 @@ pub struct PeerInfo {
     pub homepage: Option<String>,
 }
 
-/// Which plans a peer claims to handle (the lawsuite generator's grounds).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Ground {
-    /// Plain files and directories.
-    Shared,
-    /// Also CRLF, invalid UTF-8, symlinks, unreadable directories.
-    Full,
-}
+/// Which plans a peer claims to handle: the lawsuite generator's grounds,
+/// the same type and the same JSON (`"shared"`, `"full"`).
+pub use crate::kit::generator::Ground;
 
 /// What a peer can do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
