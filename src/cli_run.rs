@@ -189,7 +189,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // On a terminal the count is redrawn after every seed; in a log (CI, a
     // redirected long sweep) a line per tenth keeps the log short but shows
     // the run is alive.
-    let tenth = (plan.seeds.len() / 10).max(1);
+    let tenth = (plan.seeds.len() / 10).max(10);
     let outcome = sweep(&plan, reference.as_ref(), &subjects, |p| {
         if terminal {
             eprint!(
