@@ -73,6 +73,13 @@ pub(crate) fn compile<S: AsRef<str>>(alternatives: &[S]) -> Option<Regex> {
                 .utf8_empty(false)
                 // We never read groups; skipping them keeps the NFA small.
                 .which_captures(WhichCaptures::None)
+                // No fully compiled DFA: a glob or ignore rule is built for
+                // one call and asked about a few paths, so determinising it
+                // up front (regex-automata does for small NFAs) cost more
+                // than every match it could speed up; it was the largest
+                // single cost of a seed sweep. The lazy DFA builds only the
+                // states the paths visit.
+                .dfa(false)
                 // A validated glob has at most 256 expansions of a few
                 // hundred bytes each; the default 10 MiB limit could reject
                 // long but legal globs, and a rejected glob would silently
