@@ -168,7 +168,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     for peer in &peers {
-        for method in ["grep", "glob", "flow/read", "flow/ls"] {
+        for &method in generator.methods() {
             if !peer.supports(method) {
                 eprintln!(
                     "note: peer {} does not answer {method}; its {method} calls are skipped",

@@ -58,6 +58,23 @@ impl Generator {
         }
     }
 
+    /// The methods its plans call, in plan order: `smthrs` plans are the
+    /// TypeScript kit's grep and glob calls; `lawsuite` plans add the file
+    /// flows.
+    ///
+    /// ```
+    /// use lawsuite::kit::Generator;
+    /// assert_eq!(Generator::Smthrs.methods(), ["grep", "glob"]);
+    /// assert!(Generator::Lawsuite.methods().contains(&"flow/ls"));
+    /// ```
+    pub fn methods(self) -> &'static [&'static str] {
+        use crate::peer::method::{FLOW_LS, FLOW_READ, GLOB, GREP};
+        match self {
+            Generator::Smthrs => &[GREP, GLOB],
+            Generator::Lawsuite => &[GREP, GLOB, FLOW_READ, FLOW_LS],
+        }
+    }
+
     /// Parse a generator name.
     pub fn from_name(name: &str) -> Option<Generator> {
         match name {
