@@ -248,7 +248,7 @@ mod tests {
         assert_eq!(outcome.seeds, 3);
     }
 
-    /// [`NoGlob`], claiming only the shared ground.
+    /// [`NoGlob`]'s answers, from a peer that claims only the shared ground.
     struct SharedOnly;
 
     impl Search for SharedOnly {
