@@ -21,17 +21,13 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::call::Call;
 use crate::contract::normalize::{glob_defaults, grep_defaults};
 use crate::contract::{GlobRequest, GrepRequest, normalize_path};
-use crate::flow;
-#[cfg(unix)]
-use crate::flows::BashRequest;
-use crate::flows::{LsRequest, ReadRequest};
-use crate::kit::case::{rebase, render};
+use crate::kit::case::rebase;
 use crate::kit::materialize::TempTree;
 use crate::kit::plan::{FileKind, GeneratedFile};
-use crate::kit::report::json_diff;
-use crate::peer::Search;
+use crate::peer::{Method, Search};
 
 /// One law file: a list of laws.
 #[derive(Debug, Deserialize)]
@@ -53,9 +49,11 @@ pub struct Law {
     #[serde(default)]
     pub decision: Option<String>,
     /// `grep`, `glob` (peer-level, normalised input with defaults filled
-    /// but *not* validated), `flow/grep`, `flow/glob` (through the flow
-    /// layer), or the file flows `flow/read`, `flow/ls`, `flow/bash`.
-    pub method: String,
+    /// but *not* validated), `flow/grep`, `flow/glob` (the whole flow:
+    /// lawsuite's flow layer over the peer's seam, or the peer's own when
+    /// it declares the flow), or the file flows `flow/read`, `flow/ls`,
+    /// `flow/bash`.
+    pub method: Method,
     /// The call's input; `root` (or `path`, `cwd`) is relative to the tree
     /// (default `.`).
     pub input: toml::Table,
@@ -109,6 +107,15 @@ pub struct Repeat {
 /// The most text one law may generate (a file or an expected string): far
 /// above any cap of the spec, far below what would exhaust memory.
 const MAX_GENERATED: usize = 256 << 20;
+
+/// The most entries one `count` form may make: ten times the largest cap
+/// the spec counts to (1,000 glob entries), and small enough that writing
+/// them takes well under a second.
+pub const MAX_COUNT: usize = 10_000;
+
+/// The largest `size` a sparse file may be given: 1 GiB, sixteen times the
+/// 64 MiB read cap the `size` form exists to get past.
+pub const MAX_SIZE: u64 = 1 << 30;
 
 impl Piece {
     /// The text, or why it cannot be built.
@@ -227,23 +234,64 @@ pub struct LoadedLaw {
 }
 
 /// Every `*.toml` under `dir` (recursively), parsed; problems are returned
-/// beside the good laws so one bad file never hides the others.
+/// beside the good laws so one bad file never hides the others. A missing
+/// or unreadable directory is one problem, not an empty set of laws.
 pub fn load_dir(dir: &Path) -> (Vec<LoadedLaw>, Vec<LawError>) {
+    if !dir.is_dir() {
+        return (
+            Vec::new(),
+            vec![LawError {
+                file: dir.to_path_buf(),
+                law: None,
+                message: "is not a directory of law files; give a directory holding *.toml laws"
+                    .into(),
+            }],
+        );
+    }
     let mut files = Vec::new();
     collect(dir, &mut files);
     files.sort();
+    let texts = files.into_iter().map(|file| {
+        let rel = file
+            .strip_prefix(dir)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot be read ({e})"));
+        (file, rel, text)
+    });
+    load_texts(texts)
+}
+
+/// The laws lawsuite ships ([`crate::shipped::laws`]), compiled into the
+/// library: the same ids wherever it runs. Their files are named
+/// `laws/<path>` in reports.
+pub fn shipped() -> (Vec<LoadedLaw>, Vec<LawError>) {
+    load_texts(crate::shipped::laws().iter().map(|(rel, text)| {
+        (
+            Path::new("laws").join(rel),
+            rel.to_string(),
+            Ok(text.to_string()),
+        )
+    }))
+}
+
+/// Parse law files given as `(file, path relative to the law root, text)`;
+/// the id prefix is the relative path without `.toml`, `/` as `::`.
+fn load_texts(
+    files: impl Iterator<Item = (PathBuf, String, Result<String, String>)>,
+) -> (Vec<LoadedLaw>, Vec<LawError>) {
     let mut laws = Vec::new();
     let mut errors = Vec::new();
-    for file in files {
-        let rel = file.strip_prefix(dir).unwrap_or(&file).with_extension("");
-        let prefix = rel.to_string_lossy().replace(['/', '\\'], "::");
-        let text = match std::fs::read_to_string(&file) {
+    for (file, rel, text) in files {
+        let prefix = rel.trim_end_matches(".toml").replace('/', "::");
+        let text = match text {
             Ok(t) => t,
-            Err(e) => {
+            Err(message) => {
                 errors.push(LawError {
                     file,
                     law: None,
-                    message: format!("cannot be read ({e})"),
+                    message,
                 });
                 continue;
             }
@@ -309,13 +357,6 @@ fn check(law: &Law) -> Result<(), String> {
             law.spec
         ));
     }
-    if !METHODS.contains(&law.method.as_str()) {
-        return Err(format!(
-            "`method` must be one of {}, not {:?}",
-            METHODS.join(", "),
-            law.method
-        ));
-    }
     match (&law.expect, &law.expect_error) {
         (Some(_), None) | (None, Some(_)) => {}
         _ => return Err("give exactly one of `expect` and `expect_error`".into()),
@@ -331,7 +372,7 @@ fn check(law: &Law) -> Result<(), String> {
             inside(value).map_err(|e| format!("`input.{key}` {e}"))?;
         }
     }
-    if matches!(law.method.as_str(), "flow/read" | "flow/ls") && !law.input.contains_key("path") {
+    if matches!(law.method, Method::FlowRead | Method::FlowLs) && !law.input.contains_key("path") {
         return Err(format!("{} needs `input.path`", law.method));
     }
     if let Some(table) = &law.expect {
@@ -358,21 +399,20 @@ fn check(law: &Law) -> Result<(), String> {
                     "tree path {path:?}: `count` and a `{{i}}` in the path go together"
                 ));
             }
+            if let Some(count) = spec.count.filter(|n| *n > MAX_COUNT) {
+                return Err(format!(
+                    "tree path {path:?}: `count = {count}` is over the limit of {MAX_COUNT} entries; a law pins one rule on a small tree"
+                ));
+            }
+            if let Some(size) = spec.size.filter(|n| *n > MAX_SIZE) {
+                return Err(format!(
+                    "tree path {path:?}: `size = {size}` is over the limit of {MAX_SIZE} bytes (1 GiB)"
+                ));
+            }
         }
     }
     Ok(())
 }
-
-/// The methods a law may call.
-const METHODS: [&str; 7] = [
-    "grep",
-    "glob",
-    "flow/grep",
-    "flow/glob",
-    "flow/read",
-    "flow/ls",
-    "flow/bash",
-];
 
 /// A path must stay inside the tree.
 fn inside(path: &str) -> Result<(), String> {
@@ -513,11 +553,11 @@ impl Special {
             Special::Socket(p) => (p, "socket"),
             Special::Size(p, _) => (p, "size"),
         };
-        let target = root.join(path);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{path:?}: {e}"))?;
-        }
         let failed = |e: &dyn fmt::Display| format!("cannot make the {what} entry {path:?}: {e}");
+        // The one checked path every entry kind takes: no parent may be a
+        // symlink (a law's `out = { symlink = ".." }` would otherwise put
+        // `out/pwned` outside the tree), nor the entry itself.
+        let target = crate::kit::materialize::place(root, path).map_err(|e| failed(&e))?;
         match self {
             Special::Fifo(_) => {
                 let status = std::process::Command::new("mkfifo")
@@ -537,6 +577,8 @@ impl Special {
             #[cfg(not(unix))]
             Special::Socket(_) => return Err(failed(&"sockets are unix-only")),
             Special::Size(_, size) => {
+                // `place` has made sure the path is not a symlink, so this
+                // opens the plan's own file.
                 let file = std::fs::OpenOptions::new()
                     .write(true)
                     .open(&target)
@@ -585,92 +627,212 @@ fn table_to_json(table: &toml::Table) -> Result<Value, String> {
     serde_json::to_value(table).map_err(|e| e.to_string())
 }
 
-/// Run one law on one peer. `Ok(())` when the answer is the expected one;
-/// otherwise a report: name, section, tree, and a diff.
-pub fn run(law: &LoadedLaw, peer: &dyn Search) -> Result<(), String> {
-    let l = &law.law;
-    let (tree_files, special) = files(l).map_err(|e| format!("{}: {e}", law.file.display()))?;
-    let tree = TempTree::with_files(&tree_files).map_err(|e| e.to_string())?;
-    for entry in &special {
-        entry
-            .make(tree.path())
-            .map_err(|e| format!("{}: law {}: {e}", law.file.display(), l.name))?;
-    }
-    let real = tree.path().to_string_lossy().into_owned();
+/// How one law went on one peer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LawOutcome {
+    /// The answer is the expected one.
+    Pass,
+    /// The peer answered, and not as the law expects.
+    Fail(LawFailure),
+    /// The law could not even be put to the peer (its tree cannot be
+    /// written, its input does not parse): a problem of the law or the
+    /// host, never the peer's answer, so it never satisfies an expected
+    /// failure.
+    Broken(String),
+}
+
+/// What a failing law expected and got, both read as if run from inside
+/// the tree (`T/src/a.ts` reads `src/a.ts`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LawFailure {
+    /// The expected answer (a failure as `{"failure": code}`), without the
+    /// keys checked by length.
+    pub expected: Value,
+    /// The peer's answer, compared the same way.
+    pub actual: Value,
+    /// Every difference, one sentence each: the answer, array lengths, the
+    /// message.
+    pub problems: Vec<String>,
+}
+
+/// The call a law makes, with its tree at `real` (the law's relative
+/// `root`, `path` or `cwd` turned into `real/<it>`).
+fn law_call(l: &Law, real: &str) -> Result<Call, String> {
     let mut input = table_to_json(&l.input)?;
     let inside_tree = |relative: Option<&str>| match relative.unwrap_or(".") {
-        "." => real.clone(),
+        "." => real.to_string(),
         rel => format!("{real}/{rel}"),
     };
     // The one field naming a place in the tree, per method.
-    let key = match l.method.as_str() {
-        "flow/read" | "flow/ls" => "path",
-        "flow/bash" => "cwd",
+    let key = match l.method {
+        Method::FlowRead | Method::FlowLs => "path",
+        Method::FlowBash => "cwd",
         _ => "root",
     };
     let place = inside_tree(input.get(key).and_then(Value::as_str));
     if let Some(obj) = input.as_object_mut() {
         obj.insert(key.into(), Value::String(place));
     }
-    let answer = call(&l.method, &input, peer)
-        .map_err(|e| format!("{}: law {}: {e}", law.file.display(), l.name))?;
+    let parse_err = |e: serde_json::Error| format!("the input is not valid for {}: {e}", l.method);
+    // Seam laws write a request and get the contract's defaults filled in
+    // (but no validation: the seam trusts its input).
+    match l.method {
+        Method::Grep => {
+            let req: GrepRequest = serde_json::from_value(input).map_err(parse_err)?;
+            Ok(Call::Grep(grep_defaults(&req)))
+        }
+        Method::Glob => {
+            let req: GlobRequest = serde_json::from_value(input).map_err(parse_err)?;
+            Ok(Call::Glob(glob_defaults(&req)))
+        }
+        method => Call::parse(method, input).map_err(|e| e.to_string()),
+    }
+}
+
+/// Run one law on one peer.
+pub fn run(law: &LoadedLaw, peer: &dyn Search) -> LawOutcome {
+    let broken = |e: String| LawOutcome::Broken(format!("{}: law {}: {e}", law.file.display(), law.law.name));
+    let l = &law.law;
+    let (tree_files, special) = match files(l) {
+        Ok(f) => f,
+        Err(e) => return broken(e),
+    };
+    let tree = match TempTree::with_files(&tree_files) {
+        Ok(t) => t,
+        Err(e) => return broken(format!("its tree cannot be written: {e}")),
+    };
+    for entry in &special {
+        if let Err(e) = entry.make(tree.path()) {
+            return broken(e);
+        }
+    }
+    let real = tree.path().to_string_lossy().into_owned();
+    let call = match law_call(l, &real) {
+        Ok(c) => c,
+        Err(e) => return broken(e),
+    };
+    let mut expected = match (&l.expect, &l.expect_error) {
+        (Some(table), _) => match table_to_json(table) {
+            Ok(v) => v,
+            Err(e) => return broken(e),
+        },
+        (None, Some(code)) => serde_json::json!({ "failure": code }),
+        (None, None) => return broken("a law needs `expect` or `expect_error`".into()),
+    };
+    if let Err(e) = expand_pieces(&mut expected) {
+        return broken(e);
+    }
+    let answer = with_message(peer, &call);
     // Read the answer as if run from inside the tree.
     let answer = rebase(&rebase(&answer, &format!("{real}/"), ""), &real, ".");
-    let mut expected = match (&l.expect, &l.expect_error) {
-        (Some(table), _) => table_to_json(table)?,
-        (None, Some(code)) => serde_json::json!({ "failure": code }),
-        (None, None) => return Err("a law needs `expect` or `expect_error`".into()),
-    };
-    expand_pieces(&mut expected)
-        .map_err(|e| format!("{}: law {}: {e}", law.file.display(), l.name))?;
-    let mut answer_cmp = strip_message(&answer);
+    let mut actual = strip_message(&answer);
     let mut problems = Vec::new();
     for (key, want) in &l.expect_lengths {
-        let got = answer_cmp
-            .as_object_mut()
-            .and_then(|obj| obj.shift_remove(key));
+        let got = actual.as_object_mut().and_then(|obj| obj.shift_remove(key));
         match got.as_ref().and_then(Value::as_array).map(Vec::len) {
             Some(len) if len == *want => {}
             Some(len) => problems.push(format!("`{key}` holds {len} items, not {want}")),
             None => problems.push(format!("`{key}` is not an array in the answer")),
         }
     }
-    if answer_cmp != expected {
-        problems.push(format!(
-            "answer differs (- expected, + actual):\n{}",
-            json_diff(&expected, &answer_cmp, false)
-        ));
+    if actual != expected {
+        problems.insert(0, "the answer differs from the expected one".into());
     }
     if let (Some(want), Some(got)) = (
         &l.expect_message,
         answer.get("message").and_then(Value::as_str),
     ) {
-        let got = got.replace(&format!("{real}/"), "").replace(&real, ".");
-        if &got != want {
+        if got != want {
             problems.push(format!(
-                "message differs:\n  expected: {want}\n  actual:   {got}"
+                "the message differs:\n  expected: {want}\n  actual:   {got}"
             ));
         }
     }
     if problems.is_empty() {
-        return Ok(());
+        LawOutcome::Pass
+    } else {
+        LawOutcome::Fail(LawFailure {
+            expected,
+            actual,
+            problems,
+        })
     }
-    let tree_text: Vec<String> = l.tree.keys().map(|k| format!("  {k}")).collect();
-    Err(format!(
-        "law {} ({}) on peer {}\nspec: {}\n{}tree:\n{}\ncall: {} {}\n{}",
-        l.name,
-        law.file.display(),
-        peer.name(),
-        l.spec,
-        l.decision
-            .as_ref()
-            .map(|d| format!("decision: {d}\n"))
-            .unwrap_or_default(),
-        tree_text.join("\n"),
-        l.method,
-        serde_json::to_string(&l.input).unwrap_or_default(),
-        problems.join("\n")
-    ))
+}
+
+/// The law's tree for a report: each entry's path and what it holds (text
+/// shortened past [`TREE_PREVIEW`] characters, links, directories, the
+/// special forms by name).
+pub fn tree_listing(law: &Law) -> Vec<(String, String)> {
+    law.tree
+        .iter()
+        .map(|(path, entry)| {
+            let what = match entry {
+                Entry::Text(text) => preview(text),
+                Entry::Spec(spec) => {
+                    let mut parts = Vec::new();
+                    if let Some(n) = spec.count {
+                        parts.push(format!("{n} entries"));
+                    }
+                    if spec.dir {
+                        parts.push("a directory".into());
+                    }
+                    if let Some(target) = &spec.symlink {
+                        parts.push(format!("a symlink to {target:?}"));
+                    }
+                    if spec.fifo {
+                        parts.push("a named pipe".into());
+                    }
+                    if spec.socket {
+                        parts.push("a socket".into());
+                    }
+                    if let Some(text) = &spec.text {
+                        parts.push(preview(text));
+                    }
+                    if let Some(bytes) = &spec.bytes {
+                        parts.push(format!("bytes {}", preview(bytes)));
+                    }
+                    if spec.parts.is_some() {
+                        let mut text = String::new();
+                        let built = spec
+                            .parts
+                            .iter()
+                            .flatten()
+                            .try_for_each(|p| p.expand(&mut text));
+                        parts.push(match built {
+                            Ok(()) => preview(&text),
+                            Err(e) => e,
+                        });
+                    }
+                    if let Some(n) = spec.repeat {
+                        parts.push(format!("repeated {n} times"));
+                    }
+                    if let Some(size) = spec.size {
+                        parts.push(format!("extended to {size} bytes"));
+                    }
+                    if let Some(mode) = spec.mode {
+                        parts.push(format!("mode {mode:o}"));
+                    }
+                    if parts.is_empty() {
+                        parts.push("an empty file".into());
+                    }
+                    parts.join(", ")
+                }
+            };
+            (path.clone(), what)
+        })
+        .collect()
+}
+
+/// How much of a file's text a report shows.
+pub const TREE_PREVIEW: usize = 240;
+
+fn preview(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= TREE_PREVIEW {
+        return format!("{text:?}");
+    }
+    let head: String = text.chars().take(TREE_PREVIEW).collect();
+    format!("{head:?}… ({count} characters)")
 }
 
 /// Failures compare by code; the message, when present, is checked apart.
@@ -681,65 +843,15 @@ fn strip_message(answer: &Value) -> Value {
     }
 }
 
-/// Make the call; a failure renders as `{"failure": code, "message": ...}`.
-fn call(method: &str, input: &Value, peer: &dyn Search) -> Result<Value, String> {
-    let with_message = |r: Result<Value, crate::contract::StdError>| match r {
-        Ok(v) => v,
-        Err(e) => serde_json::json!({ "failure": e.code, "message": e.message }),
-    };
-    let parse_err = |e: serde_json::Error| format!("the input is not valid for {method}: {e}");
-    Ok(match method {
-        "flow/grep" => {
-            let req: GrepRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
-            with_message(
-                flow::grep(peer, &req).map(|o| render(Ok::<_, crate::contract::StdError>(o))),
-            )
-        }
-        "flow/glob" => {
-            let req: GlobRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
-            with_message(
-                flow::glob(peer, &req).map(|o| render(Ok::<_, crate::contract::StdError>(o))),
-            )
-        }
-        "grep" => {
-            let req: GrepRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
-            with_message(
-                peer.grep(&grep_defaults(&req))
-                    .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
-            )
-        }
-        "glob" => {
-            let req: GlobRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
-            let input = glob_defaults(&req);
-            with_message(
-                peer.glob(&input)
-                    .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
-            )
-        }
-        "flow/read" => {
-            let req: ReadRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
-            with_message(
-                peer.read(&req)
-                    .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
-            )
-        }
-        "flow/ls" => {
-            let req: LsRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
-            with_message(
-                peer.ls(&req)
-                    .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
-            )
-        }
-        #[cfg(unix)]
-        "flow/bash" => {
-            let req: BashRequest = serde_json::from_value(input.clone()).map_err(parse_err)?;
-            with_message(
-                peer.bash(&req)
-                    .map(|o| render(Ok::<_, crate::contract::StdError>(o))),
-            )
-        }
-        other => return Err(format!("unknown method {other:?}")),
-    })
+/// Make the call; a failure renders as `{"failure": code, "message": ...}`,
+/// a panic as `{"panic": message}` (one broken peer never stops a run).
+fn with_message(peer: &dyn Search, call: &Call) -> Value {
+    let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.run(peer)));
+    match answer {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => serde_json::json!({ "failure": e.code, "message": e.message }),
+        Err(payload) => serde_json::json!({ "panic": crate::kit::case::panic_message(&*payload) }),
+    }
 }
 
 /// The sections of `read-ls-flows.md` every law set must pin: `read`
@@ -849,7 +961,7 @@ mod tests {
                 name: "x".into(),
                 spec: spec.into(),
                 decision: None,
-                method: "flow/read".into(),
+                method: Method::FlowRead,
                 input: toml::Table::new(),
                 tree: BTreeMap::new(),
                 expect: None,

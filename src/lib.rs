@@ -68,6 +68,8 @@
 #![warn(missing_debug_implementations)]
 
 pub mod bench;
+pub mod call;
+pub mod conformance;
 pub mod contract;
 pub mod flow;
 pub mod flows;
@@ -75,7 +77,9 @@ pub mod kit;
 pub mod law;
 pub mod peer;
 pub mod portable;
+pub mod project;
 pub mod protocol;
 pub mod registry;
+pub mod shipped;
 pub mod ripgrep;
 pub mod suite;

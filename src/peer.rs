@@ -12,15 +12,23 @@
 //! the default methods, which refuse, and [`Search::supports`] says so, so
 //! the harness skips those calls instead of counting a divergence.
 
+use std::fmt;
+use std::str::FromStr;
 use std::sync::Arc;
 
-use crate::contract::{ErrorCode, GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
+use serde::{Deserialize, Serialize};
+
+use crate::contract::{
+    ErrorCode, GlobInput, GlobOutput, GlobRequest, GrepFlowOutput, GrepInput, GrepOutput,
+    GrepRequest, StdError,
+};
 #[cfg(unix)]
 use crate::flows::{BashOutput, BashRequest};
 use crate::flows::{LsOutput, LsRequest, ReadOutput, ReadRequest};
-use crate::kit::generator::Ground;
 
-/// The protocol method names of the file flows (`peers/PROTOCOL.md`).
+/// The wire names of the protocol methods (`peers/PROTOCOL.md`); in code,
+/// a method is a [`Method`], and these strings are only read and written
+/// at the edges (law files, the protocol, the command line).
 pub mod method {
     /// `Search.grep` on a normalised input.
     pub const GREP: &str = "grep";
@@ -38,21 +46,178 @@ pub mod method {
     pub const FLOW_BASH: &str = "flow/bash";
 }
 
-/// The [`Search`] method a protocol method runs on, as [`Search::supports`]
-/// is asked about it: `flow/grep` and `flow/glob` run through the flow layer
-/// on the peer's `grep` and `glob`; every other method is its own.
+/// One method of the protocol and of the [`Search`] seam.
+///
+/// The seam methods `grep` and `glob` take normalised input; `flow/grep` and
+/// `flow/glob` take a caller's request and run the whole flow (validation,
+/// defaults, literal retry). A peer that implements only the seam gets the
+/// flow from lawsuite's own flow layer ([`crate::flow`]); one that declares
+/// the flow methods (an external peer implementing its own flow layer) is
+/// sent them, so its validation is what the flow laws test.
 ///
 /// ```
-/// use lawsuite::peer::capability;
-/// assert_eq!(capability("flow/grep"), "grep");
-/// assert_eq!(capability("flow/read"), "flow/read");
+/// use lawsuite::peer::Method;
+/// let m: Method = "flow/grep".parse()?;
+/// assert_eq!((m, m.name(), m.seam()), (Method::FlowGrep, "flow/grep", Method::Grep));
+/// assert!("flow/cat".parse::<Method>().is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn capability(method: &str) -> &str {
-    match method {
-        method::FLOW_GREP => method::GREP,
-        method::FLOW_GLOB => method::GLOB,
-        other => other,
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Method {
+    /// `Search.grep` on a normalised [`GrepInput`].
+    #[serde(rename = "grep")]
+    Grep,
+    /// `Search.glob` on a normalised [`GlobInput`].
+    #[serde(rename = "glob")]
+    Glob,
+    /// The grep flow on a [`GrepRequest`] (search-contract §3, §18).
+    #[serde(rename = "flow/grep")]
+    FlowGrep,
+    /// The glob flow on a [`GlobRequest`] (search-contract §5).
+    #[serde(rename = "flow/glob")]
+    FlowGlob,
+    /// The `read` flow (read-ls-flows §1).
+    #[serde(rename = "flow/read")]
+    FlowRead,
+    /// The `ls` flow (read-ls-flows §2).
+    #[serde(rename = "flow/ls")]
+    FlowLs,
+    /// The `bash` capture rules (read-ls-flows §4).
+    #[serde(rename = "flow/bash")]
+    FlowBash,
+}
+
+impl Method {
+    /// Every method, in protocol order.
+    pub const ALL: [Method; 7] = [
+        Method::Grep,
+        Method::Glob,
+        Method::FlowGrep,
+        Method::FlowGlob,
+        Method::FlowRead,
+        Method::FlowLs,
+        Method::FlowBash,
+    ];
+
+    /// The wire name (`grep`, `flow/read`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Grep => method::GREP,
+            Method::Glob => method::GLOB,
+            Method::FlowGrep => method::FLOW_GREP,
+            Method::FlowGlob => method::FLOW_GLOB,
+            Method::FlowRead => method::FLOW_READ,
+            Method::FlowLs => method::FLOW_LS,
+            Method::FlowBash => method::FLOW_BASH,
+        }
     }
+
+    /// The seam method a flow runs on when lawsuite's flow layer runs it:
+    /// `grep` for `flow/grep`, `glob` for `flow/glob`; every other method
+    /// is its own.
+    pub fn seam(self) -> Method {
+        match self {
+            Method::FlowGrep => Method::Grep,
+            Method::FlowGlob => Method::Glob,
+            other => other,
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A method name that is not one of [`Method::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownMethod(pub String);
+
+impl fmt::Display for UnknownMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
+        write!(
+            f,
+            "unknown method {:?}; the methods are {}",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownMethod {}
+
+impl FromStr for Method {
+    type Err = UnknownMethod;
+
+    fn from_str(name: &str) -> Result<Method, UnknownMethod> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| UnknownMethod(name.to_string()))
+    }
+}
+
+/// Which plans a peer claims to handle: the `lawsuite` generator's grounds
+/// ([`crate::kit::generator`]).
+///
+/// In JSON (a handshake's `capabilities.ground`, a regression file's
+/// options): `"shared"` or `"full"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ground {
+    /// Plain files and directories only: what every peer on every host can
+    /// be asked about.
+    #[default]
+    Shared,
+    /// Also CRLF lines, invalid UTF-8, BOMs, symlinks, unreadable entries
+    /// and empty directories. Needs a unix host to materialize.
+    Full,
+}
+
+impl Ground {
+    /// `shared` or `full`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ground::Shared => "shared",
+            Ground::Full => "full",
+        }
+    }
+
+    /// Whether this is the default, [`Ground::Shared`] (serde skips it, so
+    /// shared-ground plans keep the bytes they always had).
+    pub fn is_shared(&self) -> bool {
+        *self == Ground::Shared
+    }
+}
+
+impl FromStr for Ground {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Ground, String> {
+        match name {
+            "shared" => Ok(Ground::Shared),
+            "full" => Ok(Ground::Full),
+            other => Err(format!("unknown ground {other:?}; use shared or full")),
+        }
+    }
+}
+
+/// How an external peer's process has fared: its fault log, for reports
+/// to show beside the failures it caused ([`Search::health`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Health {
+    /// Faults so far (timeouts, crashes, protocol violations, …).
+    pub faults: usize,
+    /// The most recent faults, oldest first, one sentence each with the
+    /// fault kind, the method, and the stderr tail.
+    pub recent: Vec<String>,
+    /// Set once the harness has given up restarting the peer: why. Every
+    /// later call answers this fault without reaching a process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 /// The answer of a peer to a method it does not implement: `unsupported`,
@@ -90,7 +255,8 @@ pub fn not_implemented(peer: &str, method: &str) -> StdError {
 /// let peer: Box<dyn Search> = Box::new(Empty);
 /// assert!(peer.grep(&GrepInput::new("x", "."))?.matches.is_empty());
 /// // The file flows keep their refusing defaults, and the peer says so.
-/// assert!(peer.supports("glob") && !peer.supports("flow/read"));
+/// use lawsuite::peer::Method;
+/// assert!(peer.supports(Method::Glob) && !peer.supports(Method::FlowRead));
 /// assert!(peer.read(&lawsuite::flows::ReadRequest::new("a.txt")).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -125,17 +291,34 @@ pub trait Search: Send + Sync {
         let _ = input;
         Err(not_implemented(self.name(), method::FLOW_BASH))
     }
-    /// Whether the peer answers `method` at all: a [`capability`] — `grep`,
-    /// `glob`, `flow/read`, `flow/ls` or `flow/bash`.
+    /// Run the grep flow on a caller's request (search-contract §3, §18).
     ///
-    /// The default is `grep` and `glob` only, the methods every peer must
-    /// implement; a peer overriding [`Search::read`], [`Search::ls`] or
+    /// The default is lawsuite's own flow layer over [`Search::grep`]
+    /// ([`crate::flow::grep`]); a peer with a flow layer of its own (an
+    /// external peer that declares `flow/grep`) answers it itself, so the
+    /// flow laws test *its* validation, defaults and literal retry.
+    fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
+        crate::flow::grep(self, request)
+    }
+    /// Run the glob flow on a caller's request (search-contract §5); the
+    /// default is [`crate::flow::glob`] over [`Search::glob`], as for
+    /// [`Search::flow_grep`].
+    fn flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
+        crate::flow::glob(self, request)
+    }
+    /// Whether the peer answers `method` at all.
+    ///
+    /// The default is the seam's `grep` and `glob` and the flows lawsuite
+    /// runs over them (`flow/grep`, `flow/glob`), the methods every peer
+    /// must answer; a peer overriding [`Search::read`], [`Search::ls`] or
     /// [`Search::bash`] widens it. An external peer answers what its
-    /// handshake declares. The conformance kit skips (and reports) calls to
-    /// the other methods instead of counting them as divergences (see
-    /// [`crate::protocol`]).
-    fn supports(&self, method: &str) -> bool {
-        matches!(method, method::GREP | method::GLOB)
+    /// handshake declares. The conformance engine skips (and reports) calls
+    /// to the other methods instead of counting them as failures.
+    fn supports(&self, method: Method) -> bool {
+        matches!(
+            method,
+            Method::Grep | Method::Glob | Method::FlowGrep | Method::FlowGlob
+        )
     }
     /// The widest ground of generated plans the peer claims to handle
     /// ([`Ground`]): built-in peers handle [`Ground::Full`]; an external
@@ -145,9 +328,24 @@ pub trait Search: Send + Sync {
     fn ground(&self) -> Ground {
         Ground::Full
     }
-    /// Anything worth showing beside a failure of this peer that its
-    /// answers cannot carry (an external peer's fault log and stderr tail).
-    fn diagnostics(&self) -> Option<String> {
+    /// The fault log of a peer that runs as a process (an external peer);
+    /// `None` for in-process peers. Reports show what changed during a
+    /// failing trial beside it.
+    fn health(&self) -> Option<Health> {
+        None
+    }
+    /// A documented difference of this peer that explains `answer`
+    /// differing from the reference's `expected` on `call`, if the answer
+    /// is what that difference predicts (e.g. `ripgrep-walk`'s listed
+    /// differences, [`crate::ripgrep::walk_peer`]). The default explains
+    /// nothing: every difference counts.
+    fn explain(
+        &self,
+        call: &crate::call::Call,
+        expected: &serde_json::Value,
+        answer: &serde_json::Value,
+    ) -> Option<&'static str> {
+        let _ = (call, expected, answer);
         None
     }
 }
@@ -179,14 +377,28 @@ macro_rules! forward_search {
             fn bash(&self, input: &BashRequest) -> Result<BashOutput, StdError> {
                 (**self).bash(input)
             }
-            fn supports(&self, method: &str) -> bool {
+            fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
+                (**self).flow_grep(request)
+            }
+            fn flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
+                (**self).flow_glob(request)
+            }
+            fn supports(&self, method: Method) -> bool {
                 (**self).supports(method)
             }
             fn ground(&self) -> Ground {
                 (**self).ground()
             }
-            fn diagnostics(&self) -> Option<String> {
-                (**self).diagnostics()
+            fn health(&self) -> Option<Health> {
+                (**self).health()
+            }
+            fn explain(
+                &self,
+                call: &crate::call::Call,
+                expected: &serde_json::Value,
+                answer: &serde_json::Value,
+            ) -> Option<&'static str> {
+                (**self).explain(call, expected, answer)
             }
         }
     };
@@ -220,5 +432,112 @@ impl Search for Noop {
     }
     fn glob(&self, _: &GlobInput) -> Result<GlobOutput, StdError> {
         Err(StdError::no_search_configured())
+    }
+}
+
+/// A peer under another name (a built-in registered as `rg`): it answers
+/// to that name, so its answers, trials and reports say what the registry
+/// says; every other method is the inner peer's.
+///
+/// ```
+/// use std::sync::Arc;
+/// use lawsuite::peer::{Named, Noop, Search};
+/// let peer = Named::wrap("nothing", Arc::new(Noop));
+/// assert_eq!(peer.name(), "nothing");
+/// ```
+pub struct Named {
+    name: String,
+    inner: Arc<dyn Search>,
+}
+
+impl Named {
+    /// `peer` answering to `name`; `peer` itself when that is its name.
+    pub fn wrap(name: &str, peer: Arc<dyn Search>) -> Arc<dyn Search> {
+        if peer.name() == name {
+            peer
+        } else {
+            Arc::new(Named {
+                name: name.to_string(),
+                inner: peer,
+            })
+        }
+    }
+}
+
+impl fmt::Debug for Named {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Named")
+            .field("name", &self.name)
+            .field("inner", &self.inner.name())
+            .finish()
+    }
+}
+
+impl Search for Named {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn version(&self) -> String {
+        self.inner.version()
+    }
+    fn grep(
+        &self,
+        input: &GrepInput,
+    ) -> Result<GrepOutput, StdError> {
+        self.inner.grep(input)
+    }
+    fn glob(
+        &self,
+        input: &GlobInput,
+    ) -> Result<GlobOutput, StdError> {
+        self.inner.glob(input)
+    }
+    fn flow_grep(
+        &self,
+        request: &GrepRequest,
+    ) -> Result<GrepFlowOutput, StdError> {
+        self.inner.flow_grep(request)
+    }
+    fn flow_glob(
+        &self,
+        request: &GlobRequest,
+    ) -> Result<GlobOutput, StdError> {
+        self.inner.flow_glob(request)
+    }
+    fn read(
+        &self,
+        input: &ReadRequest,
+    ) -> Result<ReadOutput, StdError> {
+        self.inner.read(input)
+    }
+    fn ls(
+        &self,
+        input: &LsRequest,
+    ) -> Result<LsOutput, StdError> {
+        self.inner.ls(input)
+    }
+    #[cfg(unix)]
+    fn bash(
+        &self,
+        input: &BashRequest,
+    ) -> Result<BashOutput, StdError> {
+        self.inner.bash(input)
+    }
+    fn supports(&self, method: Method) -> bool {
+        self.inner.supports(method)
+    }
+    fn ground(&self) -> Ground {
+        self.inner.ground()
+    }
+    fn health(&self) -> Option<Health> {
+        self.inner.health()
+    }
+    fn explain(
+        &self,
+        call: &crate::call::Call,
+        expected: &serde_json::Value,
+        answer: &serde_json::Value,
+    ) -> Option<&'static str> {
+        self.inner.explain(call, expected, answer)
     }
 }

@@ -38,7 +38,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::peer::{Noop, Search};
+use crate::peer::{Named, Noop, Search};
 use crate::portable::Portable;
 use crate::protocol::{ExternalPeer, PeerConfig};
 use crate::ripgrep::Ripgrep;
@@ -52,20 +52,29 @@ struct File {
     peers: Vec<Entry>,
 }
 
-#[derive(Debug, Deserialize)]
+/// One `[[peer]]` table, in a registry file or inline in a project file
+/// (`lawsuite.toml`, [`crate::project`]).
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Entry {
-    name: String,
+pub struct Entry {
+    /// The registered name: what trials, reports and expected failures
+    /// call the peer.
+    pub name: String,
+    /// A built-in peer ([`BUILTINS`]).
     #[serde(default)]
-    builtin: Option<String>,
+    pub builtin: Option<String>,
+    /// An external peer's program and arguments.
     #[serde(default)]
-    command: Option<Vec<String>>,
+    pub command: Option<Vec<String>>,
+    /// An external peer's working directory, relative to the file.
     #[serde(default)]
-    cwd: Option<PathBuf>,
+    pub cwd: Option<PathBuf>,
+    /// Variables added to an external peer's environment.
     #[serde(default)]
-    env: Option<BTreeMap<String, String>>,
+    pub env: Option<BTreeMap<String, String>>,
+    /// An external peer's per-call timeout.
     #[serde(default)]
-    timeout_ms: Option<u64>,
+    pub timeout_ms: Option<u64>,
 }
 
 /// A registered peer: ready to call, or unavailable with the reason.
@@ -73,6 +82,9 @@ struct Entry {
 pub struct Registered {
     /// Its registered name.
     pub name: String,
+    /// The built-in it is, if it is one: lawsuite's own expected failures
+    /// for that built-in apply to it, whatever it is registered as.
+    pub builtin: Option<String>,
     /// The peer, or why it cannot run here (with what to do about it).
     pub peer: Result<Arc<dyn Search>, String>,
     /// The protocol client, for an external peer that can run here.
@@ -121,7 +133,7 @@ impl fmt::Display for RegistryError {
         match self {
             RegistryError::Io { path, source } => write!(
                 f,
-                "Could not read the peer registry {} ({source}); run from the lawsuite checkout or pass the registry's path.",
+                "Could not read the peer registry {} ({source}); check the path given by --registry or by `registry` in lawsuite.toml.",
                 path.display()
             ),
             RegistryError::Invalid { path, message } => write!(
@@ -174,11 +186,26 @@ impl Registry {
             .join(", ")
     }
 
-    /// The registry shipped with lawsuite (`peers/peers.toml`).
-    pub fn default_path() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("peers")
-            .join("peers.toml")
+    /// The registry used where a project names none: the built-in
+    /// `portable` as the reference, with `ripgrep` and `ripgrep-walk`
+    /// (each unavailable, with the reason, where `rg` is missing).
+    pub fn builtins() -> Registry {
+        let entries: Vec<Entry> = ["portable", "ripgrep", "ripgrep-walk"]
+            .into_iter()
+            .map(|name| Entry {
+                name: name.into(),
+                builtin: Some(name.into()),
+                command: None,
+                cwd: None,
+                env: None,
+                timeout_ms: None,
+            })
+            .collect();
+        match Registry::from_entries("portable", entries, Path::new("."), Path::new("(built-in)")) {
+            Ok(registry) => registry,
+            // The entries above are all well-formed built-ins.
+            Err(e) => unreachable!("the built-in registry is valid: {e}"),
+        }
     }
 
     /// Load and resolve a registry file.
@@ -192,8 +219,28 @@ impl Registry {
             message: e.to_string(),
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
+        Registry::from_entries(&file.reference, file.peers, base, path)
+    }
+
+    /// Resolve `entries` (with `reference` among them); relative paths are
+    /// relative to `base`, and `path` names the file in errors.
+    pub fn from_entries(
+        reference: &str,
+        entries: Vec<Entry>,
+        base: &Path,
+        path: &Path,
+    ) -> Result<Registry, RegistryError> {
         let mut peers = Vec::new();
-        for entry in file.peers {
+        for entry in entries {
+            if peers.iter().any(|p: &Registered| p.name == entry.name) {
+                return Err(RegistryError::Invalid {
+                    path: path.into(),
+                    message: format!(
+                        "the peer name {:?} is registered twice; names must be unique",
+                        entry.name
+                    ),
+                });
+            }
             let mut external = None;
             let external_only =
                 entry.cwd.is_some() || entry.env.is_some() || entry.timeout_ms.is_some();
@@ -207,7 +254,7 @@ impl Registry {
                         ),
                     });
                 }
-                (Some(b), None) => builtin(b),
+                (Some(b), None) => builtin(b).map(|peer| Named::wrap(&entry.name, peer)),
                 (None, Some(command)) if command.is_empty() => {
                     return Err(RegistryError::Invalid {
                         path: path.into(),
@@ -239,21 +286,26 @@ impl Registry {
             };
             peers.push(Registered {
                 name: entry.name,
+                builtin: entry.builtin,
                 peer,
                 external,
             });
         }
-        if !peers.iter().any(|p| p.name == file.reference) {
+        if !peers.iter().any(|p| p.name == reference) {
             return Err(RegistryError::Invalid {
                 path: path.into(),
                 message: format!(
-                    "the reference {:?} is not one of the registered peers",
-                    file.reference
+                    "the reference {reference:?} is not one of the registered peers ({})",
+                    peers
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             });
         }
         Ok(Registry {
-            reference: file.reference,
+            reference: reference.to_string(),
             peers,
         })
     }
@@ -304,3 +356,4 @@ fn find_on_path(program: &str) -> Option<PathBuf> {
         .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())
 }
+

@@ -1,5 +1,6 @@
-//! `cargo test` as the front door: every seed, regression and (soon) law
-//! as its own libtest trial, for every peer.
+//! `cargo test` as the front door: every law, regression and seed, for
+//! every peer, as its own libtest trial ([libtest-mimic]), judged by the
+//! one [conformance engine](crate::conformance) `lawsuite run` uses.
 //!
 //! A crate that implements a peer gets the same trials from a
 //! `harness = false` test:
@@ -14,23 +15,37 @@
 //!     Suite::new()
 //!         .reference("portable", Portable::default())
 //!         .peer("mine", MyPeer)
+//!         // Known gaps of `mine`, each with the reason; a listed law that
+//!         // passes fails, so the list stays true. Tables in the project's
+//!         // expected directory (`lawsuite/expected/*.toml`) work too.
+//!         .expect_failure("mine", "grep::context::tie-goes-to-earlier", "not done yet")
 //!         .run()
 //! }
 //! ```
 //!
-//! Trials are named `seed::<generator>::<seed>::<peer>`,
-//! `law::<area>::<file>::<law>::<peer>` and `regression::<file>::<peer>`
-//! (a law whose method a peer does not answer — `flow/read` on `ripgrep` —
-//! is an ignored trial, never a failure), so `cargo test -- seed::smthrs::` or
-//! `cargo test -- ::ripgrep` select them; `--list`, `--exact` and
-//! `--format json` work as with libtest, and so does `cargo nextest`
-//! (including `--partition hash:m/n`).
+//! **Data is found at run time, from the crate under test.** The laws
+//! lawsuite ships are compiled in. Regressions and expected failures are
+//! the calling crate's own: its `lawsuite.toml` if it has one
+//! ([`crate::project`]), else `lawsuite/regressions/` and
+//! `lawsuite/expected/` beside its `Cargo.toml` (cargo runs tests there),
+//! as proptest keeps its regressions beside the caller's source.
+//!
+//! Trials are named `law::<area>::<file>::<law>::<peer>`,
+//! `regression::<file>::<peer>` and `seed::<generator>::<seed>::<peer>`
+//! (a law whose method a peer does not answer is an ignored trial, never a
+//! failure), so `cargo test -- law::glob::` or `cargo test -- ::mine` select
+//! them; `--list`, `--exact` and `--format json` work as with libtest, and
+//! so does `cargo nextest` (including `--partition hash:m/n`). A failure
+//! prints its report, ending with the command that runs it alone.
 //!
 //! Environment:
-//! * `LAWSUITE_SEEDS=A..B` replaces the default seed sets with `A..B` for
-//!   every generator (a wider sweep).
-//! * `LAWSUITE_RECORD=1`: a failing seed trial shrinks its divergences and
-//!   writes them under `fixtures/regressions/`.
+//! * `LAWSUITE_SEEDS=A..B` (or `N`) replaces the default seeds of every
+//!   generator (a wider sweep); `LAWSUITE_GROUND=full` puts the `lawsuite`
+//!   generator on its full ground.
+//! * `LAWSUITE_RECORD=1`: a failing seed trial shrinks its first
+//!   divergences and writes them into the project's regression directory.
+//!
+//! [libtest-mimic]: https://docs.rs/libtest-mimic
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -38,104 +53,44 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
-use crate::kit::compare::{Divergence, compare_plan};
-use crate::kit::plan::{Plan, PlanOptions};
-use crate::kit::regression::{Regression, list, shrink_to_regression};
-use crate::kit::report::human;
-use crate::kit::smthrs;
-use crate::law;
-use crate::peer::{Search, capability};
+use crate::conformance::format::human_report;
+use crate::conformance::{Engine, Expectations, Item, Outcome, Replay, Subject, Verdict};
+use crate::kit::Generator;
+use crate::peer::{Ground, Search};
+use crate::project::Project;
 use crate::registry::Registry;
 
-/// The TypeScript kit's shipped seeds (conformance-kit §6).
-pub const SMTHRS_SEEDS: [u64; 12] = [1, 2, 4, 21, 34, 40, 51, 89, 103, 118, 144, 233];
-
-/// How many `lawsuite` generator seeds `cargo test` runs by default.
-pub const LAWSUITE_SEEDS: u64 = 64;
-
 pub use crate::kit::plan::PLAN_ROOT;
-
-type Peer = Arc<dyn Search>;
-
-/// The methods whose calls a peer may not answer; each one a peer does not
-/// support gets an ignored `skipped::<peer>::<method>` trial.
-const SKIPPABLE: [&str; 5] = ["grep", "glob", "flow/read", "flow/ls", "flow/bash"];
+pub use crate::kit::{LAWSUITE_SEEDS, SMTHRS_SEEDS};
 
 /// A set of trials over a reference and any number of peers.
 #[derive(Clone)]
 pub struct Suite {
-    reference: Option<(String, Peer)>,
-    peers: Vec<(String, Peer)>,
+    project: Result<Project, String>,
+    reference: Option<Subject>,
+    peers: Vec<Subject>,
     unavailable: Vec<(String, String)>,
     smthrs_seeds: Vec<u64>,
     lawsuite_seeds: Vec<u64>,
-    regressions: PathBuf,
-    laws: PathBuf,
-    expected_failures: PathBuf,
-}
-
-/// Per-peer expected law failures: every `*.toml` file under
-/// `peers/expected/`, each with one table per peer mapping a law id to the
-/// reason it fails there.
-#[derive(Debug, Default)]
-pub struct ExpectedFailures {
-    by_peer: std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
-    /// Files that could not be read or parsed, with the reason.
-    pub errors: Vec<String>,
-}
-
-type PeerTable = std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
-
-impl ExpectedFailures {
-    /// The `*.toml` files of the directory, sorted; a missing directory has none.
-    pub fn files(dir: &Path) -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map(|rd| {
-                rd.flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-                    .collect()
-            })
-            .unwrap_or_default();
-        files.sort();
-        files
-    }
-
-    /// Load every file of the directory; a missing directory means none.
-    pub fn load(dir: &Path) -> ExpectedFailures {
-        let mut out = ExpectedFailures::default();
-        for file in ExpectedFailures::files(dir) {
-            let parsed = std::fs::read_to_string(&file)
-                .map_err(|e| e.to_string())
-                .and_then(|text| toml::from_str::<PeerTable>(&text).map_err(|e| e.to_string()));
-            match parsed {
-                Ok(tables) => {
-                    for (peer, laws) in tables {
-                        out.by_peer.entry(peer).or_default().extend(laws);
-                    }
-                }
-                Err(e) => out.errors.push(format!("{}: {e}", file.display())),
-            }
-        }
-        out
-    }
-
-    /// Why `law` is expected to fail on `peer`, if it is.
-    pub fn reason(&self, peer: &str, law: &str) -> Option<&str> {
-        self.by_peer.get(peer)?.get(law).map(String::as_str)
-    }
+    ground: Ground,
+    shipped_laws: bool,
+    law_dirs: Vec<PathBuf>,
+    regressions: Option<PathBuf>,
+    expected_dirs: Vec<PathBuf>,
+    expected: Vec<(String, String, String)>,
+    setup_errors: Vec<String>,
 }
 
 impl std::fmt::Debug for Suite {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Suite")
-            .field("reference", &self.reference.as_ref().map(|r| &r.0))
+            .field("reference", &self.reference.as_ref().map(|r| &r.name))
             .field(
                 "peers",
-                &self.peers.iter().map(|p| &p.0).collect::<Vec<_>>(),
+                &self.peers.iter().map(|p| &p.name).collect::<Vec<_>>(),
             )
             .field("unavailable", &self.unavailable)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -145,61 +100,144 @@ impl Default for Suite {
     }
 }
 
+/// The directory of the crate under test: cargo sets `CARGO_MANIFEST_DIR`
+/// in the environment of the test binaries it runs (a run-time lookup, not
+/// the compile-time `env!`, which would name lawsuite's own directory).
+fn caller_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
 impl Suite {
-    /// An empty suite: no peers yet, the default seeds, lawsuite's own
-    /// regression files.
+    /// An empty suite: no peers yet, the shipped laws, the default seeds
+    /// (or `LAWSUITE_SEEDS`), and the calling crate's project for
+    /// regressions and expected failures.
     pub fn new() -> Suite {
         let wide = seeds_from_env();
-        let seeds = wide
-            .clone()
-            .map_or_else(|| SMTHRS_SEEDS.to_vec(), |r| r.collect());
-        let lawsuite_seeds = wide.map_or_else(|| (0..LAWSUITE_SEEDS).collect(), |r| r.collect());
+        let ground = match std::env::var("LAWSUITE_GROUND").ok().as_deref() {
+            Some("full") => Ground::Full,
+            _ => Ground::Shared,
+        };
+        let mut setup_errors = Vec::new();
+        if let Ok(text) = std::env::var("LAWSUITE_SEEDS") {
+            if wide.is_none() {
+                setup_errors.push(format!(
+                    "LAWSUITE_SEEDS={text:?} is not A..B (with A < B) or N; unset it or give a range such as 0..1000"
+                ));
+            }
+        }
         Suite {
+            project: Project::discover(&caller_dir()).map_err(|e| e.to_string()),
             reference: None,
             peers: Vec::new(),
             unavailable: Vec::new(),
-            smthrs_seeds: seeds,
-            lawsuite_seeds,
-            regressions: Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("fixtures")
-                .join("regressions"),
-            laws: Path::new(env!("CARGO_MANIFEST_DIR")).join("laws"),
-            expected_failures: Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("peers")
-                .join("expected"),
+            smthrs_seeds: wide
+                .clone()
+                .map_or_else(|| Generator::Smthrs.default_seeds(), |r| r.collect()),
+            lawsuite_seeds: wide.map_or_else(|| Generator::Lawsuite.default_seeds(), |r| r.collect()),
+            ground,
+            shipped_laws: true,
+            law_dirs: Vec::new(),
+            regressions: None,
+            expected_dirs: Vec::new(),
+            expected: Vec::new(),
+            setup_errors,
         }
     }
 
-    /// The peers of a registry file (`peers/peers.toml`).
-    pub fn from_registry(registry: &Registry) -> Suite {
+    /// A suite over the calling crate's project: its `lawsuite.toml`
+    /// peers (or the built-in ones), laws, regressions and expected
+    /// failures.
+    pub fn from_project() -> Suite {
         let mut suite = Suite::new();
-        for entry in &registry.peers {
-            match &entry.peer {
-                Ok(peer) if entry.name == registry.reference => {
-                    suite.reference = Some((entry.name.clone(), peer.clone()));
-                }
-                Ok(peer) => suite.peers.push((entry.name.clone(), peer.clone())),
-                Err(why) => suite.unavailable.push((entry.name.clone(), why.clone())),
+        let registry = match &suite.project {
+            Ok(project) => {
+                suite.shipped_laws = project.shipped_laws;
+                suite.law_dirs = project.laws.clone();
+                project.registry().map_err(|e| e.to_string())
             }
+            Err(e) => Err(e.clone()),
+        };
+        match registry {
+            Ok(registry) => suite.add_registry(&registry),
+            Err(e) => suite.setup_errors.push(e),
         }
         suite
     }
 
+    /// The peers of a registry file (`peers.toml`).
+    pub fn from_registry(registry: &Registry) -> Suite {
+        let mut suite = Suite::new();
+        suite.add_registry(registry);
+        suite
+    }
+
+    fn add_registry(&mut self, registry: &Registry) {
+        for entry in &registry.peers {
+            match &entry.peer {
+                Ok(peer) => {
+                    let subject = Subject {
+                        name: entry.name.clone(),
+                        builtin: entry.builtin.clone(),
+                        peer: peer.clone(),
+                    };
+                    if entry.name == registry.reference {
+                        self.reference = Some(subject);
+                    } else {
+                        self.peers.push(subject);
+                    }
+                }
+                Err(why) => self.unavailable.push((entry.name.clone(), why.clone())),
+            }
+        }
+    }
+
     /// Set the reference peer.
     pub fn reference(mut self, name: &str, peer: impl Search + 'static) -> Suite {
-        self.reference = Some((name.to_string(), Arc::new(peer)));
+        self.reference = Some(Subject::new(name, peer));
         self
     }
 
     /// Add a peer under test.
     pub fn peer(mut self, name: &str, peer: impl Search + 'static) -> Suite {
-        self.peers.push((name.to_string(), Arc::new(peer)));
+        self.peers.push(Subject::new(name, peer));
         self
     }
 
-    /// Use another regression directory.
+    /// Replay (and, under `LAWSUITE_RECORD=1`, record into) this regression
+    /// directory instead of the project's.
     pub fn regressions(mut self, dir: impl Into<PathBuf>) -> Suite {
-        self.regressions = dir.into();
+        self.regressions = Some(dir.into());
+        self
+    }
+
+    /// Also run the laws of this directory (beside the shipped ones).
+    pub fn laws(mut self, dir: impl Into<PathBuf>) -> Suite {
+        self.law_dirs.push(dir.into());
+        self
+    }
+
+    /// Leave out the laws lawsuite ships (run only [`Suite::laws`]).
+    pub fn without_shipped_laws(mut self) -> Suite {
+        self.shipped_laws = false;
+        self
+    }
+
+    /// Also read expected failures from the `*.toml` tables of `dir` (one
+    /// table per registered peer name).
+    pub fn expected_failures(mut self, dir: impl Into<PathBuf>) -> Suite {
+        self.expected_dirs.push(dir.into());
+        self
+    }
+
+    /// List one expected failure: law `id` (e.g.
+    /// `grep::context::tie-goes-to-earlier`, or `regression::<file>`) fails
+    /// on the peer registered as `peer`, because `reason`.
+    pub fn expect_failure(mut self, peer: &str, id: &str, reason: &str) -> Suite {
+        self.expected
+            .push((peer.to_string(), id.to_string(), reason.to_string()));
         self
     }
 
@@ -209,182 +247,135 @@ impl Suite {
         self
     }
 
-    /// Build every trial.
-    pub fn trials(&self) -> Vec<Trial> {
-        let mut trials = Vec::new();
-        for (name, why) in &self.unavailable {
-            // Shown as ignored, with the reason in its name, so a missing
-            // `rg` is visible in every test run.
-            trials.push(
-                Trial::test(format!("unavailable::{name}"), || Ok(()))
-                    .with_ignored_flag(true)
-                    .with_kind(why.chars().take(120).collect::<String>()),
-            );
-        }
-        let Some((ref_name, reference)) = self.reference.clone() else {
-            trials.push(Trial::test("suite::reference", || {
-                Err("the suite has no reference peer; call Suite::reference or register one in peers/peers.toml".into())
-            }));
-            return trials;
-        };
-        for (name, peer) in &self.peers {
-            for method in SKIPPABLE {
-                // A peer that does not implement (or, external, declare) a
-                // method: its calls are skipped, and this ignored trial says so.
-                if !peer.supports(method) {
-                    trials.push(
-                        Trial::test(format!("skipped::{name}::{method}"), || Ok(()))
-                            .with_ignored_flag(true)
-                            .with_kind(format!("{method} is not answered by the peer")),
-                    );
-                }
-            }
-        }
-        let everyone: Vec<(String, Peer)> = std::iter::once((ref_name.clone(), reference.clone()))
-            .chain(self.peers.iter().cloned())
-            .collect();
-        for path in list(&self.regressions) {
-            let file = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            for (name, peer) in &everyone {
-                let path = path.clone();
-                let peer = peer.clone();
-                trials.push(
-                    Trial::test(format!("regression::{file}::{name}"), move || {
-                        replay(&path, peer.as_ref())
-                    })
-                    .with_kind("regression"),
-                );
-            }
-        }
-        self.law_trials(&everyone, &mut trials);
-        for &seed in &self.smthrs_seeds {
-            for (name, peer) in &self.peers {
-                let reference = reference.clone();
-                let peer = peer.clone();
-                let regressions = self.regressions.clone();
-                trials.push(
-                    Trial::test(format!("seed::smthrs::{seed:04}::{name}"), move || {
-                        let Ok(seed32) = u32::try_from(seed) else {
-                            return Err(
-                                format!("smthrs seeds are 32-bit; {seed} is too large").into()
-                            );
-                        };
-                        let plan = smthrs::plan(seed32, PLAN_ROOT, &PlanOptions::default());
-                        run_plan(&plan, reference.as_ref(), peer.as_ref(), &regressions)
-                    })
-                    .with_kind("seed"),
-                );
-            }
-        }
-        for &seed in &self.lawsuite_seeds {
-            for (name, peer) in &self.peers {
-                let reference = reference.clone();
-                let peer = peer.clone();
-                let regressions = self.regressions.clone();
-                trials.push(
-                    Trial::test(format!("seed::lawsuite::{seed:04}::{name}"), move || {
-                        let plan = crate::kit::generator::plan(
-                            seed,
-                            PLAN_ROOT,
-                            &crate::kit::generator::GeneratorOptions::default(),
-                        );
-                        run_plan(&plan, reference.as_ref(), peer.as_ref(), &regressions)
-                    })
-                    .with_kind("seed"),
-                );
-            }
-        }
-        trials
-    }
-
     /// Replace the `lawsuite` generator's seeds.
     pub fn lawsuite_seeds(mut self, seeds: impl IntoIterator<Item = u64>) -> Suite {
         self.lawsuite_seeds = seeds.into_iter().collect();
         self
     }
 
-    /// Use another law directory.
-    pub fn laws(mut self, dir: impl Into<PathBuf>) -> Suite {
-        self.laws = dir.into();
+    /// Put the `lawsuite` generator on this ground.
+    pub fn ground(mut self, ground: Ground) -> Suite {
+        self.ground = ground;
         self
     }
 
-    /// One trial per (law, peer), one per broken law file, and the
-    /// coverage check (every section §2–§18 has a law).
-    fn law_trials(&self, everyone: &[(String, Peer)], trials: &mut Vec<Trial>) {
-        let (laws, errors) = law::load_dir(&self.laws);
-        for error in errors {
-            let stem = error
-                .file
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let name = format!(
-                "law::invalid::{stem}::{}",
-                error.law.clone().unwrap_or_else(|| "file".into())
-            );
-            let message = error.to_string();
-            trials.push(Trial::test(name, move || Err(message.into())).with_kind("law"));
+    /// The regression directory: the builder's, else the project's.
+    fn regression_dir(&self) -> Option<PathBuf> {
+        self.regressions
+            .clone()
+            .or_else(|| self.project.as_ref().ok().map(|p| p.regressions.clone()))
+    }
+
+    /// The engine these trials run on.
+    pub fn engine(&self) -> Result<Engine, Vec<String>> {
+        let mut problems = self.setup_errors.clone();
+        if let Err(e) = &self.project {
+            problems.push(e.clone());
         }
-        if self.laws.is_dir() {
-            let uncovered = law::uncovered_sections(&laws);
-            let count = laws.len();
-            trials.push(
-                Trial::test("law::coverage", move || {
-                    if uncovered.is_empty() {
-                        return Ok(());
-                    }
-                    Err(format!("sections without a law: {}; add a law that pins each ({count} laws loaded)", uncovered.join(", ")).into())
-                })
-                .with_kind("law"),
-            );
+        let Some(reference) = self.reference.clone() else {
+            problems.push("the suite has no reference peer; call Suite::reference, or register one in lawsuite.toml".into());
+            return Err(problems);
+        };
+        if !problems.is_empty() {
+            return Err(problems);
         }
-        let expected = ExpectedFailures::load(&self.expected_failures);
-        for error in expected.errors.clone() {
-            trials.push(
-                Trial::test("law::expected-failures::invalid", move || {
-                    Err(format!("an expected-failures file is not valid: {error}").into())
-                })
-                .with_kind("law"),
-            );
+        let mut engine = Engine::new(reference, self.peers.clone());
+        for (name, why) in &self.unavailable {
+            engine.push(Item::Unavailable {
+                name: name.clone(),
+                why: why.clone(),
+            });
         }
-        for loaded in laws {
-            for (name, peer) in everyone {
-                let method = capability(&loaded.law.method);
-                if !peer.supports(method) {
-                    // Shown as ignored, with the reason: the peer does not
-                    // implement (or declare) the method.
-                    trials.push(
-                        Trial::test(format!("law::{}::{name}", loaded.id), || Ok(()))
-                            .with_ignored_flag(true)
-                            .with_kind(format!("{method} unsupported")),
-                    );
-                    continue;
-                }
-                let loaded = loaded.clone();
-                let peer = peer.clone();
-                let xfail = expected.reason(name, &loaded.id).map(str::to_string);
-                let listing = self.expected_failures.display().to_string();
-                trials.push(
-                    Trial::test(format!("law::{}::{name}", loaded.id), move || {
-                        match (law::run(&loaded, peer.as_ref()), xfail) {
-                            (Ok(()), None) | (Err(_), Some(_)) => Ok(()),
-                            (Err(report), None) => Err(report.into()),
-                            (Ok(()), Some(reason)) => Err(format!(
-                                "law {} now passes on {}, but {listing} lists it as an expected failure ({reason}); remove that entry",
-                                loaded.id,
-                                peer.name()
-                            )
-                            .into()),
-                        }
-                    })
-                    .with_kind("law"),
-                );
+        if self.shipped_laws {
+            let (laws, errors) = crate::law::shipped();
+            engine.add_laws(laws, errors);
+            engine.add_coverage();
+        }
+        for dir in &self.law_dirs {
+            let (laws, errors) = crate::law::load_dir(dir);
+            engine.add_laws(laws, errors);
+        }
+        if let Some(dir) = self.regression_dir() {
+            engine.add_regressions(&dir);
+        }
+        engine.add_seeds(Generator::Smthrs, Ground::Shared, &self.smthrs_seeds, None);
+        engine.add_seeds(Generator::Lawsuite, self.ground, &self.lawsuite_seeds, None);
+        let mut expectations = Expectations::shipped();
+        if let Ok(project) = &self.project {
+            expectations.load_dir(&project.expected);
+        }
+        for dir in &self.expected_dirs {
+            expectations.load_dir(dir);
+        }
+        for (peer, id, reason) in &self.expected {
+            expectations.add(peer, id, reason, "Suite::expect_failure");
+        }
+        engine.set_expectations(expectations);
+        engine.check_expectations();
+        engine.set_replay(Replay::CargoTest {
+            target: test_target(),
+        });
+        if std::env::var("LAWSUITE_RECORD").is_ok_and(|v| v == "1") {
+            if let Some(dir) = self.regression_dir() {
+                engine.record_into(dir);
             }
         }
+        Ok(engine)
+    }
+
+    /// Build every trial.
+    pub fn trials(&self) -> Vec<Trial> {
+        let engine = match self.engine() {
+            Ok(engine) => Arc::new(engine),
+            Err(problems) => {
+                let message = problems.join("\n");
+                return vec![Trial::test("suite::setup", move || Err(message.into()))];
+            }
+        };
+        engine
+            .trials()
+            .into_iter()
+            .map(|trial| {
+                let kind = match &trial.skip {
+                    // libtest shows the kind beside an ignored trial: the
+                    // reason, cut to fit a line.
+                    Some(why) => why.chars().take(100).collect(),
+                    None => trial.kind.name().to_string(),
+                };
+                let ignored = trial.skip.is_some();
+                let engine = engine.clone();
+                Trial::test(trial.id.clone(), move || {
+                    to_result(&engine.run_trial(&trial))
+                })
+                .with_kind(kind)
+                .with_ignored_flag(ignored)
+            })
+            .collect()
+    }
+
+    /// Every trial's outcome, each run on its own as a libtest trial runs
+    /// (for tests that compare front doors).
+    pub fn outcomes(&self) -> Result<Vec<Outcome>, Vec<String>> {
+        let engine = self.engine()?;
+        Ok(engine
+            .trials()
+            .iter()
+            .map(|t| match &t.skip {
+                // An ignored trial is not run by libtest; this is the
+                // verdict the engine gives it.
+                Some(why) => Outcome {
+                    id: t.id.clone(),
+                    item: engine.items()[t.item].id(),
+                    kind: t.kind,
+                    peer: t.peer.map(|p| engine.peers()[p].name.clone()),
+                    spec: engine.items()[t.item].spec().map(str::to_string),
+                    verdict: Verdict::Skipped { why: why.clone() },
+                    documented: Default::default(),
+                    seconds: 0.0,
+                },
+                None => engine.run_trial(t),
+            })
+            .collect())
     }
 
     /// Run the trials with libtest's command line and exit.
@@ -398,87 +389,58 @@ impl Suite {
     }
 }
 
+/// A verdict as libtest sees it: an expected failure passes, a failure,
+/// an unexpected pass and a broken trial fail with their reason.
+fn to_result(outcome: &Outcome) -> Result<(), Failed> {
+    match &outcome.verdict {
+        Verdict::Pass | Verdict::ExpectedFailure { .. } | Verdict::Skipped { .. } => Ok(()),
+        Verdict::Fail { report } => Err(human_report(report, false).into()),
+        Verdict::UnexpectedPass { reason, source } => Err(format!(
+            "{} now passes on {}, but {source} lists it as an expected failure ({reason}); remove that entry",
+            outcome.item,
+            outcome.peer.as_deref().unwrap_or("the peer")
+        )
+        .into()),
+        Verdict::Broken { why } => Err(why.clone().into()),
+    }
+}
+
+/// The test target running, from the binary's name (`conformance-1a2b…`
+/// → `conformance`), for replay commands.
+fn test_target() -> Option<String> {
+    let exe = std::env::args_os().next()?;
+    let stem = Path::new(&exe).file_stem()?.to_string_lossy().into_owned();
+    match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()) => {
+            Some(name.to_string())
+        }
+        _ => Some(stem),
+    }
+}
+
 /// `LAWSUITE_SEEDS=A..B` (or a single `N`).
 fn seeds_from_env() -> Option<Range<u64>> {
     let text = std::env::var("LAWSUITE_SEEDS").ok()?;
     parse_seeds(&text)
 }
 
-/// Parse `A..B` or `N` into a range.
+/// Parse `A..B` or `N` into a non-empty range.
+///
+/// ```
+/// use lawsuite::suite::parse_seeds;
+/// assert_eq!(parse_seeds("0..10"), Some(0..10));
+/// assert_eq!(parse_seeds("7"), Some(7..8));
+/// assert_eq!(parse_seeds("5..2"), None);
+/// ```
 pub fn parse_seeds(text: &str) -> Option<Range<u64>> {
-    match text.split_once("..") {
-        Some((a, b)) => Some(a.trim().parse().ok()?..b.trim().parse().ok()?),
+    let range = match text.split_once("..") {
+        Some((a, b)) => a.trim().parse().ok()?..b.trim().parse().ok()?,
         None => {
             let n: u64 = text.trim().parse().ok()?;
-            Some(n..n.checked_add(1)?)
+            n..n.checked_add(1)?
         }
-    }
-}
-
-fn replay(path: &Path, peer: &dyn Search) -> Result<(), Failed> {
-    let regression = Regression::load(path).map_err(|e| Failed::from(e.to_string()))?;
-    if !peer.supports(regression.call.method()) {
-        return Ok(()); // reported by the `skipped::` trial
-    }
-    match regression.replay(peer, path) {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(mismatch)) => {
-            Err(format!("{}: {}\n{mismatch}", path.display(), regression.why).into())
-        }
-        Err(e) => Err(e.to_string().into()),
-    }
-}
-
-/// Compare one plan between the reference and one peer; on divergence fail
-/// with the report, shrinking and recording first when `LAWSUITE_RECORD=1`.
-pub fn run_plan(
-    plan: &Plan,
-    reference: &dyn Search,
-    peer: &dyn Search,
-    regressions: &Path,
-) -> Result<(), Failed> {
-    let divergences: Vec<Divergence> = compare_plan(plan, reference, &[peer])
-        .map_err(|e| Failed::from(e.to_string()))?
-        .into_iter()
-        .filter(Divergence::is_unexplained)
-        .collect();
-    if divergences.is_empty() {
-        return Ok(());
-    }
-    let record = std::env::var("LAWSUITE_RECORD").is_ok_and(|v| v == "1");
-    let mut report = format!(
-        "{} of {} calls diverge\n\n",
-        divergences.len(),
-        plan.call_count()
-    );
-    for d in divergences.iter().take(3) {
-        report.push_str(&human(d, false));
-        if record {
-            match record_divergence(plan, d, reference, peer, regressions) {
-                Ok(path) => report.push_str(&format!("recorded: {}\n", path.display())),
-                Err(e) => report.push_str(&format!("not recorded: {e}\n")),
-            }
-        }
-        report.push('\n');
-    }
-    if let Some(diagnostics) = peer.diagnostics() {
-        report.push_str(&diagnostics);
-        report.push('\n');
-    }
-    Err(report.into())
-}
-
-/// Shrink a divergence and write it as a regression file.
-pub fn record_divergence(
-    plan: &Plan,
-    d: &Divergence,
-    reference: &dyn Search,
-    peer: &dyn Search,
-    dir: &Path,
-) -> Result<PathBuf, Box<dyn std::error::Error>> {
-    let (regression, _) =
-        shrink_to_regression(plan, d.call_index, d.call.clone(), reference, peer, None)?;
-    Ok(regression.write(dir, &regression.default_name())?)
+    };
+    (!range.is_empty()).then_some(range)
 }
 
 #[cfg(test)]
@@ -490,5 +452,6 @@ mod tests {
         assert_eq!(parse_seeds("0..10"), Some(0..10));
         assert_eq!(parse_seeds("7"), Some(7..8));
         assert_eq!(parse_seeds("x"), None);
+        assert_eq!(parse_seeds("3..3"), None);
     }
 }

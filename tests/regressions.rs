@@ -108,6 +108,7 @@ fn a_read_regression_is_written_and_replayed() {
         generator: "lawsuite".into(),
         version: 2,
         seed: 9,
+        ground: lawsuite::peer::Ground::Shared,
         root: "/r".into(),
         files: vec![
             GeneratedFile::new("a.txt", "one\r\ntwo\r\n"),

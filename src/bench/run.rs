@@ -224,11 +224,17 @@ fn time(peer: &dyn Search, call: &Call) -> Duration {
         drop(out);
         elapsed
     }
+    // Through the typed output, not `Call::run`'s JSON: serialising the
+    // answer is not the peer's time.
     match call {
         Call::Grep(input) => clock(|| peer.grep(black_box(input))),
         Call::Glob(input) => clock(|| peer.glob(black_box(input))),
+        Call::FlowGrep(request) => clock(|| peer.flow_grep(black_box(request))),
+        Call::FlowGlob(request) => clock(|| peer.flow_glob(black_box(request))),
         Call::Read(input) => clock(|| peer.read(black_box(input))),
         Call::Ls(input) => clock(|| peer.ls(black_box(input))),
+        #[cfg(unix)]
+        Call::Bash(request) => clock(|| peer.bash(black_box(request))),
     }
 }
 

@@ -14,106 +14,27 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::contract::{GlobInput, GrepInput, StdError};
-use crate::flows::{LsRequest, ReadRequest};
-use crate::peer::{Search, method};
+use crate::contract::StdError;
+use crate::peer::Search;
 
-/// One peer-level call: a method of the [`Search`] seam and its input.
-///
-/// In JSON, `{"method": …, "input": …}` with the protocol's method names
-/// (`grep`, `glob`, `flow/read`, `flow/ls`).
-///
-/// ```
-/// use lawsuite::flows::ReadRequest;
-/// use lawsuite::kit::case::Call;
-/// let call = Call::Read(ReadRequest::new("/r/a.txt").offset(2));
-/// assert_eq!(
-///     serde_json::to_string(&call)?,
-///     r#"{"method":"flow/read","input":{"path":"/r/a.txt","offset":2}}"#,
-/// );
-/// assert_eq!(call.rebased("/r", "/tmp/t").root(), "/tmp/t/a.txt");
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "method", content = "input")]
-pub enum Call {
-    /// `Search.grep`.
-    #[serde(rename = "grep")]
-    Grep(GrepInput),
-    /// `Search.glob`.
-    #[serde(rename = "glob")]
-    Glob(GlobInput),
-    /// The `read` flow (read-ls-flows §1).
-    #[serde(rename = "flow/read")]
-    Read(ReadRequest),
-    /// The `ls` flow (read-ls-flows §2).
-    #[serde(rename = "flow/ls")]
-    Ls(LsRequest),
-}
-
-impl Call {
-    /// The root the call searches, or the path it reads or lists.
-    pub fn root(&self) -> &str {
-        match self {
-            Call::Grep(i) => &i.root,
-            Call::Glob(i) => &i.root,
-            Call::Read(i) => &i.path,
-            Call::Ls(i) => &i.path,
-        }
-    }
-
-    /// The root (or, for `flow/read` and `flow/ls`, the path) to change.
-    pub fn root_mut(&mut self) -> &mut String {
-        match self {
-            Call::Grep(i) => &mut i.root,
-            Call::Glob(i) => &mut i.root,
-            Call::Read(i) => &mut i.path,
-            Call::Ls(i) => &mut i.path,
-        }
-    }
-
-    /// The same call with a leading `from` in its root (or path) replaced
-    /// by `to` (see [`rebase`]).
-    pub fn rebased(&self, from: &str, to: &str) -> Call {
-        let mut call = self.clone();
-        let root = call.root_mut();
-        if let Some(rest) = root.strip_prefix(from) {
-            *root = format!("{to}{rest}");
-        }
-        call
-    }
-
-    /// The method name: `grep`, `glob`, `flow/read` or `flow/ls` (what
-    /// [`Search::supports`] is asked).
-    pub fn method(&self) -> &'static str {
-        match self {
-            Call::Grep(_) => method::GREP,
-            Call::Glob(_) => method::GLOB,
-            Call::Read(_) => method::FLOW_READ,
-            Call::Ls(_) => method::FLOW_LS,
-        }
-    }
-}
+pub use crate::call::Call;
 
 /// Run `call` on `peer` and render the answer as a comparable value.
 pub fn answer(peer: &dyn Search, call: &Call) -> Value {
-    let result = catch_unwind(AssertUnwindSafe(|| match call {
-        Call::Grep(input) => render(peer.grep(input)),
-        Call::Glob(input) => render(peer.glob(input)),
-        Call::Read(input) => render(peer.read(input)),
-        Call::Ls(input) => render(peer.ls(input)),
-    }));
-    result.unwrap_or_else(|payload| {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic with no message".to_string());
-        json!({ "panic": message })
-    })
+    let result = catch_unwind(AssertUnwindSafe(|| render(call.run(peer))));
+    result.unwrap_or_else(|payload| json!({ "panic": panic_message(&*payload) }))
+}
+
+/// The message of a caught panic's payload.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with no message".to_string())
 }
 
 /// Success → the output as JSON; failure → `{"failure": "<code>"}` (§4).
@@ -146,7 +67,7 @@ pub fn rebase(value: &Value, from: &str, to: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::ErrorCode;
+    use crate::contract::{ErrorCode, GlobInput};
 
     #[test]
     fn failures_compare_by_code_only() {

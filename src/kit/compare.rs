@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::case::{Call, answer, rebase};
 use super::materialize::{MaterializeError, TempTree};
 use super::plan::{GeneratedFile, Plan};
-use crate::peer::Search;
+use crate::peer::{Ground, Search};
 
 /// A short description of a tree, for reports.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,6 +58,9 @@ pub struct Divergence {
     pub generator: String,
     /// The generator's version.
     pub version: u32,
+    /// The generator's ground (absent when shared).
+    #[serde(default, skip_serializing_if = "Ground::is_shared")]
+    pub ground: Ground,
     /// The seed of the plan.
     pub seed: u64,
     /// The call's index in the plan (grep calls first, then glob, read and
@@ -172,7 +175,7 @@ pub fn compare_plan(
         for subject in asked {
             let got = tree.answer(subject, &call);
             let explained = (got != expected)
-                .then(|| super::explain::explain(subject.name(), &call, &expected, &got))
+                .then(|| subject.explain(&call, &expected, &got))
                 .flatten()
                 .map(str::to_string);
             differs |= got != expected;
@@ -186,6 +189,7 @@ pub fn compare_plan(
             out.push(Divergence {
                 generator: plan.generator.clone(),
                 version: plan.version,
+                ground: plan.ground,
                 seed: plan.seed,
                 call_index: index,
                 call,

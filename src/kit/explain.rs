@@ -14,17 +14,16 @@ use super::case::Call;
 use crate::contract::glob::{brace_expansions, canonical_glob, validate_glob};
 use crate::contract::notice::IGNORE_NOTICE;
 
-/// The listed difference that explains `answer` differing from
-/// `reference` for `call` on `peer`, if there is one.
-pub fn explain(peer: &str, call: &Call, reference: &Value, answer: &Value) -> Option<&'static str> {
-    if peer != "ripgrep-walk" {
-        return None;
-    }
+/// The listed `ripgrep-walk` difference that explains `answer` differing
+/// from `reference` for `call`, if there is one (`RipgrepWalk`'s
+/// [`Search::explain`](crate::peer::Search::explain)).
+pub fn explain(call: &Call, reference: &Value, answer: &Value) -> Option<&'static str> {
     let globs: Vec<&str> = match call {
         Call::Grep(g) => g.globs.iter().map(String::as_str).collect(),
         Call::Glob(g) => vec![g.pattern.as_str()],
-        // rg takes no part in the file flows: nothing of theirs is listed.
-        Call::Read(_) | Call::Ls(_) => return None,
+        // Flow calls are validated before rg sees them, and rg takes no
+        // part in the file flows: nothing of theirs is listed.
+        _ => return None,
     };
     if globs.iter().any(|g| validate_glob(g).is_err()) {
         // The flow layer refuses these; at the peer seam the contract
@@ -106,27 +105,26 @@ mod tests {
     fn recognisers_are_narrow() {
         let a = json!({"paths":[],"total":0,"truncated":false});
         let b = json!({"paths":["x"],"total":1,"truncated":false});
-        assert_eq!(explain("ripgrep", &glob("{a,b"), &a, &b), None);
         assert_eq!(
-            explain("ripgrep-walk", &glob("{a,b"), &a, &b),
+            explain(&glob("{a,b"), &a, &b),
             Some("unvalidated_glob_is_parsed_by_rg")
         );
         assert_eq!(
-            explain("ripgrep-walk", &glob("!cache"), &a, &b),
+            explain(&glob("!cache"), &a, &b),
             Some("negative_glob_prunes_directories")
         );
         assert_eq!(
-            explain("ripgrep-walk", &glob("*{.ts,}"), &a, &b),
+            explain(&glob("*{.ts,}"), &a, &b),
             Some("empty_brace_alternative")
         );
         assert_eq!(
-            explain("ripgrep-walk", &glob("{nested/a.ts,b.ts}"), &a, &b),
+            explain(&glob("{nested/a.ts,b.ts}"), &a, &b),
             Some("brace_alternatives_share_anchoring")
         );
-        assert_eq!(explain("ripgrep-walk", &glob("*.ts"), &a, &b), None);
+        assert_eq!(explain(&glob("*.ts"), &a, &b), None);
         let with = json!({"paths":[],"total":0,"truncated":false,"notice": IGNORE_NOTICE});
         assert_eq!(
-            explain("ripgrep-walk", &glob("*.ts"), &a, &with),
+            explain(&glob("*.ts"), &a, &with),
             Some("ignore_notice_inferred_from_listings")
         );
     }

@@ -148,20 +148,9 @@ pub const VERSION: u32 = 2;
 /// Deepest directory level the shape step creates (the root is level 0).
 const MAX_DEPTH: usize = 5;
 
-/// Which ground a plan covers.
-///
-/// In JSON (e.g. a regression file's options): `"shared"` or `"full"`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Ground {
-    /// Plain files and directories only: what every peer on every host can
-    /// be asked about.
-    #[default]
-    Shared,
-    /// Also CRLF lines, invalid UTF-8, BOMs, symlinks, unreadable entries
-    /// and empty directories. Needs a unix host to materialize.
-    Full,
-}
+/// The ground a plan covers: the peer seam's [`Ground`], re-exported here
+/// because the generator is what it chooses between.
+pub use crate::peer::Ground;
 
 /// How big a plan to generate, and over which ground.
 ///
@@ -915,6 +904,7 @@ pub fn plan(seed: u64, root: &str, options: &GeneratorOptions) -> Plan {
         generator: GENERATOR.to_string(),
         version: VERSION,
         seed,
+        ground: options.ground,
         root: root.to_string(),
         files: tree.entries,
         grep,
@@ -2028,7 +2018,12 @@ mod tests {
     fn golden_hashes_pin_the_draw_order() -> TestResult {
         assert_eq!(VERSION, 2);
         let shared = serde_json::to_string(&plan(0, "/r", &GeneratorOptions::default()))?;
-        let full = serde_json::to_string(&plan(7, "/r", &full()))?;
+        // A full-ground plan names its ground (so a replay knows it); the
+        // draws are pinned by the rest of the plan, hashed as before.
+        let mut full = serde_json::to_value(plan(7, "/r", &full()))?;
+        let ground = full.as_object_mut().and_then(|o| o.shift_remove("ground"));
+        assert_eq!(ground, Some(serde_json::json!("full")));
+        let full = serde_json::to_string(&full)?;
         assert_eq!(
             (fnv1a64(shared.as_bytes()), fnv1a64(full.as_bytes())),
             (GOLDEN_SHARED_0, GOLDEN_FULL_7),

@@ -347,6 +347,27 @@ fn segments(path: &str) -> Result<Vec<&str>, MaterializeError> {
     Ok(segments)
 }
 
+/// Where a new entry at plan path `path` goes under `dir`: its segments
+/// checked as every plan path's are, its parent directories made one at a
+/// time never through a symlink, and the entry itself not an existing
+/// symlink. Every entry the suite makes beside a plan's files (a law's
+/// FIFOs, sockets and sized files) is placed through here, so no kind of
+/// entry can be made outside the tree.
+///
+/// ```
+/// use lawsuite::kit::materialize::{place, materialize, MaterializeError, TempTree};
+/// use lawsuite::kit::plan::GeneratedFile;
+/// let tree = TempTree::new()?;
+/// materialize(&[GeneratedFile::symlink("out", "..")], tree.path())?;
+/// assert!(matches!(place(tree.path(), "out/pwned"), Err(MaterializeError::Symlink { .. })));
+/// assert_eq!(place(tree.path(), "a/b")?, tree.path().join("a/b"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn place(dir: &Path, path: &str) -> Result<PathBuf, MaterializeError> {
+    let segments = segments(path)?;
+    leaf(dir, &GeneratedFile::new(path, ""), &segments)
+}
+
 /// Creates `file`'s parent chain under `dir` one directory at a time, never
 /// through a symlink, then writes the content.
 fn write_file(dir: &Path, file: &GeneratedFile, segments: &[&str]) -> Result<(), MaterializeError> {

@@ -40,6 +40,8 @@ pub mod shrink;
 pub mod smthrs;
 pub mod sweep;
 
+use crate::peer::{Ground, Method};
+
 /// The generators a seed can be run through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Generator {
@@ -64,14 +66,14 @@ impl Generator {
     ///
     /// ```
     /// use lawsuite::kit::Generator;
-    /// assert_eq!(Generator::Smthrs.methods(), ["grep", "glob"]);
-    /// assert!(Generator::Lawsuite.methods().contains(&"flow/ls"));
+    /// use lawsuite::peer::Method;
+    /// assert_eq!(Generator::Smthrs.methods(), [Method::Grep, Method::Glob]);
+    /// assert!(Generator::Lawsuite.methods().contains(&Method::FlowLs));
     /// ```
-    pub fn methods(self) -> &'static [&'static str] {
-        use crate::peer::method::{FLOW_LS, FLOW_READ, GLOB, GREP};
+    pub fn methods(self) -> &'static [Method] {
         match self {
-            Generator::Smthrs => &[GREP, GLOB],
-            Generator::Lawsuite => &[GREP, GLOB, FLOW_READ, FLOW_LS],
+            Generator::Smthrs => &[Method::Grep, Method::Glob],
+            Generator::Lawsuite => &[Method::Grep, Method::Glob, Method::FlowRead, Method::FlowLs],
         }
     }
 
@@ -83,30 +85,50 @@ impl Generator {
             _ => None,
         }
     }
+
+    /// The default seeds of `lawsuite run` and `cargo test`: the TypeScript
+    /// kit's twelve shipped seeds (conformance-kit §6) for `smthrs`, and
+    /// `0..64` for `lawsuite`.
+    pub fn default_seeds(self) -> Vec<u64> {
+        match self {
+            Generator::Smthrs => SMTHRS_SEEDS.to_vec(),
+            Generator::Lawsuite => (0..LAWSUITE_SEEDS).collect(),
+        }
+    }
 }
 
-/// Build the plan of `seed` under `root`; `full` widens the lawsuite
-/// generator's ground (CRLF, invalid UTF-8, symlinks, unreadable dirs).
+impl std::str::FromStr for Generator {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Generator, String> {
+        Generator::from_name(name)
+            .ok_or_else(|| format!("unknown generator {name:?}; use smthrs or lawsuite"))
+    }
+}
+
+/// The TypeScript kit's shipped seeds (conformance-kit §6).
+pub const SMTHRS_SEEDS: [u64; 12] = [1, 2, 4, 21, 34, 40, 51, 89, 103, 118, 144, 233];
+
+/// How many `lawsuite` generator seeds run by default (`0..64`).
+pub const LAWSUITE_SEEDS: u64 = 64;
+
+/// Build the plan of `seed` under `root` on `ground` (which only the
+/// `lawsuite` generator draws from; `smthrs` plans are always shared).
 pub fn generate(
     generator: Generator,
     seed: u64,
     root: &str,
-    full: bool,
+    ground: Ground,
 ) -> Result<plan::Plan, String> {
     match generator {
         Generator::Smthrs => {
             let seed = u32::try_from(seed)
                 .map_err(|_| format!("smthrs seeds are 32-bit; {seed} is too large"))?;
-            let _ = full;
             Ok(smthrs::plan(seed, root, &plan::PlanOptions::default()))
         }
         Generator::Lawsuite => {
             let options = generator::GeneratorOptions {
-                ground: if full {
-                    generator::Ground::Full
-                } else {
-                    generator::Ground::Shared
-                },
+                ground,
                 ..generator::GeneratorOptions::default()
             };
             Ok(generator::plan(seed, root, &options))

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::{GlobInput, GrepInput};
 use crate::flows::{LsRequest, ReadRequest};
+use crate::peer::Ground;
 
 /// One entry of a generated tree (§1): a `/`-separated path relative to the
 /// tree root, and its bytes.
@@ -104,6 +105,42 @@ impl FileKind {
 }
 
 impl GeneratedFile {
+    /// What the entry holds, for a report: its text quoted (shortened past
+    /// 240 characters, invalid UTF-8 shown as escapes), `a directory`, or
+    /// `a symlink to "…"`, with its mode when set.
+    ///
+    /// ```
+    /// use lawsuite::kit::plan::GeneratedFile;
+    /// assert_eq!(GeneratedFile::new("a", "x\n").describe(), r#""x\n""#);
+    /// assert_eq!(GeneratedFile::symlink("l", "../t").describe(), r#"a symlink to "../t""#);
+    /// ```
+    pub fn describe(&self) -> String {
+        let what = match self.kind {
+            FileKind::Dir => "a directory".to_string(),
+            FileKind::Symlink => format!("a symlink to {:?}", self.target.as_deref().unwrap_or("")),
+            FileKind::File => {
+                const SHOWN: usize = 240;
+                let text = String::from_utf8_lossy(&self.content);
+                let count = text.chars().count();
+                let head: String = text.chars().take(SHOWN).collect();
+                let mut out = if std::str::from_utf8(&self.content).is_ok() {
+                    format!("{head:?}")
+                } else {
+                    let bytes: String = self.content.iter().take(SHOWN).map(|b| std::ascii::escape_default(*b).to_string()).collect();
+                    format!("bytes \"{bytes}\"")
+                };
+                if count > SHOWN {
+                    out.push_str(&format!("… ({} bytes)", self.content.len()));
+                }
+                out
+            }
+        };
+        match self.mode {
+            Some(mode) => format!("{what}, mode {mode:o}"),
+            None => what,
+        }
+    }
+
     /// A file at `path` holding `content`.
     pub fn new(path: impl Into<String>, content: impl Into<Vec<u8>>) -> GeneratedFile {
         GeneratedFile {
@@ -160,6 +197,11 @@ pub struct Plan {
     pub version: u32,
     /// The seed the plan was generated from.
     pub seed: u64,
+    /// The ground it was generated on (the `lawsuite` generator's one
+    /// option that changes its draws; absent in JSON when shared, so
+    /// shared-ground and `smthrs` plans keep their bytes).
+    #[serde(default, skip_serializing_if = "Ground::is_shared")]
+    pub ground: Ground,
     /// The tree root every call's `root` starts with.
     pub root: String,
     /// The files of the tree, in generation order.
@@ -371,6 +413,7 @@ mod tests {
             generator: "smthrs".into(),
             version: 1,
             seed: 7,
+            ground: Ground::Shared,
             root: "/r".into(),
             files: vec![],
             grep: vec![],

@@ -21,7 +21,7 @@ use super::materialize::MaterializeError;
 use super::plan::{GeneratedFile, Plan};
 use super::report::json_diff;
 use super::shrink::{Budget, Case, shrink};
-use crate::peer::Search;
+use crate::peer::{Ground, Search};
 
 /// One regression file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -33,6 +33,9 @@ pub struct Regression {
     pub generator: String,
     /// That generator's version.
     pub generator_version: u32,
+    /// The generator's ground (absent when shared).
+    #[serde(default, skip_serializing_if = "Ground::is_shared")]
+    pub ground: Ground,
     /// The seed of the original plan.
     pub seed: u64,
     /// The index of the call in the original plan.
@@ -75,6 +78,16 @@ pub enum RegressionError {
         /// Why.
         source: MaterializeError,
     },
+    /// The call reaches outside the regression's own tree (a root of
+    /// `/etc`, or one that climbs out with `..`).
+    Escapes {
+        /// The file.
+        path: PathBuf,
+        /// The call's root.
+        root: String,
+        /// The tree's symbolic root.
+        tree: String,
+    },
     /// The name is not a plain file name.
     BadName {
         /// The rejected name.
@@ -102,6 +115,11 @@ impl fmt::Display for RegressionError {
             RegressionError::Tree { path, source } => write!(
                 f,
                 "Regression file {} holds a tree lawsuite refuses to write: {source}",
+                path.display()
+            ),
+            RegressionError::Escapes { path, root, tree } => write!(
+                f,
+                "Regression file {} calls on {root:?}, outside its own tree {tree:?}; a regression runs only on the tree it carries, so fix the call's root.",
                 path.display()
             ),
             RegressionError::BadName { name } => write!(
@@ -153,6 +171,7 @@ impl Regression {
         peer: &dyn Search,
         origin: &Path,
     ) -> Result<Result<(), Mismatch>, RegressionError> {
+        self.confined(origin)?;
         let tree =
             Materialized::new(&self.root, &self.files).map_err(|source| RegressionError::Tree {
                 path: origin.into(),
@@ -167,6 +186,28 @@ impl Regression {
                 actual,
             })
         })
+    }
+
+    /// Refuse a call that would run outside the regression's tree: its
+    /// root (or path) must be the symbolic root or below it, with no `..`
+    /// segment, so replaying can only ever touch the tree written for it.
+    fn confined(&self, origin: &Path) -> Result<(), RegressionError> {
+        let root = self.call.root();
+        let inside = self.root.starts_with('/')
+            && match root.strip_prefix(self.root.as_str()) {
+                Some("") => true,
+                Some(rest) => rest.starts_with('/') && !rest.split('/').any(|s| s == ".."),
+                None => false,
+            };
+        if inside {
+            Ok(())
+        } else {
+            Err(RegressionError::Escapes {
+                path: origin.into(),
+                root: root.to_string(),
+                tree: self.root.clone(),
+            })
+        }
     }
 
     /// Write as `dir/<name>.json`, pretty-printed. Never overwrites a
@@ -188,25 +229,40 @@ impl Regression {
             path: dir.into(),
             source,
         })?;
-        for n in 0.. {
+        // `create_new` never follows a symlink planted at the name (it
+        // fails on any existing entry, dangling links included) and never
+        // truncates a file: an identical file is the same regression, any
+        // other entry means the next free name.
+        for n in 0..10_000u32 {
             let file = if n == 0 {
                 dir.join(format!("{name}.json"))
             } else {
                 dir.join(format!("{name}-{n}.json"))
             };
-            match fs::read_to_string(&file) {
-                Ok(existing) if existing == text => return Ok(file),
-                Ok(_) => continue,
-                Err(_) => {
-                    fs::write(&file, &text).map_err(|source| RegressionError::Io {
-                        path: file.clone(),
-                        source,
-                    })?;
+            match fs::OpenOptions::new().write(true).create_new(true).open(&file) {
+                Ok(mut out) => {
+                    use std::io::Write as _;
+                    out.write_all(text.as_bytes())
+                        .map_err(|source| RegressionError::Io {
+                            path: file.clone(),
+                            source,
+                        })?;
                     return Ok(file);
                 }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let same = fs::symlink_metadata(&file).is_ok_and(|m| m.is_file())
+                        && fs::read(&file).is_ok_and(|existing| existing == text.as_bytes());
+                    if same {
+                        return Ok(file);
+                    }
+                }
+                Err(source) => return Err(RegressionError::Io { path: file, source }),
             }
         }
-        unreachable!("the loop returns")
+        Err(RegressionError::Io {
+            path: dir.join(format!("{name}.json")),
+            source: std::io::Error::other("10,000 files of that name exist already"),
+        })
     }
 }
 
@@ -250,6 +306,7 @@ pub fn shrink_to_regression(
         why,
         generator: plan.generator.clone(),
         generator_version: plan.version,
+        ground: plan.ground,
         seed: plan.seed,
         call_index,
         peers: vec![reference.name().to_string(), peer.name().to_string()],
@@ -264,7 +321,13 @@ pub fn shrink_to_regression(
 impl Regression {
     /// The file name `write` is given by default: `generator-seed-call-peer`.
     pub fn default_name(&self) -> String {
-        let peer = self.peers.last().map_or("peer", String::as_str);
+        let peer: String = self
+            .peers
+            .last()
+            .map_or("peer", String::as_str)
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+            .collect();
         format!(
             "{}-{}-{}-{peer}",
             self.generator, self.seed, self.call_index

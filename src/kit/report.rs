@@ -10,7 +10,9 @@ use similar::{ChangeTag, TextDiff};
 use super::compare::Divergence;
 
 /// A unified diff of two JSON values, `-` expected, `+` actual; coloured
-/// with ANSI escapes when `color` is set.
+/// with ANSI escapes when `color` is set. Characters that would read as
+/// something else (U+212A KELVIN SIGN looks like `K`, a no-break space like
+/// a space) are shown as escapes ([`visible`]).
 pub fn json_diff(expected: &serde_json::Value, actual: &serde_json::Value, color: bool) -> String {
     let e = serde_json::to_string_pretty(expected).unwrap_or_default();
     let a = serde_json::to_string_pretty(actual).unwrap_or_default();
@@ -25,7 +27,7 @@ pub fn json_diff(expected: &serde_json::Value, actual: &serde_json::Value, color
                     ChangeTag::Equal => (" ", "", ""),
                 };
                 let line = change.to_string_lossy();
-                let line = line.trim_end_matches('\n');
+                let line = visible(line.trim_end_matches('\n'));
                 if color && !on.is_empty() {
                     let _ = writeln!(out, "{on}{sign}{line}{off}");
                 } else {
@@ -36,6 +38,44 @@ pub fn json_diff(expected: &serde_json::Value, actual: &serde_json::Value, color
         out.push_str("...\n");
     }
     out
+}
+
+/// `text` with every character that would read as another, or not at
+/// all, written as a `\u{…}` escape: non-ASCII letters that look like ASCII
+/// ones (U+212A KELVIN SIGN, U+017F LONG S, U+0130/U+0131 dotted and
+/// dotless I, fullwidth forms), invisible and spacing characters (no-break
+/// and typographic spaces, zero-width characters, BOMs, bidi controls),
+/// combining marks, and control characters. Everything else is kept, so
+/// CJK or emoji text still reads as itself.
+///
+/// ```
+/// use lawsuite::kit::report::visible;
+/// assert_eq!(visible("\u{212A}elvin ok"), r"\u{212A}elvin ok");
+/// assert_eq!(visible("a\u{00A0}b\u{200B}"), r"a\u{00A0}b\u{200B}");
+/// assert_eq!(visible("日本 ✓"), "日本 ✓");
+/// ```
+pub fn visible(text: &str) -> String {
+    fn confusable(c: char) -> bool {
+        matches!(c,
+            '\u{0000}'..='\u{0008}' | '\u{000B}'..='\u{001F}' | '\u{007F}'..='\u{00A0}'
+            | '\u{00AD}' | '\u{0130}' | '\u{0131}' | '\u{017F}'
+            | '\u{0300}'..='\u{036F}' | '\u{1680}' | '\u{180E}'
+            | '\u{2000}'..='\u{200F}' | '\u{2028}'..='\u{202F}' | '\u{205F}'..='\u{206F}'
+            | '\u{2126}' | '\u{212A}' | '\u{212B}' | '\u{3000}' | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}' | '\u{FF01}'..='\u{FF5E}' | '\u{FFF9}'..='\u{FFFB}')
+    }
+    if !text.chars().any(confusable) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if confusable(c) {
+                format!("\\u{{{:04X}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// The command that replays exactly this case.

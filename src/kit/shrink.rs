@@ -126,7 +126,9 @@ pub fn shrink(
             let pattern = match &best.call {
                 Call::Grep(g) => g.pattern.clone(),
                 Call::Glob(g) => g.pattern.clone(),
-                Call::Read(_) | Call::Ls(_) => break,
+                Call::FlowGrep(g) => g.pattern.clone(),
+                Call::FlowGlob(g) => g.pattern.clone(),
+                _ => break,
             };
             let Some((at, ch)) = pattern.char_indices().nth(i) else {
                 break;
@@ -137,7 +139,9 @@ pub fn shrink(
             match &mut c.call {
                 Call::Grep(g) => g.pattern = shorter,
                 Call::Glob(g) => g.pattern = shorter,
-                Call::Read(_) | Call::Ls(_) => break,
+                Call::FlowGrep(g) => g.pattern = shorter,
+                Call::FlowGlob(g) => g.pattern = shorter,
+                _ => break,
             }
             if !try_candidate(c, &mut best, &mut steps) {
                 i += 1;
@@ -178,7 +182,7 @@ fn call_simplifications(case: &Case) -> Vec<Case> {
         Call::Grep(g) => g.root = root_of(&g.root),
         Call::Glob(g) => g.root = root_of(&g.root),
         // A read or ls path names its target; the root is another call.
-        Call::Read(_) | Call::Ls(_) => {}
+        _ => {}
     });
     with(&|c| match c {
         Call::Read(r) => r.offset = None,
@@ -237,17 +241,17 @@ fn call_simplifications(case: &Case) -> Vec<Case> {
     with(&|c| match c {
         Call::Grep(g) => g.hidden = false,
         Call::Glob(g) => g.hidden = false,
-        Call::Read(_) | Call::Ls(_) => {}
+        _ => {}
     });
     with(&|c| match c {
         Call::Grep(g) => g.no_ignore = false,
         Call::Glob(g) => g.no_ignore = false,
-        Call::Read(_) | Call::Ls(_) => {}
+        _ => {}
     });
     with(&|c| match c {
         Call::Grep(g) => g.limit = crate::contract::MAX_GREP_MATCHES,
         Call::Glob(g) => g.limit = crate::contract::MAX_ENTRIES,
-        Call::Read(_) | Call::Ls(_) => {}
+        _ => {}
     });
     out
 }

@@ -216,6 +216,7 @@ pub fn plan(seed: u32, root: &str, options: &PlanOptions) -> Plan {
         generator: GENERATOR.to_string(),
         version: VERSION,
         seed: u64::from(seed),
+        ground: crate::peer::Ground::Shared,
         root: root.to_string(),
         files,
         grep,

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::compare::{Divergence, compare_plan};
-use super::generator::Ground;
+use crate::peer::Ground;
 use super::plan::PLAN_ROOT;
 use super::{Generator, generate};
 use crate::peer::Search;
@@ -39,8 +39,8 @@ pub struct Sweep {
     pub generator: Generator,
     /// The seeds, in the order they are handed out.
     pub seeds: Vec<u64>,
-    /// The `lawsuite` generator's full ground (ignored by `smthrs`).
-    pub full: bool,
+    /// The `lawsuite` generator's ground (ignored by `smthrs`).
+    pub ground: Ground,
     /// Only this call of each plan (its index in plan order), when set.
     pub only_call: Option<usize>,
     /// Threads running seeds in parallel (at least one runs).
@@ -54,7 +54,7 @@ impl Sweep {
         Sweep {
             generator,
             seeds,
-            full: false,
+            ground: Ground::Shared,
             only_call: None,
             jobs: 2,
         }
@@ -106,11 +106,12 @@ impl SweepOutcome {
 /// use lawsuite::kit::Generator;
 /// use lawsuite::kit::sweep::{Sweep, takes_part};
 /// use lawsuite::portable::Portable;
-/// let full = Sweep { full: true, ..Sweep::new(Generator::Lawsuite, vec![1]) };
+/// use lawsuite::peer::Ground;
+/// let full = Sweep { ground: Ground::Full, ..Sweep::new(Generator::Lawsuite, vec![1]) };
 /// assert!(takes_part(&full, &Portable::default()));
 /// ```
 pub fn takes_part(sweep: &Sweep, peer: &dyn Search) -> bool {
-    let full = sweep.full && sweep.generator == Generator::Lawsuite;
+    let full = sweep.ground == Ground::Full && sweep.generator == Generator::Lawsuite;
     !full || peer.ground() == Ground::Full
 }
 
@@ -141,7 +142,7 @@ pub fn sweep(
         for _ in 0..sweep.jobs.max(1) {
             scope.spawn(|| {
                 while let Some(&seed) = sweep.seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    match generate(sweep.generator, seed, PLAN_ROOT, sweep.full) {
+                    match generate(sweep.generator, seed, PLAN_ROOT, sweep.ground) {
                         Ok(plan) => {
                             let plan = match sweep.only_call {
                                 Some(call) => plan.only_call(call),
@@ -222,7 +223,7 @@ mod tests {
             outcome
                 .divergences
                 .iter()
-                .all(|d| d.call.method() == "glob")
+                .all(|d| d.call.method() == crate::peer::Method::Glob)
         );
         let keys: Vec<(u64, usize)> = outcome
             .divergences
@@ -273,7 +274,7 @@ mod tests {
     fn a_shared_ground_peer_sits_out_full_ground_plans_only() {
         let seeds = vec![1, 2, 3];
         let full = Sweep {
-            full: true,
+            ground: Ground::Full,
             ..Sweep::new(Generator::Lawsuite, seeds.clone())
         };
         let outcome = sweep(&full, &Portable::default(), &[&SharedOnly], |_| {});

@@ -40,7 +40,7 @@ use crate::contract::{
 #[cfg(unix)]
 use crate::flows::{BashOutput, BashRequest};
 use crate::flows::{LsOutput, LsRequest, ReadOutput, ReadRequest};
-use crate::peer::{Search, method};
+use crate::peer::{Method, Search};
 use scan::{FileScan, ScanConfig, scan_path};
 use walk::{Candidate, WalkOptions};
 
@@ -191,11 +191,9 @@ impl Search for Portable {
         crate::flows::bash(input)
     }
 
-    fn supports(&self, name: &str) -> bool {
-        matches!(
-            name,
-            method::GREP | method::GLOB | method::FLOW_READ | method::FLOW_LS
-        ) || (cfg!(unix) && name == method::FLOW_BASH)
+    fn supports(&self, method: Method) -> bool {
+        // Every method: the file flows in `src/flows`, `bash` on unix only.
+        method != Method::FlowBash || cfg!(unix)
     }
 }
 

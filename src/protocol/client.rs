@@ -48,12 +48,14 @@ use super::messages::{
     VersionRange,
 };
 use super::{MAX_LINE_BYTES, PROTOCOL, method, undeclared};
-use crate::contract::{ErrorCode, GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
+use crate::contract::{
+    ErrorCode, GlobInput, GlobOutput, GlobRequest, GrepFlowOutput, GrepInput, GrepOutput,
+    GrepRequest, StdError,
+};
 #[cfg(unix)]
 use crate::flows::{BashOutput, BashRequest};
 use crate::flows::{LsOutput, LsRequest, ReadOutput, ReadRequest};
-use crate::kit::generator::Ground;
-use crate::peer::Search;
+use crate::peer::{Ground, Health, Method, Search};
 
 /// The per-call timeout when the registry does not set `timeout_ms`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -731,8 +733,27 @@ impl Search for ExternalPeer {
         self.search(method::FLOW_BASH, input)
     }
 
-    fn supports(&self, method: &str) -> bool {
-        self.declares(method)
+    /// A declared `flow/grep` is sent to the peer, whose own flow layer
+    /// answers; otherwise lawsuite's flow layer runs over its `grep`.
+    fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
+        if self.declares(method::FLOW_GREP) {
+            return self.search(method::FLOW_GREP, request);
+        }
+        crate::flow::grep(self, request)
+    }
+
+    /// As [`ExternalPeer::flow_grep`], for `flow/glob`.
+    fn flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
+        if self.declares(method::FLOW_GLOB) {
+            return self.search(method::FLOW_GLOB, request);
+        }
+        crate::flow::glob(self, request)
+    }
+
+    /// What the handshake declares; `flow/grep` and `flow/glob` also when
+    /// only their seam method is declared (lawsuite's flow layer runs them).
+    fn supports(&self, method: Method) -> bool {
+        self.declares(method.name()) || (method.seam() != method && self.declares(method.seam().name()))
     }
 
     /// The handshake's `capabilities.ground`; [`Ground::Full`] when there is
@@ -742,21 +763,20 @@ impl Search for ExternalPeer {
             .map_or(Ground::Full, |h| h.capabilities.ground)
     }
 
-    fn diagnostics(&self) -> Option<String> {
+    fn health(&self) -> Option<Health> {
         let state = self.lock();
-        if state.fault_count == 0 {
-            return None;
-        }
-        let mut text = format!(
-            "peer {}: {} protocol fault(s); the last {}:",
-            self.config.name,
-            state.fault_count,
-            state.faults.len().min(3)
-        );
-        for fault in state.faults.iter().rev().take(3).rev() {
-            text.push_str(&format!("\n- {fault}"));
-        }
-        Some(text)
+        Some(Health {
+            faults: state.fault_count,
+            recent: state
+                .faults
+                .iter()
+                .rev()
+                .take(3)
+                .rev()
+                .map(ToString::to_string)
+                .collect(),
+            stopped: state.stopped.as_ref().map(ToString::to_string),
+        })
     }
 }
 

@@ -228,7 +228,7 @@ pub struct PeerInfo {
 
 /// Which plans a peer claims to handle: the lawsuite generator's grounds,
 /// the same type and the same JSON (`"shared"`, `"full"`).
-pub use crate::kit::generator::Ground;
+pub use crate::peer::Ground;
 
 /// What a peer can do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,7 +10,6 @@
 use std::io::{self, BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -20,12 +19,8 @@ use super::messages::{
     Response, RpcError,
 };
 use super::{MAX_LINE_BYTES, PROTOCOL, method};
-use crate::contract::{GlobInput, GlobRequest, GrepInput, GrepRequest, StdError};
-use crate::flow;
-#[cfg(unix)]
-use crate::flows::BashRequest;
-use crate::flows::{LsRequest, ReadRequest};
-use crate::peer::{Search, capability};
+use crate::call::Call;
+use crate::peer::{Method, Search};
 
 /// Answer requests from `input` on `output` until `shutdown` (answered,
 /// then return) or the end of `input`.
@@ -194,25 +189,26 @@ fn handle(peer: &dyn Search, line: &[u8]) -> (Response, Next) {
     }
 }
 
-fn dispatch(peer: &dyn Search, method: &str, params: Value) -> Result<Value, RpcError> {
-    match method {
-        method::INITIALIZE => initialize(peer, params),
-        method::GREP => answer(peer.grep(&parse::<GrepInput>(method, params)?)),
-        method::GLOB => answer(peer.glob(&parse::<GlobInput>(method, params)?)),
-        method::FLOW_GREP => answer(flow::grep(peer, &parse::<GrepRequest>(method, params)?)),
-        method::FLOW_GLOB => answer(flow::glob(peer, &parse::<GlobRequest>(method, params)?)),
-        method::FLOW_READ => answer(peer.read(&parse::<ReadRequest>(method, params)?)),
-        method::FLOW_LS => answer(peer.ls(&parse::<LsRequest>(method, params)?)),
-        #[cfg(unix)]
-        method::FLOW_BASH => answer(peer.bash(&parse::<BashRequest>(method, params)?)),
-        method::SHUTDOWN => Ok(Value::Null),
-        other => Err(RpcError::new(
+fn dispatch(peer: &dyn Search, name: &str, params: Value) -> Result<Value, RpcError> {
+    match name {
+        method::INITIALIZE => return initialize(peer, params),
+        method::SHUTDOWN => return Ok(Value::Null),
+        _ => {}
+    }
+    let Ok(method) = name.parse::<Method>() else {
+        return Err(RpcError::new(
             METHOD_NOT_FOUND,
             format!(
-                "unknown method {other:?}; this peer answers initialize, {} and shutdown",
+                "unknown method {name:?}; this peer answers initialize, {} and shutdown",
                 served_methods(peer).join(", ")
             ),
-        )),
+        ));
+    };
+    let call = Call::parse(method, params)
+        .map_err(|e| RpcError::new(INVALID_PARAMS, e.to_string()))?;
+    match call.run(peer) {
+        Ok(value) => Ok(value),
+        Err(err) => Err(RpcError::contract(&err)),
     }
 }
 
@@ -249,20 +245,12 @@ fn initialize(peer: &dyn Search, params: Value) -> Result<Value, RpcError> {
 /// layer's `flow/grep` and `flow/glob` wherever `grep` and `glob` are
 /// answered, and the file flows the peer [supports](Search::supports).
 fn served_methods(peer: &dyn Search) -> Vec<String> {
-    [
-        method::GREP,
-        method::GLOB,
-        method::FLOW_GREP,
-        method::FLOW_GLOB,
-        method::FLOW_READ,
-        method::FLOW_LS,
-        #[cfg(unix)]
-        method::FLOW_BASH,
-    ]
-    .iter()
-    .filter(|m| peer.supports(capability(m)))
-    .map(|m| m.to_string())
-    .collect()
+    Method::ALL
+        .into_iter()
+        .filter(|m| *m != Method::FlowBash || cfg!(unix))
+        .filter(|m| peer.supports(*m))
+        .map(|m| m.name().to_string())
+        .collect()
 }
 
 fn parse<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, RpcError> {
@@ -272,13 +260,6 @@ fn parse<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, RpcError
             format!("the params of {method} are not valid: {e}"),
         )
     })
-}
-
-fn answer<T: Serialize>(result: Result<T, StdError>) -> Result<Value, RpcError> {
-    match result {
-        Ok(v) => serde_json::to_value(v).map_err(|e| RpcError::new(INTERNAL_ERROR, e.to_string())),
-        Err(e) => Err(RpcError::contract(&e)),
-    }
 }
 
 #[cfg(test)]

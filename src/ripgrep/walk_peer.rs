@@ -369,6 +369,17 @@ impl Search for RipgrepWalk {
         "ripgrep-walk"
     }
 
+    /// The differences listed in [`expected_differences`], recognised by
+    /// [`crate::kit::explain`].
+    fn explain(
+        &self,
+        call: &crate::call::Call,
+        expected: &serde_json::Value,
+        answer: &serde_json::Value,
+    ) -> Option<&'static str> {
+        crate::kit::explain::explain(call, expected, answer)
+    }
+
     fn version(&self) -> String {
         self.rg.version()
     }

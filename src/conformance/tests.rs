@@ -1,0 +1,159 @@
+use super::*;
+use crate::contract::{GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
+use crate::portable::Portable;
+
+/// Right about `grep`, wrong about every `glob` that finds something.
+struct NoGlob;
+
+impl Search for NoGlob {
+    fn name(&self) -> &str {
+        "no-glob"
+    }
+    fn version(&self) -> String {
+        "0".into()
+    }
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        Portable::with_threads(1).grep(input)
+    }
+    fn glob(&self, _: &GlobInput) -> Result<GlobOutput, StdError> {
+        Ok(GlobOutput::default())
+    }
+}
+
+fn law(text: &str) -> LoadedLaw {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("x.toml"), text).unwrap();
+    let (mut laws, errors) = law::load_dir(dir.path());
+    assert!(errors.is_empty(), "{errors:?}");
+    laws.remove(0)
+}
+
+const GLOB_LAW: &str = "[[law]]\nname = \"finds-a\"\nspec = \"search-contract §8\"\nmethod = \"flow/glob\"\ninput = { pattern = \"*.ts\" }\ntree.\"a.ts\" = \"\"\nexpect = { paths = [\"a.ts\"], total = 1, truncated = false }\n";
+
+fn engine_with(subjects: Vec<Subject>) -> Engine {
+    Engine::new(Subject::new("portable", Portable::default()), subjects)
+}
+
+fn verdicts(engine: &Engine) -> Vec<(String, &'static str)> {
+    engine
+        .trials()
+        .iter()
+        .map(|t| (t.id.clone(), engine.run_trial(t).verdict.tag()))
+        .collect()
+}
+
+#[test]
+fn a_failing_law_reports_its_section_tree_call_and_diff() {
+    let mut engine = engine_with(vec![Subject::new("mine", NoGlob)]);
+    engine.add_laws(vec![law(GLOB_LAW)], vec![]);
+    let trials = engine.trials();
+    assert_eq!(trials[1].id, "law::x::finds-a::mine");
+    let outcome = engine.run_trial(&trials[1]);
+    let Verdict::Fail { report } = &outcome.verdict else {
+        panic!("{outcome:?}");
+    };
+    let case = &report.cases[0];
+    assert_eq!(case.spec.as_deref(), Some("search-contract §8"));
+    assert_eq!(case.tree[0].path, "a.ts");
+    assert_eq!(case.expected["paths"], serde_json::json!(["a.ts"]));
+    assert_eq!(case.actual["paths"], serde_json::json!([]));
+    assert!(case.replay.as_deref().unwrap().contains("law::x::finds-a::mine --exact"));
+    let text = format::human_report(report, false);
+    assert!(text.contains("-    \"a.ts\""), "{text}");
+    assert_eq!(engine.run_trial(&trials[0]).verdict, Verdict::Pass);
+}
+
+#[test]
+fn expectations_follow_the_registered_name_and_a_broken_law_never_satisfies_one() {
+    let mut engine = engine_with(vec![Subject::new("mine", NoGlob)]);
+    let broken = law("[[law]]\nname = \"bad-input\"\nspec = \"search-contract §8\"\nmethod = \"flow/glob\"\ninput = { pattern = 3 }\nexpect_error = \"invalid_pattern\"\n");
+    engine.add_laws(vec![law(GLOB_LAW), broken], vec![]);
+    let mut e = Expectations::default();
+    e.add("mine", "x::finds-a", "globs are not done", "test");
+    e.add("mine", "x::bad-input", "whatever", "test");
+    e.add("portable", "x::finds-a", "stale", "test");
+    engine.set_expectations(e);
+    let table = verdicts(&engine);
+    assert_eq!(
+        table,
+        [
+            ("law::x::finds-a::portable".to_string(), "unexpected_pass"),
+            ("law::x::finds-a::mine".to_string(), "expected_failure"),
+            ("law::x::bad-input::portable".to_string(), "broken"),
+            ("law::x::bad-input::mine".to_string(), "broken"),
+        ]
+    );
+}
+
+#[test]
+fn a_seed_is_judged_per_subject_by_position_even_for_twins() {
+    let mut engine = engine_with(vec![
+        Subject::new("right", Portable::with_threads(1)),
+        Subject::new("wrong", NoGlob),
+    ]);
+    engine.add_seeds(Generator::Smthrs, Ground::Shared, &[4], None);
+    let trials = engine.trials();
+    let together = engine.run_item(0, &[Some(1), Some(2)]);
+    let alone: Vec<Outcome> = trials.iter().map(|t| engine.run_trial(t)).collect();
+    for (a, b) in together.iter().zip(&alone) {
+        assert_eq!((&a.id, &a.verdict), (&b.id, &b.verdict));
+    }
+    assert_eq!(together[0].verdict, Verdict::Pass);
+    let report = together[1].verdict.report().expect("the wrong peer fails");
+    assert!(report.cases.iter().all(|c| c.call["method"] == "glob"));
+    let replay = report.cases[0].replay.as_deref().unwrap();
+    assert!(replay.starts_with("cargo test -- seed::smthrs::0004::wrong --exact"), "{replay}");
+}
+
+#[test]
+fn a_panicking_peer_fails_its_trials_and_the_run_goes_on() {
+    struct Panics;
+    impl Search for Panics {
+        fn name(&self) -> &str {
+            "panics"
+        }
+        fn version(&self) -> String {
+            "0".into()
+        }
+        fn grep(&self, _: &GrepInput) -> Result<GrepOutput, StdError> {
+            panic!("boom")
+        }
+        fn glob(&self, _: &GlobInput) -> Result<GlobOutput, StdError> {
+            panic!("boom")
+        }
+    }
+    let mut engine = engine_with(vec![Subject::new("panics", Panics)]);
+    engine.add_laws(vec![law(GLOB_LAW)], vec![]);
+    engine.add_seeds(Generator::Smthrs, Ground::Shared, &[1, 2], None);
+    let trials = engine.trials();
+    let mut seen = 0;
+    let outcomes = engine.run(&trials, RunOptions { jobs: 2, fail_fast: false }, |_| seen += 1);
+    assert_eq!((outcomes.len(), seen), (4, 4));
+    let tags: Vec<&str> = outcomes.iter().map(|o| o.verdict.tag()).collect();
+    assert_eq!(tags, ["pass", "fail", "fail", "fail"]);
+    let text = format::human_report(outcomes[1].verdict.report().unwrap(), false);
+    assert!(text.contains("boom"), "{text}");
+}
+
+#[test]
+fn checks_and_problems_are_trials_of_their_own() {
+    let mut engine = engine_with(vec![]);
+    engine.add_laws(
+        vec![],
+        vec![law::LawError {
+            file: "laws/grep/x.toml".into(),
+            law: None,
+            message: "is not a valid law file".into(),
+        }],
+    );
+    engine.add_coverage();
+    let table = verdicts(&engine);
+    assert_eq!(table[0], ("law::invalid::x::file".to_string(), "broken"));
+    assert_eq!(table[1], ("law::coverage".to_string(), "broken"));
+}
+
+#[test]
+fn sections_group_by_top_level() {
+    assert_eq!(section_of("search-contract §13.1"), "search-contract §13");
+    assert_eq!(section_of("read-ls-flows §1.6"), "read-ls-flows §1");
+}

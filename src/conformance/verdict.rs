@@ -1,0 +1,183 @@
+//! What a trial concludes: a typed [`Verdict`], and the [`Report`] that
+//! carries the reason of a failure (the spec section, the tree, the call,
+//! both answers and their diff, the replay command, the peer's fault log).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::peer::Health;
+
+/// The conclusion of one trial (an item on one peer).
+///
+/// In JSON, tagged by `verdict`: `{"verdict": "fail", "report": {…}}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    /// The peer answered as the law, regression or reference did.
+    Pass,
+    /// It did not.
+    Fail {
+        /// Why.
+        report: Report,
+    },
+    /// It did not, and an expectation lists this failure.
+    ExpectedFailure {
+        /// The listed reason.
+        reason: String,
+        /// Where it is listed.
+        source: String,
+        /// The failure itself, so the listing can be checked against it.
+        report: Report,
+    },
+    /// It passed, but an expectation lists it as failing: the listing is
+    /// stale and must go (a failure, so lists stay true).
+    UnexpectedPass {
+        /// The listed reason.
+        reason: String,
+        /// Where it is listed.
+        source: String,
+    },
+    /// Not run: the peer does not answer the method, claims a narrower
+    /// ground, or cannot run here.
+    Skipped {
+        /// Why.
+        why: String,
+    },
+    /// The trial could not be judged: a law or regression that cannot be
+    /// set up, a broken file, a peer the harness stopped restarting. An
+    /// error, never a pass, and never an expected failure.
+    Broken {
+        /// Why, and what to do about it.
+        why: String,
+    },
+}
+
+impl Verdict {
+    /// The snake_case tag: `pass`, `fail`, `expected_failure`,
+    /// `unexpected_pass`, `skipped` or `broken`.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail { .. } => "fail",
+            Verdict::ExpectedFailure { .. } => "expected_failure",
+            Verdict::UnexpectedPass { .. } => "unexpected_pass",
+            Verdict::Skipped { .. } => "skipped",
+            Verdict::Broken { .. } => "broken",
+        }
+    }
+
+    /// Whether the run fails because of it: a failure, an unexpected pass,
+    /// or a trial that could not be judged.
+    pub fn is_failure(&self) -> bool {
+        matches!(
+            self,
+            Verdict::Fail { .. } | Verdict::UnexpectedPass { .. } | Verdict::Broken { .. }
+        )
+    }
+
+    /// The report of a failure (expected or not).
+    pub fn report(&self) -> Option<&Report> {
+        match self {
+            Verdict::Fail { report } | Verdict::ExpectedFailure { report, .. } => Some(report),
+            _ => None,
+        }
+    }
+}
+
+/// Why a trial failed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// One line: what failed.
+    pub summary: String,
+    /// The failing cases: one for a law or regression, one per divergent
+    /// call for a seed.
+    pub cases: Vec<Case>,
+    /// An external peer's faults during the trial (fault kind, message,
+    /// stderr tail), when there were any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<Health>,
+}
+
+/// One failing call: everything needed to understand it and to run it
+/// again.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Case {
+    /// What it is, e.g. `smthrs seed 51, call 3 (grep)`.
+    pub title: String,
+    /// The spec section it pins, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
+    /// What lawsuite chose where the spec is silent (a law's `decision`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
+    /// The tree: each entry's path and what it holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tree: Vec<TreeEntry>,
+    /// The call, `{"method": …, "input": …}`.
+    pub call: Value,
+    /// The expected answer (the law's, the recorded one, or the
+    /// reference's), keys in the wire's order.
+    pub expected: Value,
+    /// The peer's answer.
+    pub actual: Value,
+    /// Every difference, one sentence each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+    /// The command that runs exactly this case again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<String>,
+    /// The regression file this case was recorded into.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<String>,
+}
+
+/// One entry of a case's tree.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeEntry {
+    /// Its path, relative to the tree.
+    pub path: String,
+    /// What it holds: quoted text (shortened), a link target, `a directory`…
+    pub content: String,
+}
+
+/// `expected` with the keys of every object in the order `actual` has them
+/// (keys `actual` lacks last, in their own order), so a diff of the two
+/// compares like with like: a law's TOML expectation is sorted, the
+/// peer's answer is in the wire's order.
+///
+/// ```
+/// use lawsuite::conformance::verdict::align_keys;
+/// use serde_json::json;
+/// let expected = json!({"a": 1, "paths": ["x"], "total": 1});
+/// let actual = json!({"paths": [], "total": 0, "truncated": false});
+/// let aligned = align_keys(&expected, &actual);
+/// let keys: Vec<&String> = aligned.as_object().unwrap().keys().collect();
+/// assert_eq!(keys, ["paths", "total", "a"]);
+/// ```
+pub fn align_keys(expected: &Value, actual: &Value) -> Value {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            let mut out = serde_json::Map::new();
+            for (key, value) in a {
+                if let Some(want) = e.get(key) {
+                    out.insert(key.clone(), align_keys(want, value));
+                }
+            }
+            for (key, want) in e {
+                if !out.contains_key(key) {
+                    out.insert(key.clone(), want.clone());
+                }
+            }
+            Value::Object(out)
+        }
+        (Value::Array(e), Value::Array(a)) => Value::Array(
+            e.iter()
+                .enumerate()
+                .map(|(i, want)| a.get(i).map_or_else(|| want.clone(), |got| align_keys(want, got)))
+                .collect(),
+        ),
+        _ => expected.clone(),
+    }
+}

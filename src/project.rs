@@ -1,0 +1,400 @@
+//! A user's lawsuite project: one `lawsuite.toml`, found from where the
+//! user stands, as cargo finds `Cargo.toml`.
+//!
+//! The file names the peers (inline `[[peer]]` tables, or a `registry`
+//! file), where regressions are kept (`regressions`) and where the user's
+//! own expected law failures are (`expected`), and any law directories of
+//! the user's own (`laws`, run beside the laws lawsuite ships). Every path
+//! in it is relative to the file's directory. `lawsuite init` writes one
+//! ([`init`]).
+//!
+//! ```toml
+//! reference = "portable"
+//!
+//! [[peer]]
+//! name = "portable"
+//! builtin = "portable"
+//!
+//! [[peer]]
+//! name = "mine"
+//! command = ["python3", "./my_peer.py"]
+//!
+//! regressions = "lawsuite/regressions"
+//! expected = "lawsuite/expected"
+//! ```
+//!
+//! Where there is no such file, the project is the directory the user
+//! stands in (the CLI's working directory; for [`crate::suite::Suite`], the
+//! crate under test), with the defaults: the built-in peers, regressions
+//! under `lawsuite/regressions`, expected failures under `lawsuite/expected`.
+//!
+//! ```
+//! use lawsuite::project::Project;
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(dir.path().join("lawsuite.toml"), "regressions = \"kept\"\n")?;
+//! std::fs::create_dir(dir.path().join("sub"))?;
+//! let project = Project::discover(&dir.path().join("sub"))?;
+//! assert_eq!(project.regressions, dir.path().join("kept"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::registry::{Entry, Registry, RegistryError};
+
+/// The project file's name.
+pub const FILE_NAME: &str = "lawsuite.toml";
+
+/// Where regressions are kept when the project file does not say.
+pub const DEFAULT_REGRESSIONS: &str = "lawsuite/regressions";
+
+/// Where the user's expected failures are when the project file does not say.
+pub const DEFAULT_EXPECTED: &str = "lawsuite/expected";
+
+/// The file's shape.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProjectFile {
+    #[serde(default)]
+    registry: Option<PathBuf>,
+    #[serde(default)]
+    reference: Option<String>,
+    #[serde(rename = "peer", default)]
+    peers: Vec<Entry>,
+    #[serde(default)]
+    regressions: Option<PathBuf>,
+    #[serde(default)]
+    expected: Option<PathBuf>,
+    #[serde(default)]
+    laws: Vec<PathBuf>,
+    #[serde(default = "yes")]
+    shipped_laws: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Where a project's peers come from.
+#[derive(Clone, Debug)]
+pub enum Peers {
+    /// The built-in peers ([`Registry::builtins`]).
+    Builtins,
+    /// A registry file (`peers.toml` format, [`crate::registry`]).
+    File(PathBuf),
+    /// `[[peer]]` tables in the project file itself.
+    Inline {
+        /// The reference's name.
+        reference: String,
+        /// The tables.
+        entries: Vec<Entry>,
+    },
+}
+
+/// A project: where its data is, every path absolute or relative to the
+/// directory the process was started in.
+#[derive(Clone, Debug)]
+pub struct Project {
+    /// The directory every relative path of the project is relative to:
+    /// the project file's, or the directory the project was taken from.
+    pub root: PathBuf,
+    /// The project file, when there is one.
+    pub file: Option<PathBuf>,
+    /// The peers.
+    pub peers: Peers,
+    /// Law directories of the project's own, run beside the shipped laws.
+    pub laws: Vec<PathBuf>,
+    /// Whether the laws lawsuite ships run (default yes).
+    pub shipped_laws: bool,
+    /// Where regressions are recorded and from where they are replayed.
+    pub regressions: PathBuf,
+    /// The project's expected law failures (a directory of `*.toml`
+    /// tables, one per registered peer name); a missing directory holds
+    /// none.
+    pub expected: PathBuf,
+}
+
+/// A project file that cannot be used.
+#[derive(Debug)]
+pub enum ProjectError {
+    /// It could not be read.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// It is not valid.
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the line when known.
+        message: String,
+    },
+    /// `lawsuite init` found one already.
+    Exists {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl fmt::Display for ProjectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProjectError::Io { path, source } => {
+                write!(
+                    f,
+                    "Could not read or write {} ({source}); check the path and its permissions.",
+                    path.display()
+                )
+            }
+            ProjectError::Invalid { path, message } => {
+                write!(f, "The project file {} is not valid: {message}", path.display())
+            }
+            ProjectError::Exists { path } => write!(
+                f,
+                "{} exists already; edit it, or run `lawsuite init` in another directory.",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ProjectError {}
+
+impl Project {
+    /// The project of `dir`: the first `lawsuite.toml` in `dir` or one of
+    /// its ancestors, or, when there is none, `dir` itself with the
+    /// defaults ([`Project::bare`]).
+    pub fn discover(dir: &Path) -> Result<Project, ProjectError> {
+        let dir = absolute(dir);
+        for candidate in dir.ancestors() {
+            let file = candidate.join(FILE_NAME);
+            if file.is_file() {
+                return Project::load(&file);
+            }
+        }
+        Ok(Project::bare(&dir))
+    }
+
+    /// A project with no file: the built-in peers, and the default
+    /// directories under `root`.
+    pub fn bare(root: &Path) -> Project {
+        let root = absolute(root);
+        Project {
+            file: None,
+            peers: Peers::Builtins,
+            laws: Vec::new(),
+            shipped_laws: true,
+            regressions: root.join(DEFAULT_REGRESSIONS),
+            expected: root.join(DEFAULT_EXPECTED),
+            root,
+        }
+    }
+
+    /// Read a project file.
+    pub fn load(file: &Path) -> Result<Project, ProjectError> {
+        let file = absolute(file);
+        let text = std::fs::read_to_string(&file).map_err(|source| ProjectError::Io {
+            path: file.clone(),
+            source,
+        })?;
+        let parsed: ProjectFile = toml::from_str(&text).map_err(|e| ProjectError::Invalid {
+            path: file.clone(),
+            message: e.to_string(),
+        })?;
+        let root = file.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let invalid = |message: String| ProjectError::Invalid {
+            path: file.clone(),
+            message,
+        };
+        let peers = match (parsed.registry, parsed.reference, parsed.peers.is_empty()) {
+            (None, None, true) => Peers::Builtins,
+            (Some(path), None, true) => Peers::File(root.join(path)),
+            (None, Some(reference), false) => Peers::Inline {
+                reference,
+                entries: parsed.peers,
+            },
+            (Some(_), _, _) => {
+                return Err(invalid(
+                    "give either `registry` (a peers file) or `reference` with `[[peer]]` tables, not both".into(),
+                ));
+            }
+            (None, None, false) => {
+                return Err(invalid(
+                    "the `[[peer]]` tables need a `reference = \"<name>\"`: the peer the others are compared with".into(),
+                ));
+            }
+            (None, Some(_), true) => {
+                return Err(invalid(
+                    "`reference` names a peer, but there are no `[[peer]]` tables; add them (e.g. name = \"portable\", builtin = \"portable\")".into(),
+                ));
+            }
+        };
+        Ok(Project {
+            laws: parsed.laws.iter().map(|p| root.join(p)).collect(),
+            shipped_laws: parsed.shipped_laws,
+            regressions: root.join(parsed.regressions.unwrap_or_else(|| DEFAULT_REGRESSIONS.into())),
+            expected: root.join(parsed.expected.unwrap_or_else(|| DEFAULT_EXPECTED.into())),
+            peers,
+            file: Some(file),
+            root,
+        })
+    }
+
+    /// Resolve the project's peers.
+    pub fn registry(&self) -> Result<Registry, RegistryError> {
+        match &self.peers {
+            Peers::Builtins => Ok(Registry::builtins()),
+            Peers::File(path) => Registry::load(path),
+            Peers::Inline { reference, entries } => Registry::from_entries(
+                reference,
+                entries.clone(),
+                &self.root,
+                self.file.as_deref().unwrap_or(Path::new(FILE_NAME)),
+            ),
+        }
+    }
+
+    /// Where the project came from, for messages: its file, or its root
+    /// and a hint that there is no file.
+    pub fn describe(&self) -> String {
+        match &self.file {
+            Some(file) => file.display().to_string(),
+            None => format!(
+                "{} (no {FILE_NAME} found there or above; the built-in peers and default directories; `lawsuite init` writes one)",
+                self.root.display()
+            ),
+        }
+    }
+}
+
+/// The text `lawsuite init` writes.
+pub const SKELETON: &str = r#"# A lawsuite project. `lawsuite run` and `cargo test` (lawsuite::suite::Suite)
+# find this file from this directory or any directory below it; every path in
+# it is relative to this file.
+
+# The reference peer: the answers the others are compared with.
+reference = "portable"
+
+[[peer]]
+name = "portable"
+builtin = "portable"
+
+# The rg-driven reference peer (needs rg 14.1.1 or newer on PATH).
+# [[peer]]
+# name = "ripgrep"
+# builtin = "ripgrep"
+
+# Your peer, in any language, over lawsuite's stdio protocol (PROTOCOL.md in
+# the lawsuite repository). `./` and `../` in `command` are relative to this
+# file; a bare program name is looked up on PATH.
+# [[peer]]
+# name = "mine"
+# command = ["python3", "./my_peer.py"]
+# timeout_ms = 10000        # per call, the handshake included
+
+# Shrunk divergences kept by `lawsuite record` (and LAWSUITE_RECORD=1 under
+# cargo test), replayed by every run.
+regressions = "lawsuite/regressions"
+
+# Your expected law failures: one TOML table per registered peer name,
+# mapping a law id to why it fails there, e.g.
+#   [mine]
+#   "grep::context::tie-goes-to-earlier" = "context ownership not done yet"
+# A listed law that passes fails the run, so the list stays true.
+expected = "lawsuite/expected"
+
+# Law directories of your own, run beside the laws lawsuite ships.
+# laws = ["lawsuite/laws"]
+"#;
+
+/// Write a project skeleton into `dir`: `lawsuite.toml` ([`SKELETON`]) and
+/// the regression and expectation directories. Refuses to overwrite an
+/// existing project file. Returns the file's path.
+pub fn init(dir: &Path) -> Result<PathBuf, ProjectError> {
+    let file = dir.join(FILE_NAME);
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ProjectError::Io { path, source }
+    };
+    let mut out = match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&file)
+    {
+        Ok(out) => out,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(ProjectError::Exists { path: file });
+        }
+        Err(e) => return Err(io(&file)(e)),
+    };
+    std::io::Write::write_all(&mut out, SKELETON.as_bytes()).map_err(io(&file))?;
+    for sub in [DEFAULT_REGRESSIONS, DEFAULT_EXPECTED] {
+        let path = dir.join(sub);
+        std::fs::create_dir_all(&path).map_err(io(&path))?;
+    }
+    Ok(file)
+}
+
+/// `path` made absolute against the working directory (without touching
+/// the filesystem), so a project's paths mean the same after a `cd`.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_skeleton_is_a_valid_project_with_the_builtin_reference() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = init(dir.path()).unwrap();
+        let project = Project::load(&file).unwrap();
+        assert!(matches!(&project.peers, Peers::Inline { reference, .. } if reference == "portable"));
+        assert_eq!(project.regressions, dir.path().join("lawsuite/regressions"));
+        assert!(project.regressions.is_dir() && project.expected.is_dir());
+        let registry = project.registry().unwrap();
+        assert_eq!(registry.names(), "portable");
+        assert!(matches!(init(dir.path()), Err(ProjectError::Exists { .. })));
+    }
+
+    #[test]
+    fn discovery_walks_up_and_falls_back_to_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = dir.path().join("a/b");
+        std::fs::create_dir_all(&deep).unwrap();
+        let bare = Project::discover(&deep).unwrap();
+        assert!(bare.file.is_none() || !bare.file.as_ref().unwrap().starts_with(dir.path()));
+        std::fs::write(
+            dir.path().join("a/lawsuite.toml"),
+            "registry = \"peers.toml\"\nexpected = \"x\"\nlaws = [\"mine\"]\n",
+        )
+        .unwrap();
+        let found = Project::discover(&deep).unwrap();
+        assert_eq!(found.root, dir.path().join("a"));
+        assert!(matches!(&found.peers, Peers::File(p) if p == &dir.path().join("a/peers.toml")));
+        assert_eq!(found.laws, [dir.path().join("a/mine")]);
+        assert_eq!(found.expected, dir.path().join("a/x"));
+    }
+
+    #[test]
+    fn bad_files_say_what_to_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("lawsuite.toml");
+        for (text, says) in [
+            ("[[peer]]\nname = \"a\"\nbuiltin = \"portable\"\n", "reference"),
+            ("reference = \"a\"\n", "no `[[peer]]`"),
+            ("registry = \"p.toml\"\nreference = \"a\"\n", "not both"),
+            ("surprise = 1\n", "surprise"),
+        ] {
+            std::fs::write(&file, text).unwrap();
+            let err = Project::load(&file).unwrap_err().to_string();
+            assert!(err.contains(says), "{text:?}: {err}");
+        }
+    }
+}
