@@ -12,7 +12,7 @@ use lawsuite::bench::corpus::Corpus;
 use lawsuite::bench::report::{Machine, Unavailable};
 use lawsuite::bench::run::{Contender, Options, run};
 use lawsuite::bench::stats::SPREAD_WARNING;
-use lawsuite::registry::{Registry, builtin as builtin_peer};
+use lawsuite::registry::builtin as builtin_peer;
 
 /// The arguments of `lawsuite bench`.
 #[derive(Debug, clap::Args)]
@@ -164,8 +164,11 @@ fn resolve_peers(
     names: &[String],
     registry: Option<&Path>,
 ) -> anyhow::Result<(Vec<Contender>, Vec<Unavailable>)> {
-    let path = registry.map_or_else(Registry::default_path, Path::to_path_buf);
-    let loaded = Registry::load(&path);
+    let project = crate::cli_data::ProjectArgs {
+        project: None,
+        registry: registry.map(Path::to_path_buf),
+    };
+    let loaded = project.registry();
     let (mut contenders, mut unavailable) = (Vec::new(), Vec::new());
     for (i, name) in names.iter().enumerate() {
         if names[..i].contains(name) {
@@ -185,13 +188,12 @@ fn resolve_peers(
                 Err(_) => {
                     return Err(match &loaded {
                         Ok(registry) => anyhow!(
-                            "{name:?} is not a registered peer; the peers registered in {} are {} (built-ins: {})",
-                            path.display(),
+                            "{name:?} is not a registered peer; the registered peers are {} (built-ins: {})",
                             registry.names(),
                             lawsuite::registry::BUILTINS.join(", ")
                         ),
                         Err(e) => anyhow!(
-                            "{name:?} is not a built-in peer ({}), and the registry cannot be read: {e}",
+                            "{name:?} is not a built-in peer ({}), and the registry cannot be read: {e:#}",
                             lawsuite::registry::BUILTINS.join(", ")
                         ),
                     });

@@ -2,37 +2,14 @@
 //! peer lookup of `lawsuite call`.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::anyhow;
 use lawsuite::contract::{GlobInput, GrepInput};
 use lawsuite::kit::materialize::TempTree;
 use lawsuite::kit::plan::GeneratedFile;
 use lawsuite::peer::Search;
-use lawsuite::registry::{Registered, Registry, builtin};
-
-/// A registered peer by name (external ones included), else a built-in.
-pub fn resolve(name: &str, registry: Option<&Path>) -> anyhow::Result<Arc<dyn Search>> {
-    let path = registry.map_or_else(Registry::default_path, Path::to_path_buf);
-    let loaded = Registry::load(&path);
-    if let Ok(registry) = &loaded {
-        if let Some(entry) = registry.peers.iter().find(|p| p.name == name) {
-            return entry.peer.clone().map_err(|why| anyhow!(why));
-        }
-    }
-    match (builtin(name), loaded) {
-        (Ok(peer), _) => Ok(peer),
-        (Err(why), Ok(registry)) => Err(anyhow!(
-            "{why}; the peers registered in {} are {}",
-            path.display(),
-            registry.names()
-        )),
-        (Err(why), Err(e)) => Err(anyhow!("{why} ({e})")),
-    }
-}
+use lawsuite::registry::Registered;
 
 /// One row of `lawsuite peers`.
 #[derive(Debug, serde::Serialize)]
@@ -47,9 +24,8 @@ struct Row {
 }
 
 /// `lawsuite peers`.
-pub fn peers(registry: Option<&Path>, json: bool) -> anyhow::Result<ExitCode> {
-    let path = registry.map_or_else(Registry::default_path, Path::to_path_buf);
-    let registry = Registry::load(&path)?;
+pub fn peers(args: &crate::cli_data::ProjectArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let registry = args.registry()?;
     let tree = TempTree::with_files(&[GeneratedFile::new("a.ts", "needle\n")])?;
     let root = tree.path().to_string_lossy().into_owned();
     let rows: Vec<Row> = registry
@@ -142,10 +118,10 @@ fn smoke(entry: &Registered, root: &str, reference: bool) -> Row {
     }
     row.version = peer.version();
     let expected = format!("{}/a.ts", root.trim_end_matches('/'));
-    let check = if peer.supports("glob") {
+    let check = if peer.supports(lawsuite::peer::Method::Glob) {
         peer.glob(&GlobInput::new("*.ts", root))
             .map(|out| (out.paths == [expected.clone()], "glob"))
-    } else if peer.supports("grep") {
+    } else if peer.supports(lawsuite::peer::Method::Grep) {
         peer.grep(&GrepInput::new("needle", root))
             .map(|out| (out.matches.len() == 1, "grep"))
     } else {
@@ -165,9 +141,14 @@ fn smoke(entry: &Registered, root: &str, reference: bool) -> Row {
             row.status = format!("failed: {}: {first}", err.code);
         }
     }
-    if let Some(diagnostics) = peer.diagnostics() {
+    if let Some(health) = peer.health().filter(|h| h.faults > 0) {
         let detail = row.detail.take().unwrap_or_default();
-        row.detail = Some(format!("{detail}\n{diagnostics}").trim().to_string());
+        let faults = health.recent.join("\n- ");
+        row.detail = Some(
+            format!("{detail}\n{} protocol fault(s); the last:\n- {faults}", health.faults)
+                .trim()
+                .to_string(),
+        );
     }
     row
 }

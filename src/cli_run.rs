@@ -1,344 +1,401 @@
-//! `lawsuite run`, `plan`, `shrink` and `record`: the conformance kit from
-//! the command line.
+//! `lawsuite run`, `plan`, `shrink`, `record` and `init`: the conformance
+//! engine from the command line. `run` is a thin adapter: it builds the
+//! same [`Engine`] `cargo test` builds, selects trials, and writes the
+//! outcomes in the chosen format.
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::time::Instant;
 
 use anyhow::{Context, anyhow, bail};
-use lawsuite::kit::compare::{Divergence, Materialized, calls};
+use lawsuite::conformance::format::{self, PeerInfo, RunInfo};
+use lawsuite::conformance::{
+    Engine, Event, Expectations, Item, Kind, Outcome, Replay, RunOptions, Subject, Summary, Trial,
+    Verdict,
+};
+use lawsuite::kit::compare::{Materialized, calls};
 use lawsuite::kit::materialize::materialize;
-use lawsuite::kit::regression::{Regression, diverges, list, shrink_to_regression};
-use lawsuite::kit::report::human;
+use lawsuite::kit::regression::{diverges, shrink_to_regression};
 use lawsuite::kit::shrink::Case;
-use lawsuite::kit::sweep::{Sweep, sweep};
 use lawsuite::kit::{Generator, generate};
-use lawsuite::law;
-use lawsuite::peer::Search;
-use lawsuite::registry::Registry;
-use lawsuite::suite::{ExpectedFailures, PLAN_ROOT, SMTHRS_SEEDS, parse_seeds};
+use lawsuite::peer::Ground;
+use lawsuite::suite::{PLAN_ROOT, parse_seeds};
 
+use crate::cli_data::{ProjectArgs, program};
 use crate::{CaseArgs, Format, RunArgs};
 
-type Peer = Arc<dyn Search>;
-
-/// The reference and the selected peers of a registry.
-fn select(registry: Option<&Path>, wanted: &[String]) -> anyhow::Result<(Peer, Vec<Peer>)> {
-    let path = registry.map_or_else(Registry::default_path, Path::to_path_buf);
-    let registry = Registry::load(&path)?;
-    let mut reference = None;
-    let mut peers = Vec::new();
-    for entry in &registry.peers {
-        let chosen = wanted.is_empty() || wanted.contains(&entry.name);
-        match &entry.peer {
-            Ok(peer) if entry.name == registry.reference => reference = Some(peer.clone()),
-            Ok(peer) if chosen => peers.push(peer.clone()),
-            Ok(_) => {}
-            // Say so, and go on with the others.
-            Err(why) if chosen => eprintln!("warning: peer {} is not run: {why}", entry.name),
-            Err(_) => {}
-        }
-    }
+/// The reference and the chosen subjects of the project, and a trial for
+/// each chosen peer that cannot run here.
+fn select(args: &ProjectArgs, wanted: &[String]) -> anyhow::Result<(Subject, Vec<Subject>, Vec<Item>)> {
+    let registry = args.registry()?;
     for name in wanted {
         if !registry.peers.iter().any(|p| &p.name == name) {
             bail!(
-                "no peer named {name:?} in {}; the registered peers are: {}",
-                path.display(),
+                "no peer named {name:?} is registered; the registered peers are: {} (register it in lawsuite.toml, or pass --registry)",
                 registry.names()
             );
         }
     }
-    let reference = reference.ok_or_else(|| {
-        anyhow!(
-            "the reference peer {:?} cannot run here",
-            registry.reference
-        )
-    })?;
-    Ok((reference, peers))
+    let mut reference = None;
+    let mut subjects = Vec::new();
+    let mut unavailable = Vec::new();
+    for entry in &registry.peers {
+        let is_reference = entry.name == registry.reference;
+        let chosen = wanted.is_empty() || wanted.contains(&entry.name);
+        match &entry.peer {
+            Ok(peer) => {
+                let subject = Subject {
+                    name: entry.name.clone(),
+                    builtin: entry.builtin.clone(),
+                    peer: peer.clone(),
+                };
+                if is_reference {
+                    reference = Some(subject);
+                } else if chosen {
+                    subjects.push(subject);
+                }
+            }
+            Err(why) if is_reference => {
+                bail!("the reference peer {} cannot run here: {why}", entry.name)
+            }
+            Err(why) if chosen => {
+                eprintln!("warning: peer {} is not run: {why}", entry.name);
+                unavailable.push(Item::Unavailable {
+                    name: entry.name.clone(),
+                    why: why.clone(),
+                });
+            }
+            Err(_) => {}
+        }
+    }
+    let reference = reference.ok_or_else(|| anyhow!("the reference {:?} is not registered", registry.reference))?;
+    Ok((reference, subjects, unavailable))
 }
 
-fn generator(name: &str) -> anyhow::Result<Generator> {
-    Generator::from_name(name)
-        .ok_or_else(|| anyhow!("unknown generator {name:?}; use smthrs or lawsuite"))
+/// A trial filter as `cargo test` takes one: substrings of the trial id
+/// (any of them), or whole ids with `--exact`, minus `--skip` substrings.
+struct Filter<'a> {
+    patterns: &'a [String],
+    exact: bool,
+    skip: &'a [String],
+    law: Option<&'a str>,
 }
 
-fn full_ground(ground: &str) -> anyhow::Result<bool> {
-    match ground {
-        "shared" => Ok(false),
-        "full" => Ok(true),
-        other => bail!("unknown ground {other:?}; use shared or full"),
+impl Filter<'_> {
+    fn admits(&self, trial: &Trial) -> bool {
+        let id = trial.id.as_str();
+        let named = self.patterns.is_empty()
+            || self
+                .patterns
+                .iter()
+                .any(|p| if self.exact { id == p } else { id.contains(p.as_str()) });
+        let law = match self.law {
+            Some(f) => trial.kind != Kind::Law || id.contains(f),
+            None => true,
+        };
+        named && law && !self.skip.iter().any(|s| id.contains(s.as_str()))
     }
 }
 
 /// `lawsuite run`.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let (reference, peers) = select(args.registry.as_deref(), &args.peers)?;
-    let generator = generator(&args.generator)?;
-    let full = full_ground(&args.ground)?;
+    let started = Instant::now();
+    if args.jobs == 0 {
+        bail!("--jobs 0 would run nothing; give 1 or more (default: the number of cores)");
+    }
+    let mut project = args.project.project()?;
+    let generator: Generator = args.generator.parse().map_err(|e: String| anyhow!(e))?;
+    let ground: Ground = args.ground.parse().map_err(|e: String| anyhow!(e))?;
     let seeds: Vec<u64> = match &args.seeds {
         Some(text) => parse_seeds(text)
-            .ok_or_else(|| anyhow!("--seeds takes A..B or N, not {text:?}"))?
+            .ok_or_else(|| anyhow!("--seeds takes A..B (with A < B) or N, not {text:?}; e.g. --seeds 0..1000"))?
             .collect(),
-        None if generator == Generator::Smthrs => SMTHRS_SEEDS.to_vec(),
-        None => (0..64).collect(),
+        None => generator.default_seeds(),
     };
-    let mut failures = 0usize;
-    let mut regression_report = Vec::new();
-    if !args.no_regressions && args.call.is_none() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures")
-            .join("regressions");
-        for path in list(&dir) {
-            let regression = Regression::load(&path)?;
-            for peer in std::iter::once(&reference).chain(&peers) {
-                if !peer.supports(regression.call.method()) {
-                    continue; // undeclared by an external peer: skipped
-                }
-                let ok = match regression.replay(peer.as_ref(), &path)? {
-                    Ok(()) => true,
-                    Err(mismatch) => {
-                        failures += 1;
-                        if args.format == Format::Human {
-                            println!(
-                                "regression {} fails on {}: {}\n{mismatch}",
-                                path.display(),
-                                peer.name(),
-                                regression.why
-                            );
-                        }
-                        false
-                    }
-                };
-                regression_report.push(serde_json::json!({"file": path.display().to_string(), "peer": peer.name(), "ok": ok}));
-            }
-        }
+    if let Some(dir) = &args.regressions {
+        project.regressions = crate::cli_data::absolute(dir);
     }
-    let mut law_report = Vec::new();
-    let mut laws_passed = 0usize;
-    if !args.no_laws && args.call.is_none() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let (laws, problems) = law::load_dir(&root.join("laws"));
-        for problem in &problems {
-            failures += 1;
-            println!("law file problem: {problem}");
+    let (reference, subjects, unavailable) = select(&args.project, &args.peers)?;
+    let mut engine = Engine::new(reference, subjects);
+    for item in unavailable {
+        engine.push(item);
+    }
+    let only_one_call = args.call.is_some();
+    if !args.no_laws && !only_one_call {
+        let mut any_source = false;
+        if project.shipped_laws && !args.no_shipped_laws {
+            let (laws, errors) = lawsuite::law::shipped();
+            engine.add_laws(laws, errors);
+            engine.add_coverage();
+            any_source = true;
         }
-        let expected_dir = root.join("peers").join("expected");
-        let expected = ExpectedFailures::load(&expected_dir);
-        let mut outcomes: Vec<(String, String, bool)> = Vec::new();
-        for loaded in &laws {
-            for peer in std::iter::once(&reference).chain(&peers) {
-                if !peer.supports(lawsuite::peer::capability(&loaded.law.method)) {
-                    law_report.push(serde_json::json!({"law": loaded.id, "peer": peer.name(), "verdict": "skipped"}));
-                    continue;
-                }
-                let outcome = law::run(loaded, peer.as_ref());
-                outcomes.push((peer.name().to_string(), loaded.id.clone(), outcome.is_ok()));
-                let xfail = expected.reason(peer.name(), &loaded.id);
-                let verdict = match (&outcome, xfail) {
-                    (Ok(()), None) => "pass",
-                    (Err(_), Some(_)) => "expected failure",
-                    (Err(report), None) => {
-                        failures += 1;
-                        if args.format == Format::Human {
-                            println!("{report}\n");
-                        }
-                        "fail"
-                    }
-                    (Ok(()), Some(_)) => {
-                        failures += 1;
-                        println!(
-                            "law {} passes on {} but is listed as an expected failure; remove the entry",
-                            loaded.id,
-                            peer.name()
-                        );
-                        "unexpected pass"
-                    }
-                };
-                laws_passed += usize::from(verdict == "pass");
-                law_report.push(
-                    serde_json::json!({"law": loaded.id, "peer": peer.name(), "verdict": verdict}),
+        for dir in project.laws.iter().chain(&args.laws) {
+            if !dir.is_dir() {
+                bail!(
+                    "the law directory {} does not exist; give a directory holding *.toml laws",
+                    dir.display()
                 );
             }
-        }
-        if args.update_expectations {
-            let changed = update_expectations(&expected_dir, &outcomes)?;
-            println!("expected failures updated: {changed}");
-            failures = 0;
-        }
-    }
-    for peer in &peers {
-        for &method in generator.methods() {
-            if !peer.supports(method) {
-                eprintln!(
-                    "note: peer {} does not answer {method}; its {method} calls are skipped",
-                    peer.name()
-                );
+            let (laws, errors) = lawsuite::law::load_dir(dir);
+            if laws.is_empty() && errors.is_empty() {
+                bail!("no laws found under {}: it holds no *.toml law file", dir.display());
             }
+            engine.add_laws(laws, errors);
+            any_source = true;
+        }
+        if !any_source {
+            bail!("no laws to run: the shipped laws are off and no --laws directory is given (or pass --no-laws)");
         }
     }
-    let subjects: Vec<&dyn Search> = peers.iter().map(|p| p.as_ref()).collect();
-    let plan = Sweep {
-        generator,
-        seeds,
-        full,
-        only_call: args.call,
-        jobs: args.jobs,
+    if !args.no_regressions && !only_one_call {
+        engine.add_regressions(&project.regressions);
+    }
+    if !args.no_seeds {
+        engine.add_seeds(generator, ground, &seeds, args.call);
+    }
+    let mut expectations = Expectations::shipped();
+    expectations.load_dir(&project.expected);
+    for dir in &args.expected {
+        if !dir.is_dir() {
+            bail!("the expected-failures directory {} does not exist", dir.display());
+        }
+        expectations.load_dir(dir);
+    }
+    engine.set_expectations(expectations);
+    if !args.no_laws && !only_one_call {
+        engine.check_expectations();
+    }
+    engine.set_replay(Replay::Cli {
+        program: program(),
+        flags: args.project.flags(),
+    });
+    let filter = Filter {
+        patterns: &args.filters,
+        exact: args.exact,
+        skip: &args.skip,
+        law: args.law.as_deref(),
     };
+    let trials: Vec<Trial> = engine.trials().into_iter().filter(|t| filter.admits(t)).collect();
+    if trials.is_empty() {
+        bail!(
+            "nothing to run: no trial matches the selection (filters {:?}, --law {:?}; the engine has {} items); check the filters, or drop --no-laws/--no-seeds",
+            args.filters,
+            args.law,
+            engine.items().len()
+        );
+    }
+    let info = RunInfo {
+        lawsuite: env!("CARGO_PKG_VERSION").to_string(),
+        project: project.describe(),
+        reference: engine.peers()[0].name.clone(),
+        peers: engine
+            .peers()
+            .iter()
+            .map(|s| PeerInfo {
+                name: s.name.clone(),
+                version: s.peer.version(),
+                builtin: s.builtin.clone(),
+                ground: s.peer.ground().name().to_string(),
+            })
+            .collect(),
+        generator: (!args.no_seeds).then(|| generator.name().to_string()),
+        seeds: (!args.no_seeds).then(|| args.seeds.clone().unwrap_or_else(|| "default".into())),
+        ground: (!args.no_seeds && generator == Generator::Lawsuite).then(|| ground.name().to_string()),
+        started: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        machine: format::machine(),
+    };
+    let outcomes = execute(&engine, &trials, &args, &info, started)?;
+    let failed = outcomes.iter().any(|o| o.verdict.is_failure());
+    if args.update_expectations {
+        let changed = update_expectations(&project.expected, &outcomes)?;
+        eprintln!("expected failures updated: {changed}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Run the trials, stream what the format streams, and write the rest at
+/// the end.
+fn execute(
+    engine: &Engine,
+    trials: &[Trial],
+    args: &RunArgs,
+    info: &RunInfo,
+    started: Instant,
+) -> anyhow::Result<Vec<Outcome>> {
+    let color = args.format == Format::Human && std::io::stdout().is_terminal();
     let terminal = std::io::stderr().is_terminal();
-    // On a terminal the count is redrawn after every seed; in a log (CI, a
-    // redirected long sweep) a line per tenth keeps the log short but shows
-    // the run is alive.
-    let tenth = (plan.seeds.len() / 10).max(10);
-    let outcome = sweep(&plan, reference.as_ref(), &subjects, |p| {
-        if terminal {
-            eprint!(
-                "\r{} seeds {}/{} · {} divergent calls",
-                generator.name(),
-                p.done,
-                p.total,
-                p.divergent
-            );
-        } else if p.done % tenth == 0 || p.done == p.total {
-            eprintln!(
-                "{} seeds {}/{} · {} divergent calls",
-                generator.name(),
-                p.done,
-                p.total,
-                p.divergent
-            );
+    let mut stdout = std::io::stdout().lock();
+    if args.format == Format::Jsonl {
+        writeln!(stdout, "{}", format::jsonl_line("run", info))?;
+    }
+    let totals = count_kinds(trials);
+    let mut done = [0usize; 4];
+    let mut failures = 0usize;
+    let mut shown = 0usize;
+    let mut write_error: Option<std::io::Error> = None;
+    let tenth = (trials.len() / 10).max(50);
+    let mut finished = 0usize;
+    let options = RunOptions {
+        jobs: args.jobs,
+        fail_fast: args.fail_fast,
+    };
+    let outcomes = engine.run(trials, options, |event| {
+        let result = (|| -> std::io::Result<()> {
+            match event {
+                Event::Outcome(o) => {
+                    finished += 1;
+                    done[kind_slot(o.kind)] += 1;
+                    if o.verdict.is_failure() {
+                        failures += 1;
+                    }
+                    match args.format {
+                        Format::Jsonl => {
+                            writeln!(stdout, "{}", format::jsonl_line("outcome", o))?;
+                            stdout.flush()?;
+                        }
+                        Format::Human => {
+                            if let Some(text) = format::human_outcome(o, color) {
+                                if args.max_reports == 0 || shown < args.max_reports {
+                                    shown += 1;
+                                    if terminal {
+                                        eprint!("\r\x1b[2K");
+                                    }
+                                    writeln!(stdout, "{text}")?;
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                    if terminal {
+                        eprint!("\r{}", progress(&done, &totals, failures));
+                    } else if finished % tenth == 0 {
+                        eprintln!("{}", progress(&done, &totals, failures));
+                    }
+                }
+                Event::PeerStopped { peer, at, why } => {
+                    if terminal {
+                        eprint!("\r\x1b[2K");
+                    }
+                    eprintln!(
+                        "\nPEER STOPPED: the harness gave up restarting {peer} during {at}:\n  {}\n  its later trials are not run and count as broken.\n",
+                        why.lines().collect::<Vec<_>>().join("\n  ")
+                    );
+                    if args.format == Format::Jsonl {
+                        let line = serde_json::json!({"peer": peer, "at": at, "why": why});
+                        writeln!(stdout, "{}", format::jsonl_line("peerStopped", &line))?;
+                    }
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            write_error.get_or_insert(e);
         }
     });
     if terminal {
-        eprintln!();
+        eprintln!("\r\x1b[2K{}", progress(&done, &totals, failures));
     }
-    for name in &outcome.left_out {
-        eprintln!(
-            "note: peer {name} claims only the shared ground, so it is not asked these full-ground plans"
-        );
+    if let Some(e) = write_error {
+        return Err(e.into());
     }
-    let seeds = plan.seeds;
-    let (elapsed, rate) = (outcome.elapsed, outcome.seeds_per_second());
-    let (divergences, explained): (Vec<Divergence>, Vec<Divergence>) = outcome
-        .divergences
-        .into_iter()
-        .partition(Divergence::is_unexplained);
-    let mut explained_counts: std::collections::BTreeMap<String, usize> = Default::default();
-    for d in &explained {
-        for a in &d.answers {
-            if let Some(why) = &a.explained {
-                *explained_counts
-                    .entry(format!("{}: {why}", a.peer))
-                    .or_default() += 1;
-            }
-        }
-    }
-    let errors = outcome.errors;
-    let left_out = outcome.left_out;
-    let color = std::io::stdout().is_terminal();
-    let mut stdout = std::io::stdout().lock();
+    let summary = Summary::of(&outcomes, started.elapsed(), engine.stopped());
     match args.format {
         Format::Human => {
-            for d in &divergences {
-                writeln!(stdout, "{}", human(d, color))?;
-            }
-            for e in &errors {
-                writeln!(stdout, "error: {e}")?;
-            }
-            for (why, n) in &explained_counts {
-                writeln!(stdout, "documented difference {why}: {n} calls")?;
-            }
-            if !law_report.is_empty() {
-                let count = |v: &str| law_report.iter().filter(|r| r["verdict"] == v).count();
+            if shown < failures {
                 writeln!(
                     stdout,
-                    "laws: {laws_passed} (law, peer) trials pass, {} fail, {} are listed expected failures, {} skipped (method not declared by the peer)",
-                    law_report.len() - laws_passed - count("expected failure") - count("skipped"),
-                    count("expected failure"),
-                    count("skipped"),
+                    "… and {} more failures not shown in full (--max-reports 0 shows all; --format jsonl keeps every one)",
+                    failures - shown
                 )?;
             }
-            writeln!(
-                stdout,
-                "{} seeds of {} across {} and {} in {:.1} s ({:.1} seeds/s): {} divergent calls, {} regression failures, {} errors",
-                seeds.len(),
-                generator.name(),
-                reference.name(),
-                peers
-                    .iter()
-                    .map(|p| p.name())
-                    .filter(|name| !left_out.iter().any(|l| l == name))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                elapsed.as_secs_f64(),
-                rate,
-                divergences.len(),
-                failures,
-                errors.len()
-            )?;
+            for (why, n) in skip_reasons(&outcomes) {
+                writeln!(stdout, "skipped {n}: {why}")?;
+            }
+            for (why, n) in documented(&outcomes) {
+                writeln!(stdout, "documented difference {why}: {n} calls")?;
+            }
+            write!(stdout, "{}", format::human_summary(info, &summary))?;
         }
-        Format::Json => {
-            let doc = serde_json::json!({
-                "generator": generator.name(),
-                "seeds": seeds.len(),
-                "leftOut": left_out,
-                "elapsedSeconds": elapsed.as_secs_f64(),
-                "reference": reference.name(),
-                "peers": peers.iter().map(|p| serde_json::json!({"name": p.name(), "version": p.version()})).collect::<Vec<_>>(),
-                "regressions": regression_report,
-                "laws": law_report,
-                "divergences": divergences,
-                "documentedDifferences": explained_counts,
-                "errors": errors,
-            });
-            writeln!(stdout, "{}", serde_json::to_string_pretty(&doc)?)?;
-        }
-        Format::Junit | Format::Markdown => {
-            let everyone: Vec<String> = std::iter::once(&reference)
-                .chain(&peers)
-                .map(|p| p.name().to_string())
-                .collect();
-            let summary = crate::ci_report::Summary {
-                generator: generator.name(),
-                seeds: seeds.len(),
-                peers: &everyone,
-                laws: &law_report,
-                regressions: &regression_report,
-                divergences: &divergences,
-            };
-            let text = if args.format == Format::Junit {
-                summary.junit()
-            } else {
-                summary.markdown()
-            };
-            write!(stdout, "{text}")?;
+        Format::Jsonl => writeln!(stdout, "{}", format::jsonl_line("summary", &summary))?,
+        Format::Json => writeln!(stdout, "{}", format::json(info, &outcomes, &summary))?,
+        Format::Junit => write!(stdout, "{}", format::junit(info, &outcomes, &summary))?,
+        Format::Markdown => write!(
+            stdout,
+            "{}",
+            format::markdown(info, &outcomes, &summary, if args.max_reports == 0 { usize::MAX } else { args.max_reports })
+        )?,
+    }
+    stdout.flush()?;
+    Ok(outcomes)
+}
+
+fn kind_slot(kind: Kind) -> usize {
+    match kind {
+        Kind::Law => 0,
+        Kind::Regression => 1,
+        Kind::Seed => 2,
+        Kind::Check => 3,
+    }
+}
+
+fn count_kinds(trials: &[Trial]) -> [usize; 4] {
+    let mut out = [0; 4];
+    for t in trials {
+        out[kind_slot(t.kind)] += 1;
+    }
+    out
+}
+
+/// `laws 1200/3977 · regressions 3/3 · seeds 4/12 · 2 failing`.
+fn progress(done: &[usize; 4], totals: &[usize; 4], failures: usize) -> String {
+    let mut parts = Vec::new();
+    for (i, label) in ["laws", "regressions", "seeds", "checks"].iter().enumerate() {
+        if totals[i] > 0 {
+            parts.push(format!("{label} {}/{}", done[i], totals[i]));
         }
     }
-    Ok(
-        if divergences.is_empty() && failures == 0 && errors.is_empty() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        },
-    )
+    parts.push(format!("{failures} failing"));
+    parts.join(" · ")
+}
+
+/// Skip reasons with their counts, most frequent first.
+fn skip_reasons(outcomes: &[Outcome]) -> Vec<(String, usize)> {
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for o in outcomes {
+        if let Verdict::Skipped { why } = &o.verdict {
+            *counts.entry(why.clone()).or_default() += 1;
+        }
+    }
+    let mut out: Vec<(String, usize)> = counts.into_iter().collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
+
+/// Documented differences over every seed: `peer: id` → calls.
+fn documented(outcomes: &[Outcome]) -> Vec<(String, usize)> {
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for o in outcomes {
+        for (why, n) in &o.documented {
+            *counts
+                .entry(format!("{}: {why}", o.peer.as_deref().unwrap_or("?")))
+                .or_default() += n;
+        }
+    }
+    counts.into_iter().collect()
 }
 
 /// `lawsuite plan`.
-pub fn plan(
-    seed: u64,
-    generator_name: &str,
-    ground: &str,
-    dir: Option<&Path>,
-) -> anyhow::Result<ExitCode> {
-    let plan = generate(
-        generator(generator_name)?,
-        seed,
-        PLAN_ROOT,
-        full_ground(ground)?,
-    )
-    .map_err(|e| anyhow!(e))?;
+pub fn plan(seed: u64, generator: &str, ground: &str, dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let generator: Generator = generator.parse().map_err(|e: String| anyhow!(e))?;
+    let ground: Ground = ground.parse().map_err(|e: String| anyhow!(e))?;
+    let plan = generate(generator, seed, PLAN_ROOT, ground).map_err(|e| anyhow!(e))?;
+    let mut stdout = std::io::stdout().lock();
     match dir {
-        None => println!("{}", serde_json::to_string_pretty(&plan)?),
+        None => writeln!(stdout, "{}", serde_json::to_string_pretty(&plan)?)?,
         Some(dir) => {
             // Never write into a directory that already holds something: the
             // suite writes only under roots it owns.
@@ -350,101 +407,144 @@ pub fn plan(
             }
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             materialize(&plan.files, dir)?;
-            println!(
+            writeln!(
+                stdout,
                 "wrote {} files under {}; calls use the root {PLAN_ROOT}, so replace it with {}",
                 plan.files.len(),
                 dir.display(),
                 dir.display()
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// `lawsuite shrink` and `lawsuite record`.
-pub fn shrink_case(args: &CaseArgs, record_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let (reference, peers) = select(args.registry.as_deref(), std::slice::from_ref(&args.peer))?;
-    let peer = peers
-        .first()
-        .ok_or_else(|| anyhow!("peer {:?} cannot run here", args.peer))?;
-    let generator = generator(&args.generator)?;
-    let plan = generate(generator, args.seed, PLAN_ROOT, full_ground(&args.ground)?)
-        .map_err(|e| anyhow!(e))?;
-    let call = calls(&plan)
-        .into_iter()
-        .nth(args.call)
-        .ok_or_else(|| anyhow!("seed {} has no call {}", args.seed, args.call))?;
+/// `lawsuite shrink` and `lawsuite record`: shrink one divergent call;
+/// `record` also keeps it in `record_dir` (default: the project's
+/// regression directory, which `lawsuite run` and `cargo test` replay).
+pub fn shrink_case(args: &CaseArgs, record: bool, record_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let project = args.project.project()?;
+    let (reference, subjects, _) = select(&args.project, std::slice::from_ref(&args.peer))?;
+    let peer = match subjects.into_iter().next() {
+        Some(s) => s,
+        None if args.peer == reference.name => bail!(
+            "{} is the reference: shrinking needs a peer that disagrees with it",
+            args.peer
+        ),
+        None => bail!("peer {:?} cannot run here", args.peer),
+    };
+    let generator: Generator = args.generator.parse().map_err(|e: String| anyhow!(e))?;
+    let ground: Ground = args.ground.parse().map_err(|e: String| anyhow!(e))?;
+    let plan = generate(generator, args.seed, PLAN_ROOT, ground).map_err(|e| anyhow!(e))?;
+    let call = calls(&plan).into_iter().nth(args.call).ok_or_else(|| {
+        anyhow!(
+            "seed {} has no call {} (it has {}: grep calls, then glob, read and ls calls)",
+            args.seed,
+            args.call,
+            plan.call_count()
+        )
+    })?;
     let case = Case {
         root: plan.root.clone(),
         files: plan.files.clone(),
         call,
     };
-    if !diverges(&case, reference.as_ref(), peer.as_ref()) {
-        println!(
-            "{} agrees with {} on seed {} call {}: nothing to shrink",
-            peer.name(),
-            reference.name(),
+    let mut stdout = std::io::stdout().lock();
+    if !diverges(&case, reference.peer.as_ref(), peer.peer.as_ref()) {
+        eprintln!(
+            "{} agrees with {} on {} seed {} call {}: nothing to shrink",
+            peer.name,
+            reference.name,
+            generator.name(),
             args.seed,
             args.call
         );
-        return Ok(ExitCode::SUCCESS);
+        return Ok(ExitCode::from(1));
     }
-    println!(
+    writeln!(
+        stdout,
         "original: {} files, call {}",
         case.files.len(),
         serde_json::to_string(&case.call)?
-    );
+    )?;
     let (regression, steps) = shrink_to_regression(
         &plan,
         args.call,
         case.call,
-        reference.as_ref(),
-        peer.as_ref(),
+        reference.peer.as_ref(),
+        peer.peer.as_ref(),
         args.why.clone(),
     )?;
-    println!(
+    writeln!(
+        stdout,
         "shrunk in {steps} steps to {} files, call {}",
         regression.files.len(),
         serde_json::to_string(&regression.call)?
-    );
-    let tree = Materialized::new(&regression.root, &regression.files)?;
-    let actual = tree.answer(peer.as_ref(), &regression.call);
-    print!(
-        "{}",
-        lawsuite::kit::report::json_diff(
-            &regression.expected,
-            &actual,
-            std::io::stdout().is_terminal()
-        )
-    );
-    if let Some(dir) = record_dir {
-        let path = regression.write(dir, &regression.default_name())?;
-        println!("recorded {}", path.display());
+    )?;
+    for file in &regression.files {
+        writeln!(stdout, "  {}: {}", file.path, file.describe())?;
     }
-    Ok(ExitCode::from(1))
+    let tree = Materialized::new(&regression.root, &regression.files)?;
+    let actual = tree.answer(peer.peer.as_ref(), &regression.call);
+    write!(
+        stdout,
+        "{}",
+        lawsuite::kit::report::json_diff(&regression.expected, &actual, std::io::stdout().is_terminal())
+    )?;
+    if record {
+        let dir: PathBuf = record_dir.map_or_else(|| project.regressions.clone(), crate::cli_data::absolute);
+        let path = regression.write(&dir, &regression.default_name())?;
+        writeln!(stdout, "recorded {}", path.display())?;
+        writeln!(
+            stdout,
+            "replayed from now on by `lawsuite run` (project {}) and by Suite-based `cargo test`",
+            project.describe()
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `lawsuite init`.
+pub fn init(dir: &Path) -> anyhow::Result<ExitCode> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let file = lawsuite::project::init(dir)?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "wrote {}", file.display())?;
+    writeln!(
+        stdout,
+        "next: register your peer in it (the commented [[peer]] example), then run\n  lawsuite peers    # each peer's handshake and one call\n  lawsuite run      # every shipped law, the regressions and seeds"
+    )?;
+    Ok(ExitCode::SUCCESS)
 }
 
 type PeerTable = std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
 
-/// `--update-expectations`: drop listed expected failures that now pass
-/// (from whichever file lists them) and list new failures in
+/// `--update-expectations`: in the project's expected-failures directory,
+/// drop entries that now pass and list new law failures in
 /// `recorded.toml`, with a reason to be replaced by the real cause.
-fn update_expectations(dir: &Path, outcomes: &[(String, String, bool)]) -> anyhow::Result<String> {
-    let passing: std::collections::HashSet<(&str, &str)> = outcomes
-        .iter()
-        .filter(|o| o.2)
-        .map(|o| (o.0.as_str(), o.1.as_str()))
-        .collect();
-    let mut listed: std::collections::HashSet<(String, String)> = Default::default();
+/// lawsuite's own lists for its built-in peers are never touched.
+fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<String> {
+    let mut stale: std::collections::HashSet<(String, String)> = Default::default();
+    let mut new: Vec<(String, String)> = Vec::new();
+    for o in outcomes.iter().filter(|o| o.kind == Kind::Law) {
+        let (Some(peer), Some(id)) = (o.peer.clone(), o.item.strip_prefix("law::")) else {
+            continue;
+        };
+        match &o.verdict {
+            Verdict::UnexpectedPass { source, .. } if Path::new(source).starts_with(dir) => {
+                stale.insert((peer, id.to_string()));
+            }
+            Verdict::Fail { .. } => new.push((peer, id.to_string())),
+            _ => {}
+        }
+    }
     let mut removed = 0;
-    for file in ExpectedFailures::files(dir) {
+    for file in lawsuite::conformance::expect::toml_files(dir) {
         let text = std::fs::read_to_string(&file)?;
-        let mut table: PeerTable =
-            toml::from_str(&text).with_context(|| format!("parsing {}", file.display()))?;
+        let mut table: PeerTable = toml::from_str(&text).with_context(|| format!("parsing {}", file.display()))?;
         let before: usize = table.values().map(|t| t.len()).sum();
         for (peer, laws) in table.iter_mut() {
-            laws.retain(|law, _| !passing.contains(&(peer.as_str(), law.as_str())));
-            listed.extend(laws.keys().map(|l| (peer.clone(), l.clone())));
+            laws.retain(|law, _| !stale.contains(&(peer.clone(), law.clone())));
         }
         let after: usize = table.values().map(|t| t.len()).sum();
         if after != before {
@@ -457,15 +557,12 @@ fn update_expectations(dir: &Path, outcomes: &[(String, String, bool)]) -> anyho
         .ok()
         .and_then(|t| toml::from_str(&t).ok())
         .unwrap_or_default();
-    let mut added = 0;
-    for (peer, law, ok) in outcomes {
-        if !ok && !listed.contains(&(peer.clone(), law.clone())) {
-            recorded.entry(peer.clone()).or_default().insert(
-                law.clone(),
-                "recorded by `lawsuite run --update-expectations`; replace with the cause".into(),
-            );
-            added += 1;
-        }
+    let added = new.len();
+    for (peer, law) in new {
+        recorded.entry(peer).or_default().insert(
+            law,
+            "recorded by `lawsuite run --update-expectations`; replace with the cause".into(),
+        );
     }
     if added > 0 {
         std::fs::create_dir_all(dir)?;

@@ -4,11 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use lawsuite::contract::{
-    GlobInput, GlobRequest, GrepInput, GrepRequest, StdError, validate_glob, validate_pattern,
-};
-use lawsuite::flow;
-use lawsuite::peer::Search;
+use lawsuite::call::Call;
+use lawsuite::contract::{StdError, validate_glob, validate_pattern};
+use lawsuite::peer::{Method, Search};
 
 /// Conformance harness and reference peers for the Smithers Ripgrep Subset v1
 /// search contract (grep and glob).
@@ -42,15 +40,34 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Run the regressions and a seed sweep across peers and report every
-    /// divergence (exit status 1 when there is one).
+    /// Run every law, regression and seed of the project across its peers,
+    /// and report each failure with its reason (exit status 1 when one
+    /// fails, 2 on a usage error).
+    ///
+    /// The same engine and verdicts as the project's `cargo test`. FILTERs
+    /// select trials by id, as `cargo test` does: `law::glob::`, `::mine`,
+    /// `seed::smthrs::0051::mine --exact`.
     ///
     /// Examples:
     ///   lawsuite run
-    ///   lawsuite run --generator smthrs --seeds 0..1000 --jobs 2
-    ///   lawsuite run --generator smthrs --seeds 4 --call 3 --peer portable --peer ripgrep
+    ///   lawsuite run --no-seeds --law grep::context
+    ///   lawsuite run --generator lawsuite --seeds 0..1000 --jobs 2 --format jsonl > results.jsonl
+    ///   lawsuite run --generator smthrs --seeds 4 --call 3 --peer ripgrep
+    ///   lawsuite run --format junit > lawsuite.xml
     #[command(verbatim_doc_comment)]
     Run(RunArgs),
+    /// Write a project skeleton (lawsuite.toml, with a commented example
+    /// peer, and its regression and expectation directories) into DIR
+    /// (default: here), and print the next command.
+    ///
+    /// Example:
+    ///   lawsuite init && $EDITOR lawsuite.toml && lawsuite run
+    #[command(verbatim_doc_comment)]
+    Init {
+        /// The project's directory.
+        #[arg(default_value = ".")]
+        dir: std::path::PathBuf,
+    },
     /// Print the plan of one seed as JSON, or write its tree under a new
     /// directory.
     ///
@@ -74,14 +91,16 @@ enum Command {
     /// Shrink one divergent call to a minimal tree and call, and print the
     /// original report then the shrunk case.
     Shrink(CaseArgs),
-    /// Shrink one divergent call and keep it as a regression file under
-    /// fixtures/regressions/, replayed by `cargo test` from then on.
+    /// Shrink one divergent call and keep it as a regression file in the
+    /// project's regression directory (lawsuite.toml `regressions`, default
+    /// lawsuite/regressions), replayed by `lawsuite run` and `cargo test`
+    /// from then on.
     Record {
         #[command(flatten)]
         case: CaseArgs,
-        /// Where to write the regression file.
-        #[arg(long, default_value = "fixtures/regressions")]
-        dir: std::path::PathBuf,
+        /// Write the regression file here instead.
+        #[arg(long)]
+        dir: Option<std::path::PathBuf>,
     },
     /// Serve a built-in peer over the peer protocol (peers/PROTOCOL.md) on
     /// stdin/stdout until `shutdown` or the end of stdin.
@@ -102,10 +121,10 @@ enum Command {
     /// when the answer is a failure).
     ///
     /// Methods: `grep` and `glob` take the normalised peer input;
-    /// `flow/grep` and `flow/glob` take a caller's request and run the flow
-    /// layer (validation, defaults, literal retry) first, in this process,
-    /// over the peer. The peer is a registered one (external peers
-    /// included) or a built-in.
+    /// `flow/grep` and `flow/glob` take a caller's request and run the whole
+    /// flow (validation, defaults, literal retry): the peer's own when it
+    /// declares the flow, else lawsuite's flow layer over the peer's seam.
+    /// The peer is a registered one (external peers included) or a built-in.
     ///
     /// Examples:
     ///   lawsuite call flow/grep '{"pattern":"needle","root":"src"}'
@@ -118,9 +137,8 @@ enum Command {
         /// The peer to call: a name from the registry, or a built-in.
         #[arg(long, default_value = "portable")]
         peer: String,
-        /// The peer registry.
-        #[arg(long)]
-        registry: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        project: cli_data::ProjectArgs,
         /// `grep`, `glob`, `flow/grep`, `flow/glob`, `flow/read`, `flow/ls` or `flow/bash`.
         method: String,
         /// The JSON parameters.
@@ -148,9 +166,8 @@ struct ServeArgs {
 
 #[derive(Debug, clap::Args)]
 struct PeersArgs {
-    /// The peer registry.
-    #[arg(long)]
-    registry: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    project: cli_data::ProjectArgs,
     /// Print one JSON document instead of a table.
     #[arg(long)]
     json: bool,
@@ -158,10 +175,25 @@ struct PeersArgs {
 
 #[derive(Debug, clap::Args)]
 struct RunArgs {
-    /// A peer to run (repeatable); default: every peer in the registry.
+    /// Run only trials whose id contains one of these (with --exact: is one
+    /// of these), e.g. `law::glob::` or `::mine`.
+    filters: Vec<String>,
+    /// Match FILTERs against whole trial ids.
+    #[arg(long)]
+    exact: bool,
+    /// Leave out trials whose id contains this (repeatable).
+    #[arg(long, value_name = "FILTER")]
+    skip: Vec<String>,
+    /// Run only the laws whose id contains this (e.g. `grep::context`);
+    /// regressions and seeds still run unless --no-regressions/--no-seeds.
+    #[arg(long, value_name = "FILTER")]
+    law: Option<String>,
+    /// A peer to run (repeatable); default: every registered peer. The
+    /// reference always runs.
     #[arg(long = "peer")]
     peers: Vec<String>,
-    /// Seeds, `A..B` or `N`; default: the TypeScript kit's 12 seeds.
+    /// Seeds, `A..B` or `N`; default: the TypeScript kit's 12 seeds
+    /// (smthrs) or 0..64 (lawsuite).
     #[arg(long)]
     seeds: Option<String>,
     /// The generator: smthrs or lawsuite.
@@ -170,26 +202,48 @@ struct RunArgs {
     /// The ground of the lawsuite generator: shared or full.
     #[arg(long, default_value = "shared")]
     ground: String,
-    /// Only this call of each plan (its index: grep calls, then glob, read and ls calls).
+    /// Only this call of each plan (its index: grep calls, then glob, read
+    /// and ls calls); laws and regressions are not run.
     #[arg(long)]
     call: Option<usize>,
-    /// Threads running seeds in parallel.
+    /// Threads running trials at once.
     #[arg(long, default_value_t = default_jobs())]
     jobs: usize,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
-    /// The peer registry.
+    /// Stop after the first failure.
     #[arg(long)]
-    registry: Option<std::path::PathBuf>,
+    fail_fast: bool,
+    /// Full reports printed (human, markdown); the rest are counted. 0: all.
+    #[arg(long, default_value_t = 20)]
+    max_reports: usize,
+    #[command(flatten)]
+    project: cli_data::ProjectArgs,
+    /// Also run the laws of this directory (repeatable).
+    #[arg(long, value_name = "DIR")]
+    laws: Vec<std::path::PathBuf>,
+    /// Leave out the laws lawsuite ships.
+    #[arg(long)]
+    no_shipped_laws: bool,
+    /// Replay the regression files of this directory instead of the
+    /// project's.
+    #[arg(long, value_name = "DIR")]
+    regressions: Option<std::path::PathBuf>,
+    /// Also read expected failures from this directory (repeatable).
+    #[arg(long, value_name = "DIR")]
+    expected: Vec<std::path::PathBuf>,
     /// Skip the regression files.
     #[arg(long)]
     no_regressions: bool,
     /// Skip the laws.
     #[arg(long)]
     no_laws: bool,
-    /// Rewrite the expected law failures from this run: drop entries that
-    /// now pass, list new failures in peers/expected/recorded.toml.
+    /// Skip the seeds (laws and regressions only).
+    #[arg(long)]
+    no_seeds: bool,
+    /// Rewrite the project's expected law failures from this run: drop
+    /// entries that now pass, list new failures in <expected>/recorded.toml.
     #[arg(long)]
     update_expectations: bool,
 }
@@ -211,9 +265,8 @@ struct CaseArgs {
     /// The peer that disagrees with the reference.
     #[arg(long)]
     peer: String,
-    /// The peer registry.
-    #[arg(long)]
-    registry: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    project: cli_data::ProjectArgs,
     /// Why the case is kept (written into the regression file).
     #[arg(long)]
     why: Option<String>,
@@ -225,8 +278,12 @@ enum Format {
     Human,
     /// One JSON document.
     Json,
+    /// One JSON object per line, each result as it happens (a stopped run
+    /// keeps every result it reached).
+    Jsonl,
     /// JUnit XML: one test suite per peer, one test case per law,
-    /// regression and divergent seed call (for CI test reports).
+    /// regression, seed, and divergent seed call, with the reason (for CI
+    /// test reports).
     Junit,
     /// A Markdown summary per peer (for a CI job summary).
     Markdown,
@@ -244,8 +301,8 @@ enum CheckKind {
     Glob,
 }
 
-mod ci_report;
 mod cli_bench;
+mod cli_data;
 mod cli_peers;
 mod cli_run;
 
@@ -253,11 +310,20 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        // A reader that went away (`lawsuite plan | head`) is not an error.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::from(2)
         }
     }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -282,8 +348,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             ground,
             materialize,
         } => cli_run::plan(seed, &generator, &ground, materialize.as_deref()),
-        Command::Shrink(case) => cli_run::shrink_case(&case, None),
-        Command::Record { case, dir } => cli_run::shrink_case(&case, Some(&dir)),
+        Command::Shrink(case) => cli_run::shrink_case(&case, false, None),
+        Command::Record { case, dir } => cli_run::shrink_case(&case, true, dir.as_deref()),
+        Command::Init { dir } => cli_run::init(&dir),
         Command::Serve(args) => {
             let peer = builtin_peer(&args.peer)?;
             let stdin = std::io::stdin().lock();
@@ -291,14 +358,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             lawsuite::protocol::serve(peer.as_ref(), stdin, stdout)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Peers(args) => cli_peers::peers(args.registry.as_deref(), args.json),
+        Command::Peers(args) => cli_peers::peers(&args.project, args.json),
         Command::Call {
             peer,
-            registry,
+            project,
             method,
             params,
         } => {
-            let peer = cli_peers::resolve(&peer, registry.as_deref())?;
+            let peer = cli_data::resolve(&peer, &project)?;
             let answer = call(peer.as_ref(), &method, &params)?;
             let mut stdout = std::io::stdout().lock();
             match answer {
@@ -352,29 +419,8 @@ fn call(
     method: &str,
     params: &str,
 ) -> anyhow::Result<Result<serde_json::Value, StdError>> {
-    fn parse<T: serde::de::DeserializeOwned>(method: &str, params: &str) -> anyhow::Result<T> {
-        serde_json::from_str(params)
-            .map_err(|e| anyhow::anyhow!("the parameters of {method} are not valid: {e}"))
-    }
-    fn value<T: serde::Serialize>(
-        r: Result<T, StdError>,
-    ) -> anyhow::Result<Result<serde_json::Value, StdError>> {
-        Ok(match r {
-            Ok(v) => Ok(serde_json::to_value(v)?),
-            Err(e) => Err(e),
-        })
-    }
-    match method {
-        "grep" => value(peer.grep(&parse::<GrepInput>(method, params)?)),
-        "glob" => value(peer.glob(&parse::<GlobInput>(method, params)?)),
-        "flow/grep" => value(flow::grep(peer, &parse::<GrepRequest>(method, params)?)),
-        "flow/glob" => value(flow::glob(peer, &parse::<GlobRequest>(method, params)?)),
-        "flow/read" => value(peer.read(&parse::<lawsuite::flows::ReadRequest>(method, params)?)),
-        "flow/ls" => value(peer.ls(&parse::<lawsuite::flows::LsRequest>(method, params)?)),
-        #[cfg(unix)]
-        "flow/bash" => value(peer.bash(&parse::<lawsuite::flows::BashRequest>(method, params)?)),
-        other => anyhow::bail!(
-            "unknown method {other:?}; use grep, glob, flow/grep, flow/glob, flow/read, flow/ls or flow/bash"
-        ),
-    }
+    let method: Method = method.parse()?;
+    let params: serde_json::Value = serde_json::from_str(params)
+        .map_err(|e| anyhow::anyhow!("the parameters of {method} are not JSON: {e}"))?;
+    Ok(Call::parse(method, params)?.run(peer))
 }

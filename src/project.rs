@@ -9,6 +9,8 @@
 //! ([`init`]).
 //!
 //! ```toml
+//! regressions = "lawsuite/regressions"
+//! expected = "lawsuite/expected"
 //! reference = "portable"
 //!
 //! [[peer]]
@@ -18,9 +20,6 @@
 //! [[peer]]
 //! name = "mine"
 //! command = ["python3", "./my_peer.py"]
-//!
-//! regressions = "lawsuite/regressions"
-//! expected = "lawsuite/expected"
 //! ```
 //!
 //! Where there is no such file, the project is the directory the user
@@ -275,7 +274,22 @@ impl Project {
 /// The text `lawsuite init` writes.
 pub const SKELETON: &str = r#"# A lawsuite project. `lawsuite run` and `cargo test` (lawsuite::suite::Suite)
 # find this file from this directory or any directory below it; every path in
-# it is relative to this file.
+# it is relative to this file. (Top-level keys come before the [[peer]]
+# tables: in TOML, a key after a table belongs to that table.)
+
+# Shrunk divergences kept by `lawsuite record` (and LAWSUITE_RECORD=1 under
+# cargo test), replayed by every run.
+regressions = "lawsuite/regressions"
+
+# Your expected law failures: one TOML table per registered peer name,
+# mapping a law id to why it fails there, e.g.
+#   [mine]
+#   "grep::context::tie-goes-to-earlier" = "context ownership not done yet"
+# A listed law that passes fails the run, so the list stays true.
+expected = "lawsuite/expected"
+
+# Law directories of your own, run beside the laws lawsuite ships.
+# laws = ["lawsuite/laws"]
 
 # The reference peer: the answers the others are compared with.
 reference = "portable"
@@ -296,20 +310,6 @@ builtin = "portable"
 # name = "mine"
 # command = ["python3", "./my_peer.py"]
 # timeout_ms = 10000        # per call, the handshake included
-
-# Shrunk divergences kept by `lawsuite record` (and LAWSUITE_RECORD=1 under
-# cargo test), replayed by every run.
-regressions = "lawsuite/regressions"
-
-# Your expected law failures: one TOML table per registered peer name,
-# mapping a law id to why it fails there, e.g.
-#   [mine]
-#   "grep::context::tie-goes-to-earlier" = "context ownership not done yet"
-# A listed law that passes fails the run, so the list stays true.
-expected = "lawsuite/expected"
-
-# Law directories of your own, run beside the laws lawsuite ships.
-# laws = ["lawsuite/laws"]
 "#;
 
 /// Write a project skeleton into `dir`: `lawsuite.toml` ([`SKELETON`]) and

@@ -11,7 +11,7 @@ use lawsuite::kit::regression::{Regression, list};
 use lawsuite::kit::smthrs;
 use lawsuite::peer::Search;
 use lawsuite::portable::Portable;
-use lawsuite::suite::record_divergence;
+use lawsuite::conformance::record as record_divergence;
 
 /// Portable, but `maxCount` is ignored: drift 2's shape (conformance-kit §6).
 struct IgnoresMaxCount(Portable);

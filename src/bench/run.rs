@@ -345,8 +345,8 @@ mod tests {
         fn glob(&self, _: &GlobInput) -> Result<GlobOutput, StdError> {
             unreachable!("never called: glob is not supported")
         }
-        fn supports(&self, method: &str) -> bool {
-            method == "grep"
+        fn supports(&self, method: crate::peer::Method) -> bool {
+            method == crate::peer::Method::Grep
         }
     }
 

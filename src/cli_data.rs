@@ -1,0 +1,98 @@
+//! Where the command line finds a project's data: `--project`, else the
+//! first `lawsuite.toml` from the working directory upwards, else the
+//! working directory with the defaults; `--registry` overrides its peers.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, anyhow};
+use lawsuite::peer::Search;
+use lawsuite::project::{Peers, Project};
+use lawsuite::registry::{Registry, builtin};
+
+/// The options every command that uses peers takes.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ProjectArgs {
+    /// The project file (default: the first lawsuite.toml in the working
+    /// directory or above it).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub project: Option<PathBuf>,
+    /// A peer registry (peers.toml format) to use instead of the project's
+    /// peers.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub registry: Option<PathBuf>,
+}
+
+impl ProjectArgs {
+    /// The project, with `--registry` applied.
+    pub fn project(&self) -> anyhow::Result<Project> {
+        let mut project = match &self.project {
+            Some(file) => Project::load(file)?,
+            None => {
+                let here = std::env::current_dir().context("the working directory cannot be read")?;
+                Project::discover(&here)?
+            }
+        };
+        if let Some(registry) = &self.registry {
+            project.peers = Peers::File(absolute(registry));
+        }
+        Ok(project)
+    }
+
+    /// The project's peers.
+    pub fn registry(&self) -> anyhow::Result<Registry> {
+        let project = self.project()?;
+        project
+            .registry()
+            .with_context(|| format!("the peers of the project {}", project.describe()))
+    }
+
+    /// These options as flags a replay command repeats (absolute paths, so
+    /// the command works from anywhere).
+    pub fn flags(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (flag, path) in [("--project", &self.project), ("--registry", &self.registry)] {
+            if let Some(path) = path {
+                out.push(flag.to_string());
+                out.push(absolute(path).display().to_string());
+            }
+        }
+        out
+    }
+}
+
+/// `path` made absolute against the working directory.
+pub fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// A registered peer by name (external ones included), else a built-in.
+pub fn resolve(name: &str, args: &ProjectArgs) -> anyhow::Result<Arc<dyn Search>> {
+    let loaded = args.registry();
+    if let Ok(registry) = &loaded {
+        if let Some(entry) = registry.peers.iter().find(|p| p.name == name) {
+            return entry.peer.clone().map_err(|why| anyhow!(why));
+        }
+    }
+    match (builtin(name), loaded) {
+        (Ok(peer), _) => Ok(peer),
+        (Err(why), Ok(registry)) => Err(anyhow!(
+            "{why}; the registered peers are {}",
+            registry.names()
+        )),
+        (Err(why), Err(e)) => Err(anyhow!("{why} ({e:#})")),
+    }
+}
+
+/// How this binary was invoked, for replay commands: its name when it was
+/// found on `PATH`, else its absolute path.
+pub fn program() -> String {
+    let argv0 = std::env::args().next().unwrap_or_else(|| "lawsuite".into());
+    if !argv0.contains('/') {
+        return argv0;
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok())
+        .map_or(argv0, |p| p.display().to_string())
+}
