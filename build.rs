@@ -26,7 +26,11 @@ fn main() {
                 .expect("collected under base")
                 .to_string_lossy()
                 .replace('\\', "/");
-            let _ = writeln!(code, "    ({rel:?}, include_str!({:?})),", file.display().to_string());
+            let _ = writeln!(
+                code,
+                "    ({rel:?}, include_str!({:?})),",
+                file.display().to_string()
+            );
         }
         code.push_str("];\n");
     }

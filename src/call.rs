@@ -94,7 +94,10 @@ impl std::error::Error for BadParams {}
 impl Call {
     /// Parse the parameters of `method`.
     pub fn parse(method: Method, params: Value) -> Result<Call, BadParams> {
-        fn p<T: serde::de::DeserializeOwned>(method: Method, params: Value) -> Result<T, BadParams> {
+        fn p<T: serde::de::DeserializeOwned>(
+            method: Method,
+            params: Value,
+        ) -> Result<T, BadParams> {
             serde_json::from_value(params).map_err(|e| BadParams {
                 method,
                 message: e.to_string(),

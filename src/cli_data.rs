@@ -29,7 +29,8 @@ impl ProjectArgs {
         let mut project = match &self.project {
             Some(file) => Project::load(file)?,
             None => {
-                let here = std::env::current_dir().context("the working directory cannot be read")?;
+                let here =
+                    std::env::current_dir().context("the working directory cannot be read")?;
                 Project::discover(&here)?
             }
         };

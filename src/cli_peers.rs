@@ -145,9 +145,12 @@ fn smoke(entry: &Registered, root: &str, reference: bool) -> Row {
         let detail = row.detail.take().unwrap_or_default();
         let faults = health.recent.join("\n- ");
         row.detail = Some(
-            format!("{detail}\n{} protocol fault(s); the last:\n- {faults}", health.faults)
-                .trim()
-                .to_string(),
+            format!(
+                "{detail}\n{} protocol fault(s); the last:\n- {faults}",
+                health.faults
+            )
+            .trim()
+            .to_string(),
         );
     }
     row

@@ -27,7 +27,10 @@ use crate::{CaseArgs, Format, RunArgs};
 
 /// The reference and the chosen subjects of the project, and a trial for
 /// each chosen peer that cannot run here.
-fn select(args: &ProjectArgs, wanted: &[String]) -> anyhow::Result<(Subject, Vec<Subject>, Vec<Item>)> {
+fn select(
+    args: &ProjectArgs,
+    wanted: &[String],
+) -> anyhow::Result<(Subject, Vec<Subject>, Vec<Item>)> {
     let registry = args.registry()?;
     for name in wanted {
         if !registry.peers.iter().any(|p| &p.name == name) {
@@ -69,7 +72,8 @@ fn select(args: &ProjectArgs, wanted: &[String]) -> anyhow::Result<(Subject, Vec
             Err(_) => {}
         }
     }
-    let reference = reference.ok_or_else(|| anyhow!("the reference {:?} is not registered", registry.reference))?;
+    let reference = reference
+        .ok_or_else(|| anyhow!("the reference {:?} is not registered", registry.reference))?;
     Ok((reference, subjects, unavailable))
 }
 
@@ -86,12 +90,20 @@ impl Filter<'_> {
     fn admits(&self, trial: &Trial) -> bool {
         let id = trial.id.as_str();
         let named = self.patterns.is_empty()
-            || self
-                .patterns
-                .iter()
-                .any(|p| if self.exact { id == p } else { id.contains(p.as_str()) });
+            || self.patterns.iter().any(|p| {
+                if self.exact {
+                    id == p
+                } else {
+                    id.contains(p.as_str())
+                }
+            });
         let law = match self.law {
-            Some(f) => trial.kind != Kind::Law || id.contains(f),
+            Some(f) => {
+                trial.kind != Kind::Law
+                    || id
+                        .strip_prefix("law::")
+                        .is_some_and(|law| law.starts_with(f))
+            }
             None => true,
         };
         named && law && !self.skip.iter().any(|s| id.contains(s.as_str()))
@@ -109,7 +121,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let ground: Ground = args.ground.parse().map_err(|e: String| anyhow!(e))?;
     let seeds: Vec<u64> = match &args.seeds {
         Some(text) => parse_seeds(text)
-            .ok_or_else(|| anyhow!("--seeds takes A..B (with A < B) or N, not {text:?}; e.g. --seeds 0..1000"))?
+            .ok_or_else(|| {
+                anyhow!("--seeds takes A..B (with A < B) or N, not {text:?}; e.g. --seeds 0..1000")
+            })?
             .collect(),
         None => generator.default_seeds(),
     };
@@ -139,13 +153,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
             let (laws, errors) = lawsuite::law::load_dir(dir);
             if laws.is_empty() && errors.is_empty() {
-                bail!("no laws found under {}: it holds no *.toml law file", dir.display());
+                bail!(
+                    "no laws found under {}: it holds no *.toml law file",
+                    dir.display()
+                );
             }
             engine.add_laws(laws, errors);
             any_source = true;
         }
         if !any_source {
-            bail!("no laws to run: the shipped laws are off and no --laws directory is given (or pass --no-laws)");
+            bail!(
+                "no laws to run: the shipped laws are off and no --laws directory is given (or pass --no-laws)"
+            );
         }
     }
     if !args.no_regressions && !only_one_call {
@@ -158,7 +177,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     expectations.load_dir(&project.expected);
     for dir in &args.expected {
         if !dir.is_dir() {
-            bail!("the expected-failures directory {} does not exist", dir.display());
+            bail!(
+                "the expected-failures directory {} does not exist",
+                dir.display()
+            );
         }
         expectations.load_dir(dir);
     }
@@ -176,7 +198,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         skip: &args.skip,
         law: args.law.as_deref(),
     };
-    let trials: Vec<Trial> = engine.trials().into_iter().filter(|t| filter.admits(t)).collect();
+    let trials: Vec<Trial> = engine
+        .trials()
+        .into_iter()
+        .filter(|t| filter.admits(t))
+        .collect();
     if trials.is_empty() {
         bail!(
             "nothing to run: no trial matches the selection (filters {:?}, --law {:?}; the engine has {} items); check the filters, or drop --no-laws/--no-seeds",
@@ -201,7 +227,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .collect(),
         generator: (!args.no_seeds).then(|| generator.name().to_string()),
         seeds: (!args.no_seeds).then(|| args.seeds.clone().unwrap_or_else(|| "default".into())),
-        ground: (!args.no_seeds && generator == Generator::Lawsuite).then(|| ground.name().to_string()),
+        ground: (!args.no_seeds && generator == Generator::Lawsuite)
+            .then(|| ground.name().to_string()),
         started: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
@@ -214,7 +241,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!("expected failures updated: {changed}");
         return Ok(ExitCode::SUCCESS);
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Run the trials, stream what the format streams, and write the rest at
@@ -326,7 +357,16 @@ fn execute(
         Format::Markdown => write!(
             stdout,
             "{}",
-            format::markdown(info, &outcomes, &summary, if args.max_reports == 0 { usize::MAX } else { args.max_reports })
+            format::markdown(
+                info,
+                &outcomes,
+                &summary,
+                if args.max_reports == 0 {
+                    usize::MAX
+                } else {
+                    args.max_reports
+                }
+            )
         )?,
     }
     stdout.flush()?;
@@ -353,7 +393,10 @@ fn count_kinds(trials: &[Trial]) -> [usize; 4] {
 /// `laws 1200/3977 · regressions 3/3 · seeds 4/12 · 2 failing`.
 fn progress(done: &[usize; 4], totals: &[usize; 4], failures: usize) -> String {
     let mut parts = Vec::new();
-    for (i, label) in ["laws", "regressions", "seeds", "checks"].iter().enumerate() {
+    for (i, label) in ["laws", "regressions", "seeds", "checks"]
+        .iter()
+        .enumerate()
+    {
         if totals[i] > 0 {
             parts.push(format!("{label} {}/{}", done[i], totals[i]));
         }
@@ -389,7 +432,12 @@ fn documented(outcomes: &[Outcome]) -> Vec<(String, usize)> {
 }
 
 /// `lawsuite plan`.
-pub fn plan(seed: u64, generator: &str, ground: &str, dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub fn plan(
+    seed: u64,
+    generator: &str,
+    ground: &str,
+    dir: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
     let generator: Generator = generator.parse().map_err(|e: String| anyhow!(e))?;
     let ground: Ground = ground.parse().map_err(|e: String| anyhow!(e))?;
     let plan = generate(generator, seed, PLAN_ROOT, ground).map_err(|e| anyhow!(e))?;
@@ -422,7 +470,11 @@ pub fn plan(seed: u64, generator: &str, ground: &str, dir: Option<&Path>) -> any
 /// `lawsuite shrink` and `lawsuite record`: shrink one divergent call;
 /// `record` also keeps it in `record_dir` (default: the project's
 /// regression directory, which `lawsuite run` and `cargo test` replay).
-pub fn shrink_case(args: &CaseArgs, record: bool, record_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub fn shrink_case(
+    args: &CaseArgs,
+    record: bool,
+    record_dir: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
     let project = args.project.project()?;
     let (reference, subjects, _) = select(&args.project, std::slice::from_ref(&args.peer))?;
     let peer = match subjects.into_iter().next() {
@@ -489,10 +541,15 @@ pub fn shrink_case(args: &CaseArgs, record: bool, record_dir: Option<&Path>) -> 
     write!(
         stdout,
         "{}",
-        lawsuite::kit::report::json_diff(&regression.expected, &actual, std::io::stdout().is_terminal())
+        lawsuite::kit::report::json_diff(
+            &regression.expected,
+            &actual,
+            std::io::stdout().is_terminal()
+        )
     )?;
     if record {
-        let dir: PathBuf = record_dir.map_or_else(|| project.regressions.clone(), crate::cli_data::absolute);
+        let dir: PathBuf =
+            record_dir.map_or_else(|| project.regressions.clone(), crate::cli_data::absolute);
         let path = regression.write(&dir, &regression.default_name())?;
         writeln!(stdout, "recorded {}", path.display())?;
         writeln!(
@@ -541,7 +598,8 @@ fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<Strin
     let mut removed = 0;
     for file in lawsuite::conformance::expect::toml_files(dir) {
         let text = std::fs::read_to_string(&file)?;
-        let mut table: PeerTable = toml::from_str(&text).with_context(|| format!("parsing {}", file.display()))?;
+        let mut table: PeerTable =
+            toml::from_str(&text).with_context(|| format!("parsing {}", file.display()))?;
         let before: usize = table.values().map(|t| t.len()).sum();
         for (peer, laws) in table.iter_mut() {
             laws.retain(|law, _| !stale.contains(&(peer.clone(), law.clone())));

@@ -28,7 +28,10 @@ const RETRY_METACHARACTERS: &[char] = &[
 /// let err = flow::grep(&Noop, &GrepRequest::new("(?=x)")).unwrap_err();
 /// assert_eq!(err.message, r#"Unsupported ripgrep pattern "(?=x)": special groups and lookaround are not supported"#);
 /// ```
-pub fn grep<P: Search + ?Sized>(peer: &P, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
+pub fn grep<P: Search + ?Sized>(
+    peer: &P,
+    request: &GrepRequest,
+) -> Result<GrepFlowOutput, StdError> {
     let input = normalize_grep(request)?;
     let first = peer.grep(&input)?;
     if input.fixed_strings || !first.is_empty() || !input.pattern.contains(RETRY_METACHARACTERS) {

@@ -691,7 +691,9 @@ fn law_call(l: &Law, real: &str) -> Result<Call, String> {
 
 /// Run one law on one peer.
 pub fn run(law: &LoadedLaw, peer: &dyn Search) -> LawOutcome {
-    let broken = |e: String| LawOutcome::Broken(format!("{}: law {}: {e}", law.file.display(), law.law.name));
+    let broken = |e: String| {
+        LawOutcome::Broken(format!("{}: law {}: {e}", law.file.display(), law.law.name))
+    };
     let l = &law.law;
     let (tree_files, special) = match files(l) {
         Ok(f) => f,

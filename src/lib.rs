@@ -80,6 +80,6 @@ pub mod portable;
 pub mod project;
 pub mod protocol;
 pub mod registry;
-pub mod shipped;
 pub mod ripgrep;
+pub mod shipped;
 pub mod suite;

@@ -184,7 +184,7 @@ struct RunArgs {
     /// Leave out trials whose id contains this (repeatable).
     #[arg(long, value_name = "FILTER")]
     skip: Vec<String>,
-    /// Run only the laws whose id contains this (e.g. `grep::context`);
+    /// Run only the laws whose id starts with this (e.g. `grep::context`);
     /// regressions and seeds still run unless --no-regressions/--no-seeds.
     #[arg(long, value_name = "FILTER")]
     law: Option<String>,

@@ -480,47 +480,26 @@ impl Search for Named {
     fn version(&self) -> String {
         self.inner.version()
     }
-    fn grep(
-        &self,
-        input: &GrepInput,
-    ) -> Result<GrepOutput, StdError> {
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
         self.inner.grep(input)
     }
-    fn glob(
-        &self,
-        input: &GlobInput,
-    ) -> Result<GlobOutput, StdError> {
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
         self.inner.glob(input)
     }
-    fn flow_grep(
-        &self,
-        request: &GrepRequest,
-    ) -> Result<GrepFlowOutput, StdError> {
+    fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
         self.inner.flow_grep(request)
     }
-    fn flow_glob(
-        &self,
-        request: &GlobRequest,
-    ) -> Result<GlobOutput, StdError> {
+    fn flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
         self.inner.flow_glob(request)
     }
-    fn read(
-        &self,
-        input: &ReadRequest,
-    ) -> Result<ReadOutput, StdError> {
+    fn read(&self, input: &ReadRequest) -> Result<ReadOutput, StdError> {
         self.inner.read(input)
     }
-    fn ls(
-        &self,
-        input: &LsRequest,
-    ) -> Result<LsOutput, StdError> {
+    fn ls(&self, input: &LsRequest) -> Result<LsOutput, StdError> {
         self.inner.ls(input)
     }
     #[cfg(unix)]
-    fn bash(
-        &self,
-        input: &BashRequest,
-    ) -> Result<BashOutput, StdError> {
+    fn bash(&self, input: &BashRequest) -> Result<BashOutput, StdError> {
         self.inner.bash(input)
     }
     fn supports(&self, method: Method) -> bool {

@@ -151,7 +151,11 @@ impl fmt::Display for ProjectError {
                 )
             }
             ProjectError::Invalid { path, message } => {
-                write!(f, "The project file {} is not valid: {message}", path.display())
+                write!(
+                    f,
+                    "The project file {} is not valid: {message}",
+                    path.display()
+                )
             }
             ProjectError::Exists { path } => write!(
                 f,
@@ -205,7 +209,9 @@ impl Project {
             path: file.clone(),
             message: e.to_string(),
         })?;
-        let root = file.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let root = file
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         let invalid = |message: String| ProjectError::Invalid {
             path: file.clone(),
             message,
@@ -236,7 +242,11 @@ impl Project {
         Ok(Project {
             laws: parsed.laws.iter().map(|p| root.join(p)).collect(),
             shipped_laws: parsed.shipped_laws,
-            regressions: root.join(parsed.regressions.unwrap_or_else(|| DEFAULT_REGRESSIONS.into())),
+            regressions: root.join(
+                parsed
+                    .regressions
+                    .unwrap_or_else(|| DEFAULT_REGRESSIONS.into()),
+            ),
             expected: root.join(parsed.expected.unwrap_or_else(|| DEFAULT_EXPECTED.into())),
             peers,
             file: Some(file),
@@ -355,7 +365,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = init(dir.path()).unwrap();
         let project = Project::load(&file).unwrap();
-        assert!(matches!(&project.peers, Peers::Inline { reference, .. } if reference == "portable"));
+        assert!(
+            matches!(&project.peers, Peers::Inline { reference, .. } if reference == "portable")
+        );
         assert_eq!(project.regressions, dir.path().join("lawsuite/regressions"));
         assert!(project.regressions.is_dir() && project.expected.is_dir());
         let registry = project.registry().unwrap();
@@ -387,7 +399,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("lawsuite.toml");
         for (text, says) in [
-            ("[[peer]]\nname = \"a\"\nbuiltin = \"portable\"\n", "reference"),
+            (
+                "[[peer]]\nname = \"a\"\nbuiltin = \"portable\"\n",
+                "reference",
+            ),
             ("reference = \"a\"\n", "no `[[peer]]`"),
             ("registry = \"p.toml\"\nreference = \"a\"\n", "not both"),
             ("surprise = 1\n", "surprise"),

@@ -356,4 +356,3 @@ fn find_on_path(program: &str) -> Option<PathBuf> {
         .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())
 }
-

@@ -136,7 +136,8 @@ impl Suite {
             smthrs_seeds: wide
                 .clone()
                 .map_or_else(|| Generator::Smthrs.default_seeds(), |r| r.collect()),
-            lawsuite_seeds: wide.map_or_else(|| Generator::Lawsuite.default_seeds(), |r| r.collect()),
+            lawsuite_seeds: wide
+                .map_or_else(|| Generator::Lawsuite.default_seeds(), |r| r.collect()),
             ground,
             shipped_laws: true,
             law_dirs: Vec::new(),
@@ -151,7 +152,22 @@ impl Suite {
     /// peers (or the built-in ones), laws, regressions and expected
     /// failures.
     pub fn from_project() -> Suite {
-        let mut suite = Suite::new();
+        let suite = Suite::new();
+        let project = suite.project.clone();
+        suite.with_project(project)
+    }
+
+    /// A suite over `project`: its peers, laws, regressions and expected
+    /// failures.
+    pub fn for_project(project: Project) -> Suite {
+        Suite::new().with_project(Ok(project))
+    }
+
+    fn with_project(mut self, project: Result<Project, String>) -> Suite {
+        let mut suite = {
+            self.project = project;
+            self
+        };
         let registry = match &suite.project {
             Ok(project) => {
                 suite.shipped_laws = project.shipped_laws;

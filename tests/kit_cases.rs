@@ -31,7 +31,10 @@ fn peers() -> Vec<Box<dyn Search>> {
         }
         Err(why) => {
             // Never green by skipping where the tool must be: CI installs rg.
-            assert!(std::env::var_os("CI").is_none(), "rg is needed in CI: {why}");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "rg is needed in CI: {why}"
+            );
             eprintln!("note: the ripgrep peers are skipped: {why}")
         }
     }

@@ -21,7 +21,10 @@ fn peers() -> Vec<Box<dyn Search>> {
         Ok(_) => peers.push(Box::new(rg)),
         Err(why) => {
             // Never green by skipping where the tool must be: CI installs rg.
-            assert!(std::env::var_os("CI").is_none(), "rg is needed in CI: {why}");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "rg is needed in CI: {why}"
+            );
             eprintln!("note: the ripgrep peer is skipped: {why}")
         }
     }

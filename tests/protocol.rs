@@ -10,12 +10,12 @@ use std::process::Command;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use lawsuite::conformance::{Engine, Subject};
 use lawsuite::contract::{ErrorCode, GlobInput, GlobRequest, GrepInput, GrepRequest};
 use lawsuite::kit::compare::compare_plan;
 use lawsuite::kit::materialize::TempTree;
 use lawsuite::kit::plan::{GeneratedFile, PlanOptions};
 use lawsuite::kit::smthrs;
-use lawsuite::conformance::{Engine, Subject};
 use lawsuite::peer::{Method, Search};
 use lawsuite::portable::Portable;
 use lawsuite::protocol::client::Backoff;
@@ -380,7 +380,10 @@ fn a_crashed_peer_is_restarted_and_the_run_goes_on() {
     assert_eq!(pids.len(), 2, "one restart");
     assert!(reaped(pids[0]));
     assert_eq!(peer.fault_count(), 1);
-    let diagnostics = peer.health().map(|h| h.recent.join("\n")).unwrap_or_default();
+    let diagnostics = peer
+        .health()
+        .map(|h| h.recent.join("\n"))
+        .unwrap_or_default();
     assert!(diagnostics.contains("crashing on glob"), "{diagnostics}");
     drop(peer);
     assert_all_reaped(&pids);
@@ -505,7 +508,11 @@ fn serve_portable_declares_the_file_flows_and_agrees_on_their_laws() {
         failures.len(),
         failures.join("\n\n")
     );
-    assert!(served.health().is_none_or(|h| h.faults == 0), "{:?}", served.health());
+    assert!(
+        served.health().is_none_or(|h| h.faults == 0),
+        "{:?}",
+        served.health()
+    );
 }
 
 #[test]

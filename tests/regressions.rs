@@ -4,6 +4,7 @@
 //! reference — the path `LAWSUITE_RECORD=1 cargo test` and `lawsuite record`
 //! take.
 
+use lawsuite::conformance::record as record_divergence;
 use lawsuite::contract::{GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
 use lawsuite::kit::compare::compare_plan;
 use lawsuite::kit::plan::PlanOptions;
@@ -11,7 +12,6 @@ use lawsuite::kit::regression::{Regression, list};
 use lawsuite::kit::smthrs;
 use lawsuite::peer::Search;
 use lawsuite::portable::Portable;
-use lawsuite::conformance::record as record_divergence;
 
 /// Portable, but `maxCount` is ignored: drift 2's shape (conformance-kit §6).
 struct IgnoresMaxCount(Portable);

@@ -26,7 +26,10 @@ fn peers() -> Option<(Portable, RipgrepWalk)> {
         Ok(_) => Some((Portable::default(), walk)),
         Err(why) => {
             // Never green by skipping where the tool must be: CI installs rg.
-            assert!(std::env::var_os("CI").is_none(), "rg is needed in CI: {why}");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "rg is needed in CI: {why}"
+            );
             eprintln!("note: ripgrep-walk is skipped: {why}");
             None
         }

@@ -47,7 +47,9 @@ impl Expectations {
     pub fn shipped() -> Expectations {
         let mut out = Expectations::default();
         for (file, text) in crate::shipped::expected() {
-            let source = format!("lawsuite's expected failures for its built-in peers (peers/expected/{file})");
+            let source = format!(
+                "lawsuite's expected failures for its built-in peers (peers/expected/{file})"
+            );
             match toml::from_str::<PeerTable>(text) {
                 Ok(tables) => insert(&mut out.by_builtin, tables, &source),
                 Err(e) => out.problems.push((source, e.to_string())),
@@ -94,16 +96,26 @@ impl Expectations {
 
     /// The project's listed ids that name no known item, with the peer
     /// and source, so a typo never silently lists nothing.
-    pub fn unknown<'a>(&'a self, known: &dyn Fn(&str) -> bool) -> Vec<(&'a str, &'a str, &'a Expected)> {
+    pub fn unknown<'a>(
+        &'a self,
+        known: &dyn Fn(&str) -> bool,
+    ) -> Vec<(&'a str, &'a str, &'a Expected)> {
         self.by_name
             .iter()
-            .flat_map(|(peer, ids)| ids.iter().map(move |(id, e)| (peer.as_str(), id.as_str(), e)))
+            .flat_map(|(peer, ids)| {
+                ids.iter()
+                    .map(move |(id, e)| (peer.as_str(), id.as_str(), e))
+            })
             .filter(|(_, id, _)| !known(id))
             .collect()
     }
 }
 
-fn insert(into: &mut BTreeMap<String, BTreeMap<String, Expected>>, tables: PeerTable, source: &str) {
+fn insert(
+    into: &mut BTreeMap<String, BTreeMap<String, Expected>>,
+    tables: PeerTable,
+    source: &str,
+) {
     for (peer, ids) in tables {
         let table = into.entry(peer).or_default();
         for (id, reason) in ids {
@@ -153,7 +165,10 @@ mod tests {
         std::fs::write(dir.path().join("b.toml"), "[mine\n").unwrap();
         let mut e = Expectations::default();
         e.load_dir(dir.path());
-        assert_eq!(e.lookup("mine", None, "x::y").map(|x| x.reason.as_str()), Some("why"));
+        assert_eq!(
+            e.lookup("mine", None, "x::y").map(|x| x.reason.as_str()),
+            Some("why")
+        );
         assert_eq!(e.problems.len(), 1);
         assert!(e.problems[0].0.ends_with("b.toml"));
         assert_eq!(e.unknown(&|id| id == "x::y").len(), 0);

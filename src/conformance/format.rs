@@ -84,7 +84,12 @@ pub fn human_report(report: &Report, color: bool) -> String {
         if !case.tree.is_empty() {
             let _ = writeln!(out, "  tree:");
             for entry in &case.tree {
-                let _ = writeln!(out, "    {}: {}", visible(&entry.path), visible(&entry.content));
+                let _ = writeln!(
+                    out,
+                    "    {}: {}",
+                    visible(&entry.path),
+                    visible(&entry.content)
+                );
             }
         }
         let _ = writeln!(out, "  call: {}", visible(&compact(&case.call)));
@@ -93,7 +98,14 @@ pub fn human_report(report: &Report, color: bool) -> String {
         }
         if case.expected != case.actual {
             let _ = writeln!(out, "  - expected, + actual:");
-            for line in json_diff(&case.expected, &case.actual, color).lines() {
+            let coloured;
+            let diff = if color {
+                coloured = json_diff(&case.expected, &case.actual, true);
+                &coloured
+            } else {
+                &case.diff
+            };
+            for line in diff.lines() {
                 let _ = writeln!(out, "    {line}");
             }
         }
@@ -105,7 +117,11 @@ pub fn human_report(report: &Report, color: bool) -> String {
         }
     }
     if let Some(health) = &report.health {
-        let _ = writeln!(out, "\n  the peer had {} fault(s) during this trial:", health.faults);
+        let _ = writeln!(
+            out,
+            "\n  the peer had {} fault(s) during this trial:",
+            health.faults
+        );
         for fault in &health.recent {
             for (i, line) in fault.lines().enumerate() {
                 let _ = writeln!(out, "  {} {line}", if i == 0 { "-" } else { " " });
@@ -123,7 +139,9 @@ pub fn human_report(report: &Report, color: bool) -> String {
 pub fn human_outcome(outcome: &Outcome, color: bool) -> Option<String> {
     let head = |what: &str| format!("{what} {}", outcome.id);
     match &outcome.verdict {
-        Verdict::Fail { report } => Some(format!("{}\n{}", head("FAIL"), human_report(report, color))),
+        Verdict::Fail { report } => {
+            Some(format!("{}\n{}", head("FAIL"), human_report(report, color)))
+        }
         Verdict::UnexpectedPass { reason, source } => Some(format!(
             "{}\n{} passes on {}, but {source} lists it as an expected failure ({reason}); remove that entry\n",
             head("UNEXPECTED PASS"),
@@ -168,7 +186,10 @@ pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
                     "; {} seeds of {}{}, {} divergent calls",
                     summary.seeds,
                     info.generator.as_deref().unwrap_or("?"),
-                    info.seeds.as_ref().map(|s| format!(" ({s})")).unwrap_or_default(),
+                    info.seeds
+                        .as_ref()
+                        .map(|s| format!(" ({s})"))
+                        .unwrap_or_default(),
                     summary.divergent_calls
                 );
             }
@@ -295,7 +316,12 @@ pub fn junit(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String 
                         tests += 1;
                         failures += 1;
                         let one = Report {
-                            summary: format!("{} (divergent call {} of {})", report.summary, n + 1, report.cases.len()),
+                            summary: format!(
+                                "{} (divergent call {} of {})",
+                                report.summary,
+                                n + 1,
+                                report.cases.len()
+                            ),
                             cases: vec![case.clone()],
                             health: report.health.clone(),
                         };
@@ -322,12 +348,22 @@ pub fn junit(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String 
                         }
                         Verdict::UnexpectedPass { reason, source } => {
                             failures += 1;
-                            let text = format!("passes, but {source} lists it as an expected failure ({reason}); remove that entry");
-                            format!("<failure message=\"{}\" type=\"unexpected_pass\">{}</failure>", xml(&text), xml(&text))
+                            let text = format!(
+                                "passes, but {source} lists it as an expected failure ({reason}); remove that entry"
+                            );
+                            format!(
+                                "<failure message=\"{}\" type=\"unexpected_pass\">{}</failure>",
+                                xml(&text),
+                                xml(&text)
+                            )
                         }
                         Verdict::Broken { why } => {
                             errors += 1;
-                            format!("<error message=\"{}\" type=\"broken\">{}</error>", xml(why.lines().next().unwrap_or(why)), xml(why))
+                            format!(
+                                "<error message=\"{}\" type=\"broken\">{}</error>",
+                                xml(why.lines().next().unwrap_or(why)),
+                                xml(why)
+                            )
                         }
                         Verdict::ExpectedFailure { reason, report, .. } => {
                             skipped += 1;
@@ -365,7 +401,12 @@ pub fn junit(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String 
 /// A Markdown summary (for a CI job summary): a table per peer, the failing
 /// spec sections, and the first `max_reports` failures in full, each in a
 /// collapsed block (the rest counted).
-pub fn markdown(info: &RunInfo, outcomes: &[Outcome], summary: &Summary, max_reports: usize) -> String {
+pub fn markdown(
+    info: &RunInfo,
+    outcomes: &[Outcome],
+    summary: &Summary,
+    max_reports: usize,
+) -> String {
     let mut out = format!(
         "## lawsuite: reference {}, {} peers\n\n| peer | pass | fail | expected failures | unexpected passes | broken | skipped |\n| --- | --- | --- | --- | --- | --- | --- |\n",
         info.reference,
@@ -379,7 +420,11 @@ pub fn markdown(info: &RunInfo, outcomes: &[Outcome], summary: &Summary, max_rep
         );
     }
     if let Some(c) = summary.by_kind.get("check") {
-        let _ = writeln!(out, "| (checks) | {} | {} | | | {} | {} |", c.pass, c.fail, c.broken, c.skipped);
+        let _ = writeln!(
+            out,
+            "| (checks) | {} | {} | | | {} | {} |",
+            c.pass, c.fail, c.broken, c.skipped
+        );
     }
     if summary.seeds > 0 {
         let _ = writeln!(
@@ -400,7 +445,11 @@ pub fn markdown(info: &RunInfo, outcomes: &[Outcome], summary: &Summary, max_rep
         let _ = writeln!(out, "\nFailing laws by section: {}.", failing.join(", "));
     }
     for (peer, at, why) in &summary.stopped {
-        let _ = writeln!(out, "\n**{peer} stopped** during `{at}`: {}", why.lines().next().unwrap_or(why));
+        let _ = writeln!(
+            out,
+            "\n**{peer} stopped** during `{at}`: {}",
+            why.lines().next().unwrap_or(why)
+        );
     }
     let failures: Vec<&Outcome> = outcomes.iter().filter(|o| o.verdict.is_failure()).collect();
     if !failures.is_empty() {
@@ -416,7 +465,11 @@ pub fn markdown(info: &RunInfo, outcomes: &[Outcome], summary: &Summary, max_rep
         );
     }
     if failures.len() > max_reports {
-        let _ = writeln!(out, "\n… and {} more failures.", failures.len() - max_reports);
+        let _ = writeln!(
+            out,
+            "\n… and {} more failures.",
+            failures.len() - max_reports
+        );
     }
     out
 }

@@ -452,9 +452,14 @@ impl Engine {
     pub fn add_laws(&mut self, laws: Vec<LoadedLaw>, problems: Vec<law::LawError>) {
         for problem in problems {
             let stem = problem.file.with_extension("");
-            let stem = stem.file_name().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+            let stem = stem
+                .file_name()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
             self.push(Item::Problem {
-                id: format!("law::invalid::{stem}::{}", problem.law.as_deref().unwrap_or("file")),
+                id: format!(
+                    "law::invalid::{stem}::{}",
+                    problem.law.as_deref().unwrap_or("file")
+                ),
                 message: problem.to_string(),
             });
         }
@@ -725,7 +730,14 @@ impl Engine {
             let new = h.faults.saturating_sub(before);
             (new > 0 || h.stopped.is_some()).then(|| Health {
                 faults: new,
-                recent: h.recent.iter().rev().take(new.min(3)).rev().cloned().collect(),
+                recent: h
+                    .recent
+                    .iter()
+                    .rev()
+                    .take(new.min(3))
+                    .rev()
+                    .cloned()
+                    .collect(),
                 stopped: h.stopped.clone(),
             })
         };
@@ -773,7 +785,12 @@ impl Engine {
     }
 
     /// A law's or regression's verdict on `subject`.
-    fn judge(&self, item: &Item, subject: &Subject, health: &dyn Fn() -> Option<Health>) -> Verdict {
+    fn judge(
+        &self,
+        item: &Item,
+        subject: &Subject,
+        health: &dyn Fn() -> Option<Health>,
+    ) -> Verdict {
         let (key, result) = match item {
             Item::Law(l) => (l.id.clone(), self.judge_law(l, subject, health)),
             Item::Regression {
@@ -830,6 +847,11 @@ impl Engine {
                         .map(|(path, content)| TreeEntry { path, content })
                         .collect(),
                     call,
+                    diff: crate::kit::report::json_diff(
+                        &verdict::align_keys(&failure.expected, &failure.actual),
+                        &failure.actual,
+                        false,
+                    ),
                     expected: verdict::align_keys(&failure.expected, &failure.actual),
                     actual: failure.actual,
                     problems: failure.problems,
@@ -842,10 +864,7 @@ impl Engine {
                     recorded: None,
                 };
                 Judged::Fail(Report {
-                    summary: format!(
-                        "law {} fails on {} ({})",
-                        l.id, subject.name, l.law.spec
-                    ),
+                    summary: format!("law {} fails on {} ({})", l.id, subject.name, l.law.spec),
                     cases: vec![case],
                     health: health(),
                 })
@@ -880,6 +899,11 @@ impl Engine {
                         })
                         .collect(),
                     call: serde_json::to_value(&regression.call).unwrap_or(Value::Null),
+                    diff: crate::kit::report::json_diff(
+                        &verdict::align_keys(&mismatch.expected, &mismatch.actual),
+                        &mismatch.actual,
+                        false,
+                    ),
                     expected: verdict::align_keys(&mismatch.expected, &mismatch.actual),
                     actual: mismatch.actual,
                     problems: vec!["the answer differs from the recorded one".into()],
@@ -887,7 +911,10 @@ impl Engine {
                     recorded: None,
                 };
                 Judged::Fail(Report {
-                    summary: format!("regression {name} fails on {}: {}", subject.name, regression.why),
+                    summary: format!(
+                        "regression {name} fails on {}: {}",
+                        subject.name, regression.why
+                    ),
                     cases: vec![case],
                     health: health(),
                 })
@@ -927,12 +954,13 @@ impl Engine {
                 .iter()
                 .map(|(_, s)| s.peer.health().map_or(0, |h| h.faults))
                 .collect();
-            let plan = generate(seed.generator, seed.seed, PLAN_ROOT, seed.ground).map(|plan| {
-                match seed.only_call {
+            let plan =
+                generate(seed.generator, seed.seed, PLAN_ROOT, seed.ground).map(|plan| match seed
+                    .only_call
+                {
                     Some(call) => plan.only_call(call),
                     None => plan,
-                }
-            });
+                });
             let subjects: Vec<&dyn Search> = asked.iter().map(|(_, s)| s.peer.as_ref()).collect();
             let compared = plan.and_then(|plan| {
                 compare_plan(&plan, reference.peer.as_ref(), &subjects)
@@ -945,8 +973,15 @@ impl Engine {
                         why: format!("{}: {e}", item.id()),
                     },
                     Ok((plan, divergences)) => {
-                        let (verdict, explained) =
-                            self.seed_verdict(item, plan, divergences, &subjects, i, subject, before[i]);
+                        let (verdict, explained) = self.seed_verdict(
+                            item,
+                            plan,
+                            divergences,
+                            &subjects,
+                            i,
+                            subject,
+                            before[i],
+                        );
                         documented[*slot] = explained;
                         verdict
                     }
@@ -1001,7 +1036,10 @@ impl Engine {
             if !compared[position].supports(method) {
                 continue;
             }
-            let at = compared[..position].iter().filter(|s| s.supports(method)).count();
+            let at = compared[..position]
+                .iter()
+                .filter(|s| s.supports(method))
+                .count();
             let Some(answer) = d.answers.get(at + 1) else {
                 continue;
             };
@@ -1025,7 +1063,13 @@ impl Engine {
             // Shrinking costs seconds a case: only the first few of a seed.
             let recorded = match &self.record {
                 Some(dir) if n < 3 => Some(
-                    match record(plan, d, self.everyone[0].peer.as_ref(), subject.peer.as_ref(), dir) {
+                    match record(
+                        plan,
+                        d,
+                        self.everyone[0].peer.as_ref(),
+                        subject.peer.as_ref(),
+                        dir,
+                    ) {
                         Ok(path) => format!("recorded {}", path.display()),
                         Err(e) => format!("not recorded: {e}"),
                     },
@@ -1056,13 +1100,21 @@ impl Engine {
                     })
                     .collect(),
                 call: serde_json::to_value(&d.call).unwrap_or(Value::Null),
+                diff: crate::kit::report::json_diff(
+                    &verdict::align_keys(&expected, &actual),
+                    &actual,
+                    false,
+                ),
                 expected: verdict::align_keys(&expected, &actual),
                 actual,
                 problems: vec![format!(
                     "{} answers differently from the reference {} ({} files in the tree, {} bytes)",
                     subject.name, self.everyone[0].name, d.tree.files, d.tree.bytes
                 )],
-                replay: Some(self.replay.command(item, &trial, &subject.name, Some(d.call_index))),
+                replay: Some(
+                    self.replay
+                        .command(item, &trial, &subject.name, Some(d.call_index)),
+                ),
                 recorded,
             });
         }
@@ -1070,7 +1122,14 @@ impl Engine {
             let new = h.faults.saturating_sub(faults_before);
             (new > 0 || h.stopped.is_some()).then(|| Health {
                 faults: new,
-                recent: h.recent.iter().rev().take(new.min(3)).rev().cloned().collect(),
+                recent: h
+                    .recent
+                    .iter()
+                    .rev()
+                    .take(new.min(3))
+                    .rev()
+                    .cloned()
+                    .collect(),
                 stopped: h.stopped.clone(),
             })
         });
@@ -1095,7 +1154,12 @@ impl Engine {
     /// trials together, so a seed is compared for all its subjects in one
     /// pass), sending each outcome and each stopped peer to `sink` on the
     /// calling thread as it happens. Returns the outcomes in trial order.
-    pub fn run(&self, trials: &[Trial], options: RunOptions, mut sink: impl FnMut(&Event)) -> Vec<Outcome> {
+    pub fn run(
+        &self,
+        trials: &[Trial],
+        options: RunOptions,
+        mut sink: impl FnMut(&Event),
+    ) -> Vec<Outcome> {
         // Group by item, keeping the order of first appearance.
         let mut groups: Vec<(usize, Vec<(usize, Option<usize>)>)> = Vec::new();
         let mut slot: BTreeMap<usize, usize> = BTreeMap::new();
@@ -1117,33 +1181,36 @@ impl Engine {
                 let (groups, next, stop) = (&groups, &next, &stop);
                 scope.spawn(move || {
                     while !stop.load(Ordering::Relaxed) {
-                        let Some((item, members)) = groups.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        let Some((item, members)) =
+                            groups.get(next.fetch_add(1, Ordering::Relaxed))
+                        else {
                             break;
                         };
                         let peers: Vec<Option<usize>> = members.iter().map(|m| m.1).collect();
                         // A panicking peer (or engine bug) fails its trials,
                         // it never hangs or ends the run.
-                        let outcomes = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            self.run_item(*item, &peers)
-                        }))
-                        .unwrap_or_else(|payload| {
-                            let why = format!(
-                                "the trial panicked: {}",
-                                crate::kit::case::panic_message(&*payload)
-                            );
-                            peers
-                                .iter()
-                                .map(|p| {
-                                    self.outcome(
-                                        &self.items[*item],
-                                        p.map(|p| &self.everyone[p]),
-                                        Verdict::Broken { why: why.clone() },
-                                        BTreeMap::new(),
-                                        Instant::now(),
-                                    )
-                                })
-                                .collect()
-                        });
+                        let outcomes =
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                self.run_item(*item, &peers)
+                            }))
+                            .unwrap_or_else(|payload| {
+                                let why = format!(
+                                    "the trial panicked: {}",
+                                    crate::kit::case::panic_message(&*payload)
+                                );
+                                peers
+                                    .iter()
+                                    .map(|p| {
+                                        self.outcome(
+                                            &self.items[*item],
+                                            p.map(|p| &self.everyone[p]),
+                                            Verdict::Broken { why: why.clone() },
+                                            BTreeMap::new(),
+                                            Instant::now(),
+                                        )
+                                    })
+                                    .collect()
+                            });
                         for ((t, _), outcome) in members.iter().zip(outcomes) {
                             if options.fail_fast && outcome.verdict.is_failure() {
                                 stop.store(true, Ordering::Relaxed);
@@ -1227,7 +1294,12 @@ impl Counts {
 
     /// Every trial counted.
     pub fn total(&self) -> usize {
-        self.pass + self.fail + self.expected_failure + self.unexpected_pass + self.skipped + self.broken
+        self.pass
+            + self.fail
+            + self.expected_failure
+            + self.unexpected_pass
+            + self.skipped
+            + self.broken
     }
 
     /// Trials that fail the run.
@@ -1258,7 +1330,11 @@ pub struct Summary {
 
 impl Summary {
     /// Count `outcomes`.
-    pub fn of(outcomes: &[Outcome], elapsed: Duration, stopped: Vec<(String, String, String)>) -> Summary {
+    pub fn of(
+        outcomes: &[Outcome],
+        elapsed: Duration,
+        stopped: Vec<(String, String, String)>,
+    ) -> Summary {
         let mut s = Summary {
             seconds: elapsed.as_secs_f64(),
             stopped,
@@ -1266,12 +1342,18 @@ impl Summary {
         };
         let mut seeds = std::collections::HashSet::new();
         for o in outcomes {
-            s.by_kind.entry(o.kind.name().to_string()).or_default().add(&o.verdict);
+            s.by_kind
+                .entry(o.kind.name().to_string())
+                .or_default()
+                .add(&o.verdict);
             if let Some(peer) = &o.peer {
                 s.by_peer.entry(peer.clone()).or_default().add(&o.verdict);
             }
             if let Some(spec) = &o.spec {
-                s.by_section.entry(section_of(spec)).or_default().add(&o.verdict);
+                s.by_section
+                    .entry(section_of(spec))
+                    .or_default()
+                    .add(&o.verdict);
             }
             if o.kind == Kind::Seed {
                 seeds.insert(o.item.clone());

@@ -57,7 +57,12 @@ fn a_failing_law_reports_its_section_tree_call_and_diff() {
     assert_eq!(case.tree[0].path, "a.ts");
     assert_eq!(case.expected["paths"], serde_json::json!(["a.ts"]));
     assert_eq!(case.actual["paths"], serde_json::json!([]));
-    assert!(case.replay.as_deref().unwrap().contains("law::x::finds-a::mine --exact"));
+    assert!(
+        case.replay
+            .as_deref()
+            .unwrap()
+            .contains("law::x::finds-a::mine --exact")
+    );
     let text = format::human_report(report, false);
     assert!(text.contains("-    \"a.ts\""), "{text}");
     assert_eq!(engine.run_trial(&trials[0]).verdict, Verdict::Pass);
@@ -66,7 +71,9 @@ fn a_failing_law_reports_its_section_tree_call_and_diff() {
 #[test]
 fn expectations_follow_the_registered_name_and_a_broken_law_never_satisfies_one() {
     let mut engine = engine_with(vec![Subject::new("mine", NoGlob)]);
-    let broken = law("[[law]]\nname = \"bad-input\"\nspec = \"search-contract §8\"\nmethod = \"flow/glob\"\ninput = { pattern = 3 }\nexpect_error = \"invalid_pattern\"\n");
+    let broken = law(
+        "[[law]]\nname = \"bad-input\"\nspec = \"search-contract §8\"\nmethod = \"flow/glob\"\ninput = { pattern = 3 }\nexpect_error = \"invalid_pattern\"\n",
+    );
     engine.add_laws(vec![law(GLOB_LAW), broken], vec![]);
     let mut e = Expectations::default();
     e.add("mine", "x::finds-a", "globs are not done", "test");
@@ -102,7 +109,10 @@ fn a_seed_is_judged_per_subject_by_position_even_for_twins() {
     let report = together[1].verdict.report().expect("the wrong peer fails");
     assert!(report.cases.iter().all(|c| c.call["method"] == "glob"));
     let replay = report.cases[0].replay.as_deref().unwrap();
-    assert!(replay.starts_with("cargo test -- seed::smthrs::0004::wrong --exact"), "{replay}");
+    assert!(
+        replay.starts_with("cargo test -- seed::smthrs::0004::wrong --exact"),
+        "{replay}"
+    );
 }
 
 #[test]
@@ -127,7 +137,14 @@ fn a_panicking_peer_fails_its_trials_and_the_run_goes_on() {
     engine.add_seeds(Generator::Smthrs, Ground::Shared, &[1, 2], None);
     let trials = engine.trials();
     let mut seen = 0;
-    let outcomes = engine.run(&trials, RunOptions { jobs: 2, fail_fast: false }, |_| seen += 1);
+    let outcomes = engine.run(
+        &trials,
+        RunOptions {
+            jobs: 2,
+            fail_fast: false,
+        },
+        |_| seen += 1,
+    );
     assert_eq!((outcomes.len(), seen), (4, 4));
     let tags: Vec<&str> = outcomes.iter().map(|o| o.verdict.tag()).collect();
     assert_eq!(tags, ["pass", "fail", "fail", "fail"]);

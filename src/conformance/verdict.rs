@@ -125,6 +125,11 @@ pub struct Case {
     /// Every difference, one sentence each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
+    /// A unified diff of the two answers as pretty JSON (`-` expected, `+`
+    /// actual), look-alike characters escaped: the same text in every
+    /// format.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub diff: String,
     /// The command that runs exactly this case again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<String>,
@@ -175,7 +180,10 @@ pub fn align_keys(expected: &Value, actual: &Value) -> Value {
         (Value::Array(e), Value::Array(a)) => Value::Array(
             e.iter()
                 .enumerate()
-                .map(|(i, want)| a.get(i).map_or_else(|| want.clone(), |got| align_keys(want, got)))
+                .map(|(i, want)| {
+                    a.get(i)
+                        .map_or_else(|| want.clone(), |got| align_keys(want, got))
+                })
                 .collect(),
         ),
         _ => expected.clone(),

@@ -126,7 +126,12 @@ impl GeneratedFile {
                 let mut out = if std::str::from_utf8(&self.content).is_ok() {
                     format!("{head:?}")
                 } else {
-                    let bytes: String = self.content.iter().take(SHOWN).map(|b| std::ascii::escape_default(*b).to_string()).collect();
+                    let bytes: String = self
+                        .content
+                        .iter()
+                        .take(SHOWN)
+                        .map(|b| std::ascii::escape_default(*b).to_string())
+                        .collect();
                     format!("bytes \"{bytes}\"")
                 };
                 if count > SHOWN {

@@ -239,7 +239,11 @@ impl Regression {
             } else {
                 dir.join(format!("{name}-{n}.json"))
             };
-            match fs::OpenOptions::new().write(true).create_new(true).open(&file) {
+            match fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&file)
+            {
                 Ok(mut out) => {
                     use std::io::Write as _;
                     out.write_all(text.as_bytes())
@@ -326,7 +330,13 @@ impl Regression {
             .last()
             .map_or("peer", String::as_str)
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         format!(
             "{}-{}-{}-{peer}",

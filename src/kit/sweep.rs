@@ -27,9 +27,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::compare::{Divergence, compare_plan};
-use crate::peer::Ground;
 use super::plan::PLAN_ROOT;
 use super::{Generator, generate};
+use crate::peer::Ground;
 use crate::peer::Search;
 
 /// What to sweep.

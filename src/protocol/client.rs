@@ -753,7 +753,8 @@ impl Search for ExternalPeer {
     /// What the handshake declares; `flow/grep` and `flow/glob` also when
     /// only their seam method is declared (lawsuite's flow layer runs them).
     fn supports(&self, method: Method) -> bool {
-        self.declares(method.name()) || (method.seam() != method && self.declares(method.seam().name()))
+        self.declares(method.name())
+            || (method.seam() != method && self.declares(method.seam().name()))
     }
 
     /// The handshake's `capabilities.ground`; [`Ground::Full`] when there is

@@ -204,8 +204,8 @@ fn dispatch(peer: &dyn Search, name: &str, params: Value) -> Result<Value, RpcEr
             ),
         ));
     };
-    let call = Call::parse(method, params)
-        .map_err(|e| RpcError::new(INVALID_PARAMS, e.to_string()))?;
+    let call =
+        Call::parse(method, params).map_err(|e| RpcError::new(INVALID_PARAMS, e.to_string()))?;
     match call.run(peer) {
         Ok(value) => Ok(value),
         Err(err) => Err(RpcError::contract(&err)),

@@ -1,0 +1,375 @@
+//! The two front doors, `lawsuite run` and `cargo test` (`Suite`), tried
+//! as a user would from a project outside this checkout: the same verdicts
+//! for the same registry, laws and seeds; reports that carry the reason in
+//! every format; replay commands that replay; flow laws sent to a peer
+//! that declares its own flow layer.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use lawsuite::conformance::Outcome;
+use lawsuite::project::Project;
+use lawsuite::suite::Suite;
+use serde_json::Value;
+
+const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
+
+fn proxy() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake_peers/proxy.py")
+}
+
+fn python() -> &'static str {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    // These tests need python3 for the external peers: CI installs it, and
+    // without it they fail rather than pass by doing nothing.
+    assert!(
+        ok,
+        "python3 is needed for the external peers of these tests"
+    );
+    "python3"
+}
+
+/// A project directory outside the checkout with `lawsuite.toml` holding
+/// `peers` (TOML `[[peer]]` tables after the reference).
+fn project(peers: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "regressions = \"kept\"\nexpected = \"expected\"\nreference = \"portable\"\n\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n\n{peers}"
+    );
+    std::fs::write(dir.path().join("lawsuite.toml"), text).unwrap();
+    dir
+}
+
+fn wrong_peer(name: &str, marker: &Path) -> String {
+    format!(
+        "[[peer]]\nname = \"{name}\"\ncommand = [\"{}\", \"{}\", \"{LAWSUITE}\", \"wrong\"]\nenv = {{ FAKE_MARKER = \"{}\" }}\n",
+        python(),
+        proxy().display(),
+        marker.display()
+    )
+}
+
+fn lawsuite(dir: &Path, args: &[&str]) -> Output {
+    Command::new(LAWSUITE)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CARGO_MANIFEST_DIR")
+        .output()
+        .unwrap()
+}
+
+fn jsonl_outcomes(stdout: &[u8]) -> Vec<Outcome> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|line| {
+            let v: Value = serde_json::from_str(line).ok()?;
+            (v["type"] == "outcome").then(|| serde_json::from_value(v).unwrap())
+        })
+        .collect()
+}
+
+fn table(outcomes: &[Outcome]) -> BTreeMap<String, &'static str> {
+    outcomes
+        .iter()
+        .map(|o| (o.id.clone(), o.verdict.tag()))
+        .collect()
+}
+
+/// The same registry (a built-in registered under another name, so its
+/// shipped expected failures must follow the built-in, and a project
+/// expectation by name), laws and seeds give the same verdict table through
+/// both front doors.
+#[test]
+fn cli_and_suite_give_the_same_verdicts_for_a_renamed_builtin() {
+    let rg_ready = lawsuite::ripgrep::Ripgrep::default().availability().is_ok();
+    assert!(
+        rg_ready || std::env::var_os("CI").is_none(),
+        "rg is needed in CI"
+    );
+    let builtin = if rg_ready { "ripgrep" } else { "portable" };
+    let dir = project(&format!(
+        "[[peer]]\nname = \"rg\"\nbuiltin = \"{builtin}\"\n"
+    ));
+    std::fs::create_dir(dir.path().join("expected")).unwrap();
+    std::fs::write(
+        dir.path().join("expected/mine.toml"),
+        "[rg]\n\"text::lines::bom-later-in-the-file-is-kept\" = \"listed by name, passes: an unexpected pass\"\n\"text::no-such-law\" = \"a typo\"\n",
+    )
+    .unwrap();
+    let out = lawsuite(
+        dir.path(),
+        &[
+            "run", "--format", "jsonl", "--seeds", "1..3", "--jobs", "2", "--law", "text::",
+        ],
+    );
+    let cli = jsonl_outcomes(&out.stdout);
+    assert!(cli.len() > 50, "{}", String::from_utf8_lossy(&out.stderr));
+    let suite = Suite::for_project(Project::discover(dir.path()).unwrap())
+        .smthrs_seeds([1, 2])
+        .lawsuite_seeds([]);
+    let suite = suite
+        .outcomes()
+        .unwrap()
+        .into_iter()
+        .filter(|o| {
+            !o.id.starts_with("law::") || o.id.starts_with("law::text::") || o.id == "law::coverage"
+        })
+        .collect::<Vec<_>>();
+    assert_eq!(table(&cli), table(&suite));
+    let verdicts = table(&cli);
+    if rg_ready {
+        // lawsuite's own list for the built-in ripgrep follows it to "rg".
+        assert_eq!(
+            verdicts["law::text::lines::dot-matches-a-lone-cr::rg"],
+            "expected_failure"
+        );
+    }
+    // The project lists by registered name: a listed law that passes is an
+    // unexpected pass, a listed id that names no law a broken check.
+    assert_eq!(
+        verdicts["law::text::lines::bom-later-in-the-file-is-kept::rg"],
+        "unexpected_pass"
+    );
+    assert_eq!(
+        verdicts["expected::unknown::rg::text::no-such-law"],
+        "broken"
+    );
+    assert_eq!(out.status.code(), Some(1), "they fail the run");
+}
+
+/// A deliberately wrong external peer: every format names the failing
+/// laws with their diffs, and the peer's stderr tail beside the failure
+/// its crash caused; the JUnit is valid XML.
+#[test]
+fn every_format_carries_the_reason_of_a_wrong_peer() {
+    let marker_dir = tempfile::tempdir().unwrap();
+    for format in ["human", "json", "jsonl", "junit", "markdown"] {
+        let marker = marker_dir.path().join(format);
+        let dir = project(&wrong_peer("wrong", &marker));
+        let out = lawsuite(
+            dir.path(),
+            &[
+                "run",
+                "--no-seeds",
+                "--law",
+                "glob::",
+                "--peer",
+                "wrong",
+                "--format",
+                format,
+                "--max-reports",
+                "0",
+                "--jobs",
+                "1",
+            ],
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{format}: {stdout}");
+        // A failing law by name, its diff, and the stderr tail of the crash.
+        assert!(
+            stdout.contains("law::glob::matching::") && stdout.contains("::wrong"),
+            "{format}: no failing law named"
+        );
+        // A removed line of the expected answer: as text, JSON-escaped, or
+        // XML-escaped.
+        let diff_line = ["-    \"", "-    \\\"", "-    &quot;"]
+            .iter()
+            .any(|d| stdout.contains(d));
+        assert!(
+            diff_line,
+            "{format}: no diff line:\n{}",
+            &stdout[..stdout.len().min(4000)]
+        );
+        assert!(
+            stdout.contains("wrong peer: giving up on *.ts"),
+            "{format}: the stderr tail is missing"
+        );
+        assert!(
+            stdout.contains("search-contract §8"),
+            "{format}: no spec section"
+        );
+        if format == "junit" {
+            let doc = roxmltree::Document::parse(&stdout).expect("the JUnit is valid XML");
+            let failures = doc
+                .descendants()
+                .filter(|n| n.has_tag_name("failure"))
+                .count();
+            assert!(failures > 0);
+            let suite = doc
+                .descendants()
+                .find(|n| n.has_tag_name("testsuite") && n.attribute("name") == Some("wrong"))
+                .unwrap();
+            assert_eq!(
+                suite
+                    .attribute("failures")
+                    .unwrap()
+                    .parse::<usize>()
+                    .unwrap(),
+                failures
+            );
+        }
+        if format == "json" {
+            let doc: Value = serde_json::from_str(&stdout).unwrap();
+            let fail = doc["outcomes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|o| o["verdict"] == "fail")
+                .unwrap();
+            assert!(fail["report"]["cases"][0]["tree"].is_array());
+            assert!(fail["report"]["cases"][0]["expected"].is_object());
+        }
+    }
+}
+
+/// A seed divergence prints a replay command naming this binary and every
+/// flag it needs; running it gives the same divergence.
+#[test]
+fn the_printed_replay_command_replays_the_divergence() {
+    let marker_dir = tempfile::tempdir().unwrap();
+    // The marker exists: no crash, only wrong answers.
+    let marker = marker_dir.path().join("done");
+    std::fs::write(&marker, "").unwrap();
+    let dir = project(&wrong_peer("wrong", &marker));
+    let registry_dir = tempfile::tempdir().unwrap();
+    // The peers come from --registry, which the replay must repeat.
+    std::fs::write(
+        registry_dir.path().join("peers.toml"),
+        format!(
+            "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n{}",
+            wrong_peer("other", &marker)
+        ),
+    )
+    .unwrap();
+    let registry = registry_dir.path().join("peers.toml");
+    let registry = registry.to_str().unwrap();
+    let out = lawsuite(
+        dir.path(),
+        &[
+            "run",
+            "--no-laws",
+            "--seeds",
+            "1..4",
+            "--format",
+            "jsonl",
+            "--registry",
+            registry,
+        ],
+    );
+    let outcomes = jsonl_outcomes(&out.stdout);
+    let failing = outcomes
+        .iter()
+        .find_map(|o| o.verdict.report())
+        .expect("the wrong peer diverges on a glob call");
+    let case = &failing.cases[0];
+    let replay = case.replay.clone().unwrap();
+    assert!(replay.starts_with(LAWSUITE), "{replay}");
+    assert!(replay.contains("--registry"), "{replay}");
+    // The command is plain words (no quoting needed for these paths).
+    let words: Vec<&str> = replay.split_whitespace().collect();
+    let again = Command::new(words[0])
+        .args(&words[1..])
+        .args(["--format", "jsonl"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let replayed = jsonl_outcomes(&again.stdout);
+    assert_eq!(
+        replayed.len(),
+        1,
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let report = replayed[0].verdict.report().expect("the same divergence");
+    assert_eq!(report.cases.len(), 1);
+    assert_eq!(report.cases[0].call, case.call);
+    assert_eq!(report.cases[0].actual, case.actual);
+    assert_eq!(report.cases[0].expected, case.expected);
+}
+
+/// A peer that declares `flow/grep` gets the flow laws as `flow/grep`: its
+/// own flow layer is what they test (this one never retries a literal, so
+/// the §18 laws fail on it), its undeclared seam methods are skipped.
+#[test]
+fn a_peer_with_its_own_flow_layer_is_sent_the_flow_laws() {
+    let dir = project(&format!(
+        "[[peer]]\nname = \"own\"\ncommand = [\"{}\", \"{}\", \"{LAWSUITE}\", \"own-flow\"]\n",
+        python(),
+        proxy().display()
+    ));
+    let out = lawsuite(
+        dir.path(),
+        &[
+            "run",
+            "--no-seeds",
+            "--peer",
+            "own",
+            "--format",
+            "jsonl",
+            "::own",
+        ],
+    );
+    let outcomes = jsonl_outcomes(&out.stdout);
+    let verdicts = table(&outcomes);
+    let retry_fails = verdicts
+        .iter()
+        .filter(|(id, v)| id.starts_with("law::grep::retry::") && **v == "fail")
+        .count();
+    assert!(
+        retry_fails > 0,
+        "the literal-retry laws must fail: {verdicts:?}"
+    );
+    let flow_passes = verdicts
+        .iter()
+        .filter(|(id, v)| id.starts_with("law::grep::context::") && **v == "pass")
+        .count();
+    assert!(
+        flow_passes > 0,
+        "other flow/grep laws pass through its own flow layer"
+    );
+    let seam = outcomes
+        .iter()
+        .filter(|o| o.verdict.tag() == "skipped")
+        .count();
+    assert!(seam > 0, "its undeclared methods are skipped");
+    // `lawsuite call` sends flow/grep to it as well.
+    std::fs::write(dir.path().join("a.txt"), "a.b\n").unwrap();
+    let call = lawsuite(
+        dir.path(),
+        &[
+            "call",
+            "--peer",
+            "own",
+            "flow/grep",
+            r#"{"pattern":"a.b(","root":"."}"#,
+        ],
+    );
+    let answer = String::from_utf8_lossy(&call.stdout);
+    assert!(answer.contains("invalid_pattern"), "{answer}");
+}
+
+/// Nothing is green when nothing ran.
+#[test]
+fn an_empty_selection_is_an_error_that_says_what_to_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, says) in [
+        (vec!["run", "--seeds", "5..2"], "--seeds"),
+        (vec!["run", "--jobs", "0"], "--jobs"),
+        (
+            vec!["run", "--no-laws", "--no-seeds", "--no-regressions"],
+            "nothing to run",
+        ),
+        (vec!["run", "--laws", "missing-dir"], "does not exist"),
+        (vec!["run", "--no-shipped-laws", "--no-seeds"], "no laws"),
+        (vec!["run", "no-such-trial"], "nothing to run"),
+    ] {
+        let out = lawsuite(dir.path(), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
