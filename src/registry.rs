@@ -34,12 +34,14 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+#[cfg(feature = "external")]
 use std::time::Duration;
 
 use serde::Deserialize;
 
 use crate::peer::{Named, Noop, Search};
 use crate::portable::Portable;
+#[cfg(feature = "external")]
 use crate::protocol::{ExternalPeer, PeerConfig};
 use crate::ripgrep::Ripgrep;
 
@@ -88,6 +90,7 @@ pub struct Registered {
     /// The peer, or why it cannot run here (with what to do about it).
     pub peer: Result<Arc<dyn Search>, String>,
     /// The protocol client, for an external peer that can run here.
+    #[cfg(feature = "external")]
     pub external: Option<Arc<ExternalPeer>>,
 }
 
@@ -230,6 +233,8 @@ impl Registry {
         base: &Path,
         path: &Path,
     ) -> Result<Registry, RegistryError> {
+        // Only external peers have paths to resolve.
+        let _ = base;
         let mut peers = Vec::new();
         for entry in entries {
             if peers.iter().any(|p: &Registered| p.name == entry.name) {
@@ -241,6 +246,7 @@ impl Registry {
                     ),
                 });
             }
+            #[cfg(feature = "external")]
             let mut external = None;
             let external_only =
                 entry.cwd.is_some() || entry.env.is_some() || entry.timeout_ms.is_some();
@@ -264,6 +270,7 @@ impl Registry {
                         ),
                     });
                 }
+                #[cfg(feature = "external")]
                 (None, Some(command)) => {
                     match external_config(&entry, command, base).and_then(ExternalPeer::new) {
                         Ok(peer) => {
@@ -274,6 +281,11 @@ impl Registry {
                         Err(why) => Err(why),
                     }
                 }
+                #[cfg(not(feature = "external"))]
+                (None, Some(_)) => Err(format!(
+                    "peer {:?} is an external peer, and this lawsuite is built without the `external` feature; enable it (it is on by default) to run external peers",
+                    entry.name
+                )),
                 _ => {
                     return Err(RegistryError::Invalid {
                         path: path.into(),
@@ -288,6 +300,7 @@ impl Registry {
                 name: entry.name,
                 builtin: entry.builtin,
                 peer,
+                #[cfg(feature = "external")]
                 external,
             });
         }
@@ -312,6 +325,7 @@ impl Registry {
 }
 
 /// The client configuration of an external entry, or why it cannot run here.
+#[cfg(feature = "external")]
 fn external_config(entry: &Entry, command: &[String], base: &Path) -> Result<PeerConfig, String> {
     let cwd = entry.cwd.as_ref().map(|dir| base.join(dir));
     if let Some(cwd) = cwd.as_ref().filter(|c| !c.is_dir()) {
@@ -350,6 +364,7 @@ fn external_config(entry: &Entry, command: &[String], base: &Path) -> Result<Pee
 }
 
 /// The first `PATH` entry holding a file named `program`.
+#[cfg(feature = "external")]
 fn find_on_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)

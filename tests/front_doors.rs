@@ -373,3 +373,73 @@ fn an_empty_selection_is_an_error_that_says_what_to_pass() {
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
 }
+
+/// An installed binary (a copy, away from the source, no cargo
+/// environment) in an empty directory: `init`, register a peer, `run` runs
+/// every shipped law, `record` writes into the project, and the next `run`
+/// replays it.
+#[test]
+fn an_installed_binary_runs_records_and_replays_in_an_empty_project() {
+    let bin_dir = tempfile::tempdir().unwrap();
+    let bin = bin_dir.path().join("lawsuite");
+    std::fs::copy(LAWSUITE, &bin).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("no-crash");
+    std::fs::write(&marker, "").unwrap();
+    let run = |args: &[&str]| {
+        Command::new(&bin)
+            .args(args)
+            .current_dir(dir.path())
+            .env_remove("CARGO_MANIFEST_DIR")
+            .output()
+            .unwrap()
+    };
+    let init = run(&["init"]);
+    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    assert!(String::from_utf8_lossy(&init.stdout).contains("lawsuite run"));
+    // Register a wrong peer, as the commented example shows.
+    let file = dir.path().join("lawsuite.toml");
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str(&format!(
+        "\n[[peer]]\nname = \"mine\"\ncommand = [\"{}\", \"{}\", \"{}\", \"wrong\"]\nenv = {{ FAKE_MARKER = \"{}\" }}\n",
+        python(),
+        proxy().display(),
+        bin.display(),
+        marker.display()
+    ));
+    std::fs::write(&file, text).unwrap();
+    let first = run(&["run", "--format", "jsonl", "--seeds", "1..3"]);
+    let outcomes = jsonl_outcomes(&first.stdout);
+    let shipped = lawsuite::law::shipped().0.len();
+    let laws = outcomes
+        .iter()
+        .filter(|o| o.kind == lawsuite::conformance::Kind::Law)
+        .count();
+    assert_eq!(laws, 2 * shipped, "every shipped law on both peers");
+    assert!(shipped > 900);
+    // Record the first divergent seed call into the project.
+    let seed_fail = outcomes
+        .iter()
+        .find(|o| o.kind == lawsuite::conformance::Kind::Seed && o.verdict.tag() == "fail")
+        .expect("the wrong peer diverges on a seed");
+    let title = &seed_fail.verdict.report().unwrap().cases[0].title;
+    // "smthrs seed 1, call 14 (glob)"
+    let seed = title.split("seed ").nth(1).unwrap().split(',').next().unwrap();
+    let call = title.split("call ").nth(1).unwrap().split(' ').next().unwrap();
+    let record = run(&["record", "--seed", seed, "--call", call, "--peer", "mine", "--why", "drops a path"]);
+    let said = String::from_utf8_lossy(&record.stdout);
+    assert!(record.status.success(), "{said}{}", String::from_utf8_lossy(&record.stderr));
+    let kept: Vec<_> = std::fs::read_dir(dir.path().join("lawsuite/regressions"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(kept.len(), 1, "{said}");
+    let second = run(&["run", "--format", "jsonl", "--no-seeds", "--law", "none-at-all::"]);
+    let replayed = jsonl_outcomes(&second.stdout);
+    let regressions: Vec<(&str, &str)> = replayed
+        .iter()
+        .filter(|o| o.kind == lawsuite::conformance::Kind::Regression)
+        .map(|o| (o.peer.as_deref().unwrap(), o.verdict.tag()))
+        .collect();
+    assert_eq!(regressions, [("portable", "pass"), ("mine", "fail")]);
+}

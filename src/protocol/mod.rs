@@ -42,10 +42,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "external")]
 pub mod client;
 pub mod messages;
 pub mod server;
 
+#[cfg(feature = "external")]
 pub use client::{ExternalPeer, Fault, FaultKind, PeerConfig};
 pub use server::serve;
 

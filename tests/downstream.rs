@@ -1,0 +1,174 @@
+//! A peer author's crate, outside this checkout, that depends on lawsuite
+//! by path (default features off, as the README says) and runs `Suite`
+//! over its own in-process peer: `cargo test` runs the shipped laws,
+//! honours the crate's own expected failures, records into the crate's own
+//! directory under `LAWSUITE_RECORD=1`, and the printed replay command
+//! replays.
+//!
+//! It builds a crate from nothing (its own target directory: the outer
+//! `cargo test` holds this one), which takes minutes, so it is ignored by a
+//! plain `cargo test`; `.ci/run` runs it with `cargo test --test downstream
+//! -- --ignored`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const CARGO_TOML: &str = r#"[package]
+name = "mypeer"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+lawsuite = { path = "LAWSUITE", default-features = false }
+
+[[test]]
+name = "conformance"
+harness = false
+
+# Dependencies optimised in test builds: trials run several times faster.
+[profile.dev.package."*"]
+opt-level = 2
+"#;
+
+const LIB_RS: &str = r#"//! A peer that gets braces wrong: a glob with `{` finds nothing.
+use lawsuite::contract::{GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
+use lawsuite::peer::Search;
+use lawsuite::portable::Portable;
+
+pub struct Mine(pub Portable);
+
+impl Search for Mine {
+    fn name(&self) -> &str { "mine" }
+    fn version(&self) -> String { "0.1.0".into() }
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> { self.0.grep(input) }
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        if input.pattern.contains('{') {
+            return Ok(GlobOutput::default());
+        }
+        self.0.glob(input)
+    }
+}
+"#;
+
+const CONFORMANCE_RS: &str = r#"use lawsuite::portable::Portable;
+use lawsuite::suite::Suite;
+
+fn main() {
+    Suite::new()
+        .reference("portable", Portable::default())
+        .peer("mine", mypeer::Mine(Portable::default()))
+        .smthrs_seeds([1, 2, 4, 21, 34, 40])
+        .lawsuite_seeds(0..8)
+        .run()
+}
+"#;
+
+fn cargo(dir: &Path, target: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target)
+        // The outer test's cargo variables must not leak into this build.
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env_remove("RUSTFLAGS");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+#[ignore = "builds a crate from nothing (minutes); .ci/run runs it with --ignored"]
+fn a_peer_crate_runs_the_laws_keeps_its_expectations_and_records_into_itself() {
+    let repo = env!("CARGO_MANIFEST_DIR");
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path().join("mypeer");
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::create_dir_all(krate.join("tests")).unwrap();
+    std::fs::write(krate.join("Cargo.toml"), CARGO_TOML.replace("LAWSUITE", repo)).unwrap();
+    std::fs::write(krate.join("src/lib.rs"), LIB_RS).unwrap();
+    std::fs::write(krate.join("tests/conformance.rs"), CONFORMANCE_RS).unwrap();
+    // The same versions as lawsuite's own build, and no index updates.
+    std::fs::copy(Path::new(repo).join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+    let target = Path::new(repo).join("target/downstream");
+    let offline = [("CARGO_NET_OFFLINE", "true")];
+
+    // 1. The laws run, and the brace bug fails them by name, with a diff.
+    let started = std::time::Instant::now();
+    let build = cargo(&krate, &target, &["test", "--no-run"], &offline);
+    assert!(build.status.success(), "{}", text(&build));
+    eprintln!("first build: {:.1} s", started.elapsed().as_secs_f64());
+    let tree = cargo(&krate, &target, &["tree", "-e", "normal"], &offline);
+    assert!(!text(&tree).contains("tokio"), "tokio is built: {}", text(&tree));
+    let started = std::time::Instant::now();
+    let all = cargo(&krate, &target, &["test", "--test", "conformance"], &offline);
+    eprintln!("trials: {:.1} s", started.elapsed().as_secs_f64());
+    let said = text(&all);
+    let said_all = said.clone();
+    assert!(!all.status.success());
+    let bug = "law::glob::matching::brace-without-comma-is-literal-at-the-peer-seam::mine";
+    assert!(said.contains(bug), "{said}");
+    assert!(said.contains("law::glob::matching::brace-without-comma-is-literal-at-the-peer-seam::portable ... ok"));
+    assert!(said.contains("- expected, + actual:"), "{said}");
+
+    // 2. The crate's own expected failures: a listed failure passes, a
+    // listed pass fails and says to remove the entry.
+    std::fs::create_dir_all(krate.join("lawsuite/expected")).unwrap();
+    std::fs::write(
+        krate.join("lawsuite/expected/mine.toml"),
+        "[mine]\n\"glob::matching::brace-without-comma-is-literal-at-the-peer-seam\" = \"braces are not done\"\n\"text::lines::bom-later-in-the-file-is-kept\" = \"stale\"\n",
+    )
+    .unwrap();
+    let listed = cargo(&krate, &target, &["test", "--test", "conformance", "--", bug, "--exact"], &offline);
+    assert!(listed.status.success(), "{}", text(&listed));
+    let stale = "law::text::lines::bom-later-in-the-file-is-kept::mine";
+    let stale = cargo(&krate, &target, &["test", "--test", "conformance", "--", stale, "--exact"], &offline);
+    assert!(!stale.status.success());
+    assert!(text(&stale).contains("remove that entry"), "{}", text(&stale));
+
+    // 3. LAWSUITE_RECORD=1 records into the crate's own directory: a seed
+    // trial that failed in step 1.
+    let seed = said_all
+        .lines()
+        .filter(|l| l.contains("::mine") && l.ends_with("FAILED"))
+        .find_map(|l| l.split_whitespace().find(|w| w.starts_with("seed::")))
+        .unwrap_or_else(|| panic!("no seed fails on mine: {said_all}"))
+        .to_string();
+    let seed = seed.as_str();
+    let mut env = offline.to_vec();
+    env.push(("LAWSUITE_RECORD", "1"));
+    let record = cargo(&krate, &target, &["test", "--test", "conformance", "--", seed, "--exact"], &env);
+    let said = text(&record);
+    let kept: Vec<_> = std::fs::read_dir(krate.join("lawsuite/regressions"))
+        .map(|rd| rd.flatten().collect())
+        .unwrap_or_default();
+    assert!(!kept.is_empty(), "nothing recorded into the crate: {said}");
+    assert!(!Path::new(repo).join("lawsuite").exists(), "nothing is written into lawsuite's tree");
+
+    // 4. The printed replay command replays that trial.
+    let replay = said
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("replay: "))
+        .unwrap_or_else(|| panic!("no replay command: {said}"));
+    assert!(replay.starts_with(&format!("cargo test --test conformance -- {seed} --exact")), "{replay}");
+    let words: Vec<&str> = replay.split_whitespace().collect();
+    let again = cargo(&krate, &target, &words[1..], &offline);
+    assert!(!again.status.success());
+    assert!(text(&again).contains("diverge from the reference portable"), "{}", text(&again));
+
+    // 5. The recorded regressions are replayed: they fail on mine only.
+    let replayed = cargo(&krate, &target, &["test", "--test", "conformance", "--", "regression::"], &offline);
+    let said = text(&replayed);
+    assert!(said.contains("::portable ... ok"), "{said}");
+    assert!(said.contains("::mine ... FAILED"), "{said}");
+}
