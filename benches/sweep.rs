@@ -9,20 +9,23 @@
 //! LAWSUITE_BENCH_SWEEP_JOBS=4 cargo bench --bench sweep
 //! ```
 //!
-//! It measures [`lawsuite::kit::sweep::sweep`], the loop `lawsuite run` runs,
-//! so the figure is the command's own: generating each plan, writing its tree
-//! under a temporary root, every call through the reference and the subject,
-//! comparing, removing the tree. Criterion reports `thrpt` in seeds
-//! (elements) per second. The `portable` rows have no subject: the
-//! harness's own cost (plans, trees, reference answers), the floor under any
-//! comparison.
+//! It measures [`lawsuite::conformance::Engine::run`] over seed trials, the
+//! loop `lawsuite run` runs, so the figure is the command's own: generating
+//! each plan, writing its tree under a temporary root, every call through the
+//! reference and the subject, comparing, judging, removing the tree.
+//! Criterion reports `thrpt` in seeds (elements) per second. The `portable`
+//! rows compare the reference with a second in-process portable (a run with
+//! no subject does nothing at all): the harness's own cost plus one more
+//! in-process answer per call, the floor under any comparison. (Before
+//! 2026-12-01 these rows had no subject, so their figures are not
+//! comparable with earlier ones.)
 
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use lawsuite::conformance::{Engine, RunOptions, Subject};
 use lawsuite::kit::Generator;
-use lawsuite::kit::sweep::{Sweep, sweep};
-use lawsuite::peer::Search;
+use lawsuite::peer::Ground;
 use lawsuite::portable::Portable;
 use lawsuite::ripgrep::Ripgrep;
 
@@ -40,9 +43,7 @@ fn main() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(2);
-    let reference = Portable::default();
-    let ripgrep = Ripgrep::default();
-    let rg_ready = match ripgrep.availability() {
+    let rg_ready = match Ripgrep::default().availability() {
         Ok(_) => true,
         Err(why) => {
             eprintln!("note: the ripgrep rows are not run: {why}");
@@ -52,27 +53,39 @@ fn main() {
     for generator in [Generator::Smthrs, Generator::Lawsuite] {
         let mut group = c.benchmark_group(format!("{}/jobs{jobs}", generator.name()));
         group.throughput(Throughput::Elements(SEEDS));
-        let mut subjects: Vec<(&str, Vec<&dyn Search>)> = vec![("portable", vec![])];
+        let mut rows: Vec<(&str, Vec<Subject>)> = vec![(
+            "portable",
+            // The reference compared with itself in process: the harness's
+            // own cost (plans, trees, answers, judging), the floor.
+            vec![Subject::new("portable-again", Portable::default())],
+        )];
         if rg_ready {
-            subjects.push(("portable+ripgrep", vec![&ripgrep]));
+            rows.push((
+                "portable+ripgrep",
+                vec![Subject::new("ripgrep", Ripgrep::default())],
+            ));
         }
-        for (name, peers) in &subjects {
+        for (name, subjects) in rows {
             // A different window of seeds per sample would make samples
             // differ in content; the same window makes them differ only in
             // timing.
-            let plan = Sweep {
+            let mut engine = Engine::new(Subject::new("portable", Portable::default()), subjects);
+            let seeds: Vec<u64> = (0..SEEDS).collect();
+            engine.add_seeds(generator, Ground::Shared, &seeds, None);
+            let trials = engine.trials();
+            let options = RunOptions {
                 jobs,
-                ..Sweep::new(generator, (0..SEEDS).collect())
+                fail_fast: false,
             };
             group.bench_function(BenchmarkId::from_parameter(name), |b| {
                 b.iter(|| {
-                    let outcome = sweep(&plan, &reference, peers, |_| {});
-                    assert!(
-                        outcome.errors.is_empty(),
-                        "the sweep could not run: {:?}",
-                        outcome.errors
-                    );
-                    outcome.divergences.len()
+                    let outcomes = engine.run(&trials, options, |_| {});
+                    let broken = outcomes
+                        .iter()
+                        .filter(|o| o.verdict.tag() == "broken")
+                        .count();
+                    assert_eq!(broken, 0, "the sweep could not run");
+                    outcomes.len()
                 })
             });
         }

@@ -10,9 +10,10 @@
 //!
 //! # Three ways to use it
 //!
-//! **You are writing a peer.** Implement [`peer::Search`] and run the
-//! suite against it from a `harness = false` test; every law, seed and
-//! regression becomes a trial of your `cargo test`:
+//! **You are writing a peer.** In Rust, implement [`peer::Search`] and run
+//! the suite against it from a `harness = false` test; every law, seed and
+//! regression becomes a trial of your `cargo test`, judged by the same
+//! [`conformance`] engine as `lawsuite run`:
 //!
 //! ```no_run
 //! use lawsuite::portable::Portable;
@@ -24,23 +25,30 @@
 //!     .run()
 //! ```
 //!
+//! In any other language, speak the stdio protocol ([`protocol`],
+//! `peers/PROTOCOL.md`), register the program in a project file
+//! (`lawsuite init` writes one, [`project`]) and run `lawsuite run`.
+//!
 //! **You found a divergence.** Shrink it and keep it: `lawsuite record
-//! --generator lawsuite --seed 17 --call 3 --peer mine` writes
-//! `fixtures/regressions/<name>.json`, replayed by `cargo test` from then on.
-//! The same from code:
+//! --generator lawsuite --seed 17 --call 3 --peer mine` writes it into the
+//! project's regression directory, replayed by `lawsuite run` and `cargo
+//! test` from then on. The same from code, through the engine:
 //!
 //! ```
-//! use lawsuite::kit::compare::compare_plan;
-//! use lawsuite::kit::smthrs;
-//! use lawsuite::kit::plan::PlanOptions;
+//! use lawsuite::conformance::{Engine, Subject, Verdict};
+//! use lawsuite::kit::Generator;
+//! use lawsuite::peer::Ground;
 //! use lawsuite::portable::Portable;
 //!
 //! // The TypeScript kit's seed 4, compared between two portable peers
 //! // (one single-threaded): no divergence.
-//! let plan = smthrs::plan(4, "/r", &PlanOptions::default());
-//! let divergences = compare_plan(&plan, &Portable::default(), &[&Portable::with_threads(1)])?;
-//! assert!(divergences.is_empty());
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! let mut engine = Engine::new(
+//!     Subject::new("portable", Portable::default()),
+//!     vec![Subject::new("single", Portable::with_threads(1))],
+//! );
+//! engine.add_seeds(Generator::Smthrs, Ground::Shared, &[4], None);
+//! let trial = &engine.trials()[0];
+//! assert_eq!(engine.run_trial(trial).verdict, Verdict::Pass);
 //! ```
 //!
 //! **You are choosing a peer.** `lawsuite bench --peer portable --peer
@@ -54,15 +62,28 @@
 //! | module | what |
 //! | --- | --- |
 //! | [`bench`](mod@bench) | head-to-head peer benchmarks: corpora, query kinds, interleaved timing, ratio tables |
+//! | [`call`] | one call of any method, typed, and the one dispatcher to a peer |
+//! | [`conformance`] | the engine: laws, regressions, seeds × peers → verdicts; reports in every format |
 //! | [`contract`] | wire types, validation, pattern grammar, globs, `.gitignore`, grouping, notices, errors (one module per spec section) |
-//! | [`peer`] | the [`peer::Search`] trait and the no-op peer |
+//! | [`peer`] | the [`peer::Search`] trait, [`peer::Method`], [`peer::Ground`], the no-op peer |
 //! | [`flow`] | the `grep`/`glob` flow handlers: validate, call a peer, literal retry |
+//! | [`flows`] | the `read`, `ls` and `bash` file flows |
 //! | [`portable`] | the in-process reference peer: walk and streaming scan |
 //! | [`ripgrep`] | the `rg`-driven peer, and `ripgrep-walk`, where `rg` walks |
-//! | [`kit`] | plans (two generators), materialising, comparing, reports, shrinking, regressions |
-//! | [`law`] | laws as TOML data under `laws/` |
-//! | [`registry`] | `peers/peers.toml` |
+//! | [`kit`] | plans (two generators), materialising, comparing, shrinking, regressions |
+//! | [`law`] | laws as TOML data (`laws/`, compiled in by [`shipped`]) |
+//! | [`project`] | a user's `lawsuite.toml`: peers, regressions, expected failures |
+//! | [`registry`] | peer registries (`peers.toml`, or inline in a project) |
+//! | [`protocol`] | external peers over stdio JSON-RPC: client (feature `external`) and server |
 //! | [`suite`] | libtest-mimic trials: `cargo test` as the front door |
+//!
+//! # Features
+//!
+//! * `external` (default): external peers over the protocol (pulls in tokio).
+//! * `cli` (default): the `lawsuite` binary.
+//!
+//! A crate testing an in-process peer can turn both off
+//! (`default-features = false`).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]

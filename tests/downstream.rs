@@ -95,7 +95,11 @@ fn a_peer_crate_runs_the_laws_keeps_its_expectations_and_records_into_itself() {
     let krate = dir.path().join("mypeer");
     std::fs::create_dir_all(krate.join("src")).unwrap();
     std::fs::create_dir_all(krate.join("tests")).unwrap();
-    std::fs::write(krate.join("Cargo.toml"), CARGO_TOML.replace("LAWSUITE", repo)).unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        CARGO_TOML.replace("LAWSUITE", repo),
+    )
+    .unwrap();
     std::fs::write(krate.join("src/lib.rs"), LIB_RS).unwrap();
     std::fs::write(krate.join("tests/conformance.rs"), CONFORMANCE_RS).unwrap();
     // The same versions as lawsuite's own build, and no index updates.
@@ -109,16 +113,27 @@ fn a_peer_crate_runs_the_laws_keeps_its_expectations_and_records_into_itself() {
     assert!(build.status.success(), "{}", text(&build));
     eprintln!("first build: {:.1} s", started.elapsed().as_secs_f64());
     let tree = cargo(&krate, &target, &["tree", "-e", "normal"], &offline);
-    assert!(!text(&tree).contains("tokio"), "tokio is built: {}", text(&tree));
+    assert!(
+        !text(&tree).contains("tokio"),
+        "tokio is built: {}",
+        text(&tree)
+    );
     let started = std::time::Instant::now();
-    let all = cargo(&krate, &target, &["test", "--test", "conformance"], &offline);
+    let all = cargo(
+        &krate,
+        &target,
+        &["test", "--test", "conformance"],
+        &offline,
+    );
     eprintln!("trials: {:.1} s", started.elapsed().as_secs_f64());
     let said = text(&all);
     let said_all = said.clone();
     assert!(!all.status.success());
     let bug = "law::glob::matching::brace-without-comma-is-literal-at-the-peer-seam::mine";
     assert!(said.contains(bug), "{said}");
-    assert!(said.contains("law::glob::matching::brace-without-comma-is-literal-at-the-peer-seam::portable ... ok"));
+    assert!(said.contains(
+        "law::glob::matching::brace-without-comma-is-literal-at-the-peer-seam::portable ... ok"
+    ));
     assert!(said.contains("- expected, + actual:"), "{said}");
 
     // 2. The crate's own expected failures: a listed failure passes, a
@@ -129,12 +144,26 @@ fn a_peer_crate_runs_the_laws_keeps_its_expectations_and_records_into_itself() {
         "[mine]\n\"glob::matching::brace-without-comma-is-literal-at-the-peer-seam\" = \"braces are not done\"\n\"text::lines::bom-later-in-the-file-is-kept\" = \"stale\"\n",
     )
     .unwrap();
-    let listed = cargo(&krate, &target, &["test", "--test", "conformance", "--", bug, "--exact"], &offline);
+    let listed = cargo(
+        &krate,
+        &target,
+        &["test", "--test", "conformance", "--", bug, "--exact"],
+        &offline,
+    );
     assert!(listed.status.success(), "{}", text(&listed));
     let stale = "law::text::lines::bom-later-in-the-file-is-kept::mine";
-    let stale = cargo(&krate, &target, &["test", "--test", "conformance", "--", stale, "--exact"], &offline);
+    let stale = cargo(
+        &krate,
+        &target,
+        &["test", "--test", "conformance", "--", stale, "--exact"],
+        &offline,
+    );
     assert!(!stale.status.success());
-    assert!(text(&stale).contains("remove that entry"), "{}", text(&stale));
+    assert!(
+        text(&stale).contains("remove that entry"),
+        "{}",
+        text(&stale)
+    );
 
     // 3. LAWSUITE_RECORD=1 records into the crate's own directory: a seed
     // trial that failed in step 1.
@@ -147,27 +176,47 @@ fn a_peer_crate_runs_the_laws_keeps_its_expectations_and_records_into_itself() {
     let seed = seed.as_str();
     let mut env = offline.to_vec();
     env.push(("LAWSUITE_RECORD", "1"));
-    let record = cargo(&krate, &target, &["test", "--test", "conformance", "--", seed, "--exact"], &env);
+    let record = cargo(
+        &krate,
+        &target,
+        &["test", "--test", "conformance", "--", seed, "--exact"],
+        &env,
+    );
     let said = text(&record);
     let kept: Vec<_> = std::fs::read_dir(krate.join("lawsuite/regressions"))
         .map(|rd| rd.flatten().collect())
         .unwrap_or_default();
     assert!(!kept.is_empty(), "nothing recorded into the crate: {said}");
-    assert!(!Path::new(repo).join("lawsuite").exists(), "nothing is written into lawsuite's tree");
+    assert!(
+        !Path::new(repo).join("lawsuite").exists(),
+        "nothing is written into lawsuite's tree"
+    );
 
     // 4. The printed replay command replays that trial.
     let replay = said
         .lines()
         .find_map(|l| l.trim().strip_prefix("replay: "))
         .unwrap_or_else(|| panic!("no replay command: {said}"));
-    assert!(replay.starts_with(&format!("cargo test --test conformance -- {seed} --exact")), "{replay}");
+    assert!(
+        replay.starts_with(&format!("cargo test --test conformance -- {seed} --exact")),
+        "{replay}"
+    );
     let words: Vec<&str> = replay.split_whitespace().collect();
     let again = cargo(&krate, &target, &words[1..], &offline);
     assert!(!again.status.success());
-    assert!(text(&again).contains("diverge from the reference portable"), "{}", text(&again));
+    assert!(
+        text(&again).contains("diverge from the reference portable"),
+        "{}",
+        text(&again)
+    );
 
     // 5. The recorded regressions are replayed: they fail on mine only.
-    let replayed = cargo(&krate, &target, &["test", "--test", "conformance", "--", "regression::"], &offline);
+    let replayed = cargo(
+        &krate,
+        &target,
+        &["test", "--test", "conformance", "--", "regression::"],
+        &offline,
+    );
     let said = text(&replayed);
     assert!(said.contains("::portable ... ok"), "{said}");
     assert!(said.contains("::mine ... FAILED"), "{said}");

@@ -395,7 +395,11 @@ fn an_installed_binary_runs_records_and_replays_in_an_empty_project() {
             .unwrap()
     };
     let init = run(&["init"]);
-    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
     assert!(String::from_utf8_lossy(&init.stdout).contains("lawsuite run"));
     // Register a wrong peer, as the commented example shows.
     let file = dir.path().join("lawsuite.toml");
@@ -424,17 +428,50 @@ fn an_installed_binary_runs_records_and_replays_in_an_empty_project() {
         .expect("the wrong peer diverges on a seed");
     let title = &seed_fail.verdict.report().unwrap().cases[0].title;
     // "smthrs seed 1, call 14 (glob)"
-    let seed = title.split("seed ").nth(1).unwrap().split(',').next().unwrap();
-    let call = title.split("call ").nth(1).unwrap().split(' ').next().unwrap();
-    let record = run(&["record", "--seed", seed, "--call", call, "--peer", "mine", "--why", "drops a path"]);
+    let seed = title
+        .split("seed ")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap();
+    let call = title
+        .split("call ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    let record = run(&[
+        "record",
+        "--seed",
+        seed,
+        "--call",
+        call,
+        "--peer",
+        "mine",
+        "--why",
+        "drops a path",
+    ]);
     let said = String::from_utf8_lossy(&record.stdout);
-    assert!(record.status.success(), "{said}{}", String::from_utf8_lossy(&record.stderr));
+    assert!(
+        record.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&record.stderr)
+    );
     let kept: Vec<_> = std::fs::read_dir(dir.path().join("lawsuite/regressions"))
         .unwrap()
         .flatten()
         .collect();
     assert_eq!(kept.len(), 1, "{said}");
-    let second = run(&["run", "--format", "jsonl", "--no-seeds", "--law", "none-at-all::"]);
+    let second = run(&[
+        "run",
+        "--format",
+        "jsonl",
+        "--no-seeds",
+        "--law",
+        "none-at-all::",
+    ]);
     let replayed = jsonl_outcomes(&second.stdout);
     let regressions: Vec<(&str, &str)> = replayed
         .iter()

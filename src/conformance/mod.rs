@@ -1161,7 +1161,7 @@ impl Engine {
         mut sink: impl FnMut(&Event),
     ) -> Vec<Outcome> {
         // Group by item, keeping the order of first appearance.
-        let mut groups: Vec<(usize, Vec<(usize, Option<usize>)>)> = Vec::new();
+        let mut groups: Vec<ItemGroup> = Vec::new();
         let mut slot: BTreeMap<usize, usize> = BTreeMap::new();
         for (t, trial) in trials.iter().enumerate() {
             let g = *slot.entry(trial.item).or_insert_with(|| {
@@ -1240,6 +1240,9 @@ impl Engine {
         results.into_iter().flatten().collect()
     }
 }
+
+/// An item's index and its trials: (index in the run's trial list, peer).
+type ItemGroup = (usize, Vec<(usize, Option<usize>)>);
 
 /// A law's or regression's result before expectations are applied.
 enum Judged {

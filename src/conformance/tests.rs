@@ -174,3 +174,81 @@ fn sections_group_by_top_level() {
     assert_eq!(section_of("search-contract §13.1"), "search-contract §13");
     assert_eq!(section_of("read-ls-flows §1.6"), "read-ls-flows §1");
 }
+
+/// [`NoGlob`]'s answers, from a peer that claims only the shared ground.
+struct SharedOnly;
+
+impl Search for SharedOnly {
+    fn name(&self) -> &str {
+        "shared-only"
+    }
+    fn version(&self) -> String {
+        "0".into()
+    }
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        NoGlob.grep(input)
+    }
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        NoGlob.glob(input)
+    }
+    fn ground(&self) -> Ground {
+        Ground::Shared
+    }
+}
+
+#[test]
+fn a_shared_ground_peer_sits_out_full_ground_plans_only() {
+    let mut engine = engine_with(vec![Subject::new("shared-only", SharedOnly)]);
+    engine.add_seeds(Generator::Lawsuite, Ground::Full, &[1], None);
+    engine.add_seeds(Generator::Lawsuite, Ground::Shared, &[1], None);
+    let trials = engine.trials();
+    assert_eq!(trials[0].id, "seed::lawsuite@full::0001::shared-only");
+    assert!(trials[0].skip.as_deref().unwrap().contains("shared ground"));
+    assert_eq!(trials[1].skip, None);
+    // On the shared ground it is asked, and its glob bug shows.
+    assert_eq!(engine.run_trial(&trials[1]).verdict.tag(), "fail");
+}
+
+#[test]
+fn a_seed_that_cannot_be_planned_is_broken_not_a_panic() {
+    let mut engine = engine_with(vec![Subject::new("x", NoGlob)]);
+    engine.add_seeds(Generator::Smthrs, Ground::Shared, &[u64::MAX], None);
+    let outcome = engine.run_trial(&engine.trials()[0]);
+    let Verdict::Broken { why } = &outcome.verdict else {
+        panic!("{outcome:?}")
+    };
+    assert!(why.contains("32-bit"), "{why}");
+}
+
+#[test]
+fn only_call_keeps_one_call_per_plan_and_the_replay_names_it() {
+    let mut engine = engine_with(vec![Subject::new("no-glob", NoGlob)]);
+    // Call 0 is a grep call, which NoGlob answers right.
+    engine.add_seeds(Generator::Smthrs, Ground::Shared, &[1, 2, 3], Some(0));
+    assert!(verdicts(&engine).iter().all(|(_, v)| *v == "pass"));
+    engine.set_replay(Replay::Cli {
+        program: "lawsuite".into(),
+        flags: vec!["--registry".into(), "/p/peers.toml".into()],
+    });
+    let mut glob = engine_with(vec![Subject::new("no-glob", NoGlob)]);
+    glob.set_replay(Replay::Cli {
+        program: "lawsuite".into(),
+        flags: vec!["--registry".into(), "/p/peers.toml".into()],
+    });
+    glob.add_seeds(Generator::Lawsuite, Ground::Full, &[3], None);
+    let outcome = glob.run_trial(&glob.trials()[0]);
+    let replay = outcome.verdict.report().unwrap().cases[0]
+        .replay
+        .clone()
+        .unwrap();
+    assert!(
+        replay.starts_with("lawsuite run --generator lawsuite --ground full --seeds 3 --call "),
+        "{replay}"
+    );
+    assert!(
+        replay.ends_with(
+            "--peer no-glob --registry /p/peers.toml --exact seed::lawsuite@full::0003::no-glob"
+        ),
+        "{replay}"
+    );
+}

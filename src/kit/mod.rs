@@ -16,10 +16,9 @@
 //! | [`materialize`] | §3: writing a plan's files under a root, refusing paths that would escape it; [`materialize::TempTree`] |
 //! | [`case`] | §4: one call, answers rendered for comparison (failures by code) |
 //! | [`compare`] | §4: a plan through N peers, divergences |
-//! | [`report`] | §5: human (diff + replay command) and JSON reports |
+//! | [`report`] | §5: diffs of answers, look-alike characters made visible (whole reports: `conformance::format`) |
 //! | [`shrink`] | reducing a divergence to a minimal tree and call |
 //! | [`regression`] | `fixtures/regressions/*.json`: recorded, replayed |
-//! | [`sweep`] | many seeds through the same peers on several threads |
 //!
 //! The `smthrs` generator is a port, not a reinterpretation: a seed must
 //! give the same tree and calls as `@smthrs/std`'s `plan`, so that a
@@ -38,7 +37,6 @@ pub mod regression;
 pub mod report;
 pub mod shrink;
 pub mod smthrs;
-pub mod sweep;
 
 use crate::peer::{Ground, Method};
 

@@ -1,13 +1,11 @@
-//! Reports a person can act on (conformance-kit §5, extended): the call, a
-//! unified diff of the pretty JSON answers against the reference, and the
-//! one command that replays exactly this case. A JSON report carries the
-//! same facts for machines.
+//! The pieces of a report a person can act on (conformance-kit §5,
+//! extended): a unified diff of two pretty JSON answers, with look-alike
+//! characters made visible. Whole reports, with the replay command, are
+//! [`crate::conformance::format`]'s.
 
 use std::fmt::Write;
 
 use similar::{ChangeTag, TextDiff};
-
-use super::compare::Divergence;
 
 /// A unified diff of two JSON values, `-` expected, `+` actual; coloured
 /// with ANSI escapes when `color` is set. Characters that would read as
@@ -76,61 +74,4 @@ pub fn visible(text: &str) -> String {
             }
         })
         .collect()
-}
-
-/// The command that replays exactly this case.
-pub fn replay_command(d: &Divergence) -> String {
-    let peers: String = d
-        .answers
-        .iter()
-        .map(|a| format!(" --peer {}", a.peer))
-        .collect();
-    format!(
-        "cargo run --release -- run --generator {} --seeds {} --call {}{peers}",
-        d.generator, d.seed, d.call_index
-    )
-}
-
-/// The human report of one divergence.
-pub fn human(d: &Divergence, color: bool) -> String {
-    let mut out = String::new();
-    let call = serde_json::to_string(&d.call).unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "divergence: generator {} v{}, seed {}, call {}",
-        d.generator, d.version, d.seed, d.call_index
-    );
-    let _ = writeln!(out, "call: {call}");
-    let _ = writeln!(
-        out,
-        "tree: {} files, {} bytes ({}{})",
-        d.tree.files,
-        d.tree.bytes,
-        d.tree.sample.join(", "),
-        if d.tree.files > d.tree.sample.len() {
-            ", ..."
-        } else {
-            ""
-        }
-    );
-    if let Some(reference) = d.reference_answer() {
-        for other in d.answers.iter().skip(1) {
-            if &other.answer == reference {
-                let _ = writeln!(out, "peer {} agrees with {}", other.peer, d.reference);
-                continue;
-            }
-            if let Some(why) = &other.explained {
-                let _ = writeln!(out, "peer {} differs as documented ({why})", other.peer);
-                continue;
-            }
-            let _ = writeln!(
-                out,
-                "peer {} vs reference {} (- {}, + {}):",
-                other.peer, d.reference, d.reference, other.peer
-            );
-            out.push_str(&json_diff(reference, &other.answer, color));
-        }
-    }
-    let _ = writeln!(out, "replay: {}", replay_command(d));
-    out
 }
