@@ -480,3 +480,107 @@ fn an_installed_binary_runs_records_and_replays_in_an_empty_project() {
         .collect();
     assert_eq!(regressions, [("portable", "pass"), ("mine", "fail")]);
 }
+
+/// A peer the harness gives up restarting is announced once, with the
+/// trial where it happened, and its later trials are broken (errors), not
+/// divergences.
+#[test]
+fn a_stopped_peer_is_announced_once_and_its_later_trials_are_errors() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake_peers/misbehave.py");
+    let dir = project(&format!(
+        "[[peer]]\nname = \"crashy\"\ncommand = [\"{}\", \"{}\", \"crash\"]\ntimeout_ms = 2000\n",
+        python(),
+        script.display()
+    ));
+    let out = lawsuite(
+        dir.path(),
+        &[
+            "run",
+            "--no-laws",
+            "--seeds",
+            "1..7",
+            "--jobs",
+            "1",
+            "--format",
+            "jsonl",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stopped: Vec<Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "peerStopped")
+        .collect();
+    assert_eq!(stopped.len(), 1, "{stdout}");
+    let at = stopped[0]["at"].as_str().unwrap().to_string();
+    assert!(
+        at.starts_with("seed::smthrs::") && at.ends_with("::crashy"),
+        "{at}"
+    );
+    let outcomes = jsonl_outcomes(&out.stdout);
+    let after: Vec<&Outcome> = outcomes.iter().skip_while(|o| o.id != at).collect();
+    assert!(after.len() >= 2, "{stdout}");
+    assert!(
+        after.iter().all(|o| o.verdict.tag() == "broken"),
+        "{stdout}"
+    );
+    let summary: Value = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "summary")
+        .unwrap();
+    assert_eq!(summary["stopped"].as_array().unwrap().len(), 1);
+    // The human report says it on stderr, once.
+    let human = lawsuite(
+        dir.path(),
+        &["run", "--no-laws", "--seeds", "1..7", "--jobs", "1"],
+    );
+    let stderr = String::from_utf8_lossy(&human.stderr);
+    assert_eq!(stderr.matches("PEER STOPPED").count(), 1, "{stderr}");
+}
+
+/// `--fail-fast` stops at the first failure; `--max-reports` caps the full
+/// reports and counts the rest.
+#[test]
+fn fail_fast_and_the_report_cap() {
+    let marker_dir = tempfile::tempdir().unwrap();
+    let marker = marker_dir.path().join("done");
+    std::fs::write(&marker, "").unwrap();
+    let dir = project(&wrong_peer("wrong", &marker));
+    let fast = lawsuite(
+        dir.path(),
+        &[
+            "run",
+            "--no-seeds",
+            "--law",
+            "glob::",
+            "--jobs",
+            "1",
+            "--fail-fast",
+            "--format",
+            "jsonl",
+        ],
+    );
+    let outcomes = jsonl_outcomes(&fast.stdout);
+    let failing = outcomes.iter().filter(|o| o.verdict.is_failure()).count();
+    assert_eq!(failing, 1);
+    assert!(outcomes.len() < 100, "{} trials ran", outcomes.len());
+    let capped = lawsuite(
+        dir.path(),
+        &["run", "--no-seeds", "--law", "glob::", "--max-reports", "2"],
+    );
+    let stdout = String::from_utf8_lossy(&capped.stdout);
+    let full = stdout
+        .lines()
+        .filter(|l| l.starts_with("FAIL law::"))
+        .count();
+    assert_eq!(full, 2, "{stdout}");
+    assert!(
+        stdout.contains("more failures not shown in full"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("failing laws by section: ") && stdout.contains("search-contract §8 ("),
+        "{stdout}"
+    );
+}
