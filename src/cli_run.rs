@@ -235,6 +235,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         machine: format::machine(),
     };
     let outcomes = execute(&engine, &trials, &args, &info, started)?;
+    // Shut external peers down before deciding the exit status.
+    drop(engine);
+    if interrupts().load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(ExitCode::from(130));
+    }
     let failed = outcomes.iter().any(|o| o.verdict.is_failure());
     if args.update_expectations {
         let changed = update_expectations(&project.expected, &outcomes)?;
@@ -274,7 +279,8 @@ fn execute(
         jobs: args.jobs,
         fail_fast: args.fail_fast,
     };
-    let outcomes = engine.run(trials, options, |event| {
+    let cancel = interrupts();
+    let outcomes = engine.run_until(trials, options, cancel, |event| {
         let result = (|| -> std::io::Result<()> {
             match event {
                 Event::Outcome(o) => {
@@ -333,6 +339,13 @@ fn execute(
     if let Some(e) = write_error {
         return Err(e.into());
     }
+    if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!(
+            "interrupted: {} of {} trials ran; their trees are removed and the peers stopped",
+            outcomes.len(),
+            trials.len()
+        );
+    }
     let summary = Summary::of(&outcomes, started.elapsed(), engine.stopped());
     match args.format {
         Format::Human => {
@@ -371,6 +384,50 @@ fn execute(
     }
     stdout.flush()?;
     Ok(outcomes)
+}
+
+/// A flag set by the first SIGINT or SIGTERM, so a run stops handing out
+/// trials and ends as usual: the running trials finish, their temporary
+/// trees are removed, and external peers are shut down when the engine is
+/// dropped (a peer runs in its own process group, so the terminal's
+/// SIGINT does not reach it). A second signal ends the process at once.
+fn interrupts() -> &'static std::sync::atomic::AtomicBool {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static CANCEL: AtomicBool = AtomicBool::new(false);
+    static LISTENING: std::sync::Once = std::sync::Once::new();
+    LISTENING.call_once(|| {
+        let spawned = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(|| {
+                let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else {
+                    return;
+                };
+                runtime.block_on(async {
+                    use tokio::signal::unix::{SignalKind, signal};
+                    let (Ok(mut int), Ok(mut term)) =
+                        (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+                    else {
+                        return;
+                    };
+                    for n in 0.. {
+                        tokio::select! {
+                            _ = int.recv() => {}
+                            _ = term.recv() => {}
+                        }
+                        if n > 0 {
+                            eprintln!("interrupted again: exiting now");
+                            std::process::exit(130);
+                        }
+                        eprintln!("\ninterrupted: finishing the running trials, then removing their trees and stopping the peers (again to exit at once)");
+                        CANCEL.store(true, Ordering::Relaxed);
+                    }
+                });
+            });
+        if let Err(e) = spawned {
+            eprintln!("warning: cannot listen for interrupts ({e}); an interrupted run may leave temporary trees");
+        }
+    });
+    &CANCEL
 }
 
 fn kind_slot(kind: Kind) -> usize {

@@ -1050,3 +1050,53 @@ mod load_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod hostile_tests {
+    use super::*;
+
+    fn one(text: &str) -> (Vec<LoadedLaw>, Vec<LawError>) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x.toml"), text).unwrap();
+        load_dir(dir.path())
+    }
+
+    /// A FIFO (or socket, or sized file) under a symlinked directory is
+    /// refused like an ordinary file: nothing is made outside the tree.
+    #[test]
+    fn special_entries_cannot_escape_through_a_symlink() {
+        let name = format!("lawsuite-pwned-{}", std::process::id());
+        for kind in ["fifo = true", "socket = true"] {
+            let (laws, errors) = one(&format!(
+                "[[law]]\nname = \"escape\"\nspec = \"read-ls-flows §2.1\"\nmethod = \"flow/ls\"\ninput = {{ path = \".\" }}\ntree.out = {{ symlink = \"..\" }}\ntree.\"out/{name}\" = {{ {kind} }}\nexpect = {{ total = 0, truncated = false }}\n"
+            ));
+            assert!(errors.is_empty(), "{errors:?}");
+            let outcome = run(&laws[0], &crate::portable::Portable::default());
+            let LawOutcome::Broken(why) = outcome else {
+                panic!("{kind}: {outcome:?}")
+            };
+            assert!(why.contains("symlink"), "{why}");
+            assert!(
+                !std::env::temp_dir().join(&name).exists(),
+                "{kind} made outside the tree"
+            );
+        }
+    }
+
+    #[test]
+    fn count_and_size_are_capped_with_a_law_file_error() {
+        let (_, errors) = one(
+            "[[law]]\nname = \"many\"\nspec = \"read-ls-flows §2.1\"\nmethod = \"flow/ls\"\ninput = { path = \".\" }\ntree.\"f{i}\" = { text = \"\", count = 200000 }\nexpect = { total = 0, truncated = false }\n",
+        );
+        assert!(
+            errors[0]
+                .to_string()
+                .contains("over the limit of 10000 entries"),
+            "{errors:?}"
+        );
+        let (_, errors) = one(
+            "[[law]]\nname = \"huge\"\nspec = \"read-ls-flows §1.1\"\nmethod = \"flow/read\"\ninput = { path = \"f\" }\ntree.f = { text = \"\", size = 1099511627776 }\nexpect_error = \"response_too_large\"\n",
+        );
+        assert!(errors[0].to_string().contains("1 GiB"), "{errors:?}");
+    }
+}

@@ -584,3 +584,97 @@ fn fail_fast_and_the_report_cap() {
         "{stdout}"
     );
 }
+
+/// `lawsuite plan | head` does not panic when the reader goes away.
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let mut child = Command::new(LAWSUITE)
+        .args(["plan", "--generator", "lawsuite", "--seed", "3"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the read end before the plan is written.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
+
+/// SIGTERM mid-sweep: the run stops handing out trials, removes its trees,
+/// stops its external peers, and exits 130.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupted_run_removes_its_trees_and_stops_its_peers() {
+    use std::io::BufRead;
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = format!("lawsuite-interrupt-test-{}", std::process::id());
+    let dir = project(&format!(
+        "[[peer]]\nname = \"served\"\ncommand = [\"{LAWSUITE}\", \"serve\", \"--peer\", \"portable\"]\nenv = {{ LAWSUITE_TEST_MARKER = \"{marker}\" }}\n"
+    ));
+    let mut child = Command::new(LAWSUITE)
+        .args([
+            "run",
+            "--no-laws",
+            "--seeds",
+            "0..5000",
+            "--jobs",
+            "2",
+            "--format",
+            "jsonl",
+        ])
+        .current_dir(dir.path())
+        .env("TMPDIR", tmp.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    // Wait until seeds are being compared, then interrupt.
+    let mut seen = 0;
+    for line in lines.by_ref() {
+        if line.unwrap().contains("\"type\":\"outcome\"") {
+            seen += 1;
+            if seen == 3 {
+                break;
+            }
+        }
+    }
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(
+        rest.iter().any(|l| l.contains("\"type\":\"summary\"")),
+        "the summary is still written"
+    );
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "trees left behind: {left:?}");
+    // No process carrying the peer's marker survives.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let survivors: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("environ"))
+                .is_ok_and(|env| env.windows(marker.len()).any(|w| w == marker.as_bytes()))
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        survivors.is_empty(),
+        "peer processes left running: {survivors:?}"
+    );
+}

@@ -1158,6 +1158,20 @@ impl Engine {
         &self,
         trials: &[Trial],
         options: RunOptions,
+        sink: impl FnMut(&Event),
+    ) -> Vec<Outcome> {
+        self.run_until(trials, options, &AtomicBool::new(false), sink)
+    }
+
+    /// [`Engine::run`], handing out no more items once `cancel` is set (an
+    /// interrupted run): the trials already running finish, so their trees
+    /// are removed and their peers answer, and the outcomes so far are
+    /// returned.
+    pub fn run_until(
+        &self,
+        trials: &[Trial],
+        options: RunOptions,
+        cancel: &AtomicBool,
         mut sink: impl FnMut(&Event),
     ) -> Vec<Outcome> {
         // Group by item, keeping the order of first appearance.
@@ -1180,7 +1194,7 @@ impl Engine {
                 let tx = tx.clone();
                 let (groups, next, stop) = (&groups, &next, &stop);
                 scope.spawn(move || {
-                    while !stop.load(Ordering::Relaxed) {
+                    while !stop.load(Ordering::Relaxed) && !cancel.load(Ordering::Relaxed) {
                         let Some((item, members)) =
                             groups.get(next.fetch_add(1, Ordering::Relaxed))
                         else {

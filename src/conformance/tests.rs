@@ -252,3 +252,31 @@ fn only_call_keeps_one_call_per_plan_and_the_replay_names_it() {
         "{replay}"
     );
 }
+
+/// One malformed regression file is a broken check; the others still run.
+#[test]
+fn a_malformed_regression_file_is_collected_not_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.json"), "{ not json").unwrap();
+    let plan = crate::kit::smthrs::plan(1, "/r", &crate::kit::plan::PlanOptions::default());
+    let good = crate::kit::regression::Regression {
+        why: "pinned".into(),
+        generator: "smthrs".into(),
+        generator_version: 1,
+        ground: Ground::Shared,
+        seed: 1,
+        call_index: 0,
+        peers: vec!["portable".into()],
+        root: "/r".into(),
+        files: plan.files.clone(),
+        call: crate::call::Call::Glob(GlobInput::new("*", "/r")),
+        expected: serde_json::json!({"failure": "not_found"}),
+    };
+    good.write(dir.path(), "good").unwrap();
+    let mut engine = engine_with(vec![]);
+    engine.add_regressions(dir.path());
+    let table = verdicts(&engine);
+    assert_eq!(table[0], ("regression::invalid::bad".to_string(), "broken"));
+    // The good file ran (and its made-up answer is wrong: a failure).
+    assert_eq!(table[1], ("regression::good::portable".to_string(), "fail"));
+}

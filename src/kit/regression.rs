@@ -359,3 +359,64 @@ pub fn list(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(root: &str) -> Regression {
+        Regression {
+            why: "x".into(),
+            generator: "smthrs".into(),
+            generator_version: 1,
+            ground: Ground::Shared,
+            seed: 1,
+            call_index: 0,
+            peers: vec!["portable".into(), "mine".into()],
+            root: "/r".into(),
+            files: vec![GeneratedFile::new("a.ts", "needle\n")],
+            call: Call::Glob(crate::contract::GlobInput::new("*", root)),
+            expected: serde_json::json!({}),
+        }
+    }
+
+    /// `write` never follows a link planted at the name, never overwrites
+    /// a file there (UTF-8 or not), and takes the next free name.
+    #[cfg(unix)]
+    #[test]
+    fn writing_never_follows_a_planted_link_nor_overwrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join("kept");
+        fs::create_dir(&kept).unwrap();
+        let outside = dir.path().join("outside.json");
+        std::os::unix::fs::symlink(&outside, kept.join("name.json")).unwrap();
+        fs::write(kept.join("name-1.json"), [0xff, 0xfe, 0x00]).unwrap();
+        let path = sample("/r").write(&kept, "name").unwrap();
+        assert_eq!(path, kept.join("name-2.json"));
+        assert!(!outside.exists(), "written through the dangling link");
+        assert_eq!(
+            fs::read(kept.join("name-1.json")).unwrap(),
+            [0xff, 0xfe, 0x00]
+        );
+        // The same regression again is the same file.
+        assert_eq!(sample("/r").write(&kept, "name").unwrap(), path);
+    }
+
+    /// A regression's call runs only on its own tree.
+    #[test]
+    fn a_call_outside_the_tree_is_refused() {
+        for root in ["/etc", "/r/../..", "/r/a/../../etc", "/rx", "relative"] {
+            let err =
+                sample(root).replay(&crate::portable::Portable::default(), Path::new("f.json"));
+            assert!(
+                matches!(err, Err(RegressionError::Escapes { .. })),
+                "{root}: {err:?}"
+            );
+        }
+        assert!(
+            sample("/r/sub")
+                .replay(&crate::portable::Portable::default(), Path::new("f.json"))
+                .is_ok()
+        );
+    }
+}
