@@ -276,6 +276,21 @@ pub fn shipped() -> (Vec<LoadedLaw>, Vec<LawError>) {
     }))
 }
 
+/// Parse one law file's `text`, as if it were `rel` (e.g. `grep/x.toml`)
+/// under a law directory: the laws, and the problems beside them.
+///
+/// ```
+/// let (laws, problems) = lawsuite::law::load_text("grep/x.toml", "[[law]]\nname = 3\n");
+/// assert!(laws.is_empty() && problems[0].to_string().contains("line 2"));
+/// ```
+pub fn load_text(rel: &str, text: &str) -> (Vec<LoadedLaw>, Vec<LawError>) {
+    load_texts(std::iter::once((
+        PathBuf::from(rel),
+        rel.to_string(),
+        Ok(text.to_string()),
+    )))
+}
+
 /// Parse law files given as `(file, path relative to the law root, text)`;
 /// the id prefix is the relative path without `.toml`, `/` as `::`.
 fn load_texts(

@@ -158,7 +158,12 @@ impl Regression {
             path: path.into(),
             source,
         })?;
-        serde_json::from_str(&text).map_err(|e| RegressionError::Parse {
+        Regression::parse(&text, path)
+    }
+
+    /// Parse a regression file's text (`path` names it in errors).
+    pub fn parse(text: &str, path: &Path) -> Result<Regression, RegressionError> {
+        serde_json::from_str(text).map_err(|e| RegressionError::Parse {
             path: path.into(),
             line: e.line(),
             message: e.to_string(),
