@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use anyhow::{Context, anyhow, bail};
 use lawsuite::conformance::format::{self, PeerInfo, RunInfo};
+use lawsuite::conformance::results::{Results, in_shard};
 use lawsuite::conformance::{
     Engine, Event, Expectations, Item, Kind, Outcome, Replay, RunOptions, Subject, Summary, Trial,
     Verdict,
@@ -198,10 +199,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         skip: &args.skip,
         law: args.law.as_deref(),
     };
+    let shard = args
+        .shard
+        .as_deref()
+        .map(lawsuite::conformance::results::parse_shard)
+        .transpose()
+        .map_err(|e| anyhow!(e))?;
+    let items: Vec<String> = engine.items().iter().map(Item::id).collect();
     let trials: Vec<Trial> = engine
         .trials()
         .into_iter()
         .filter(|t| filter.admits(t))
+        .filter(|t| shard.is_none_or(|(k, n)| in_shard(&items[t.item], k, n)))
         .collect();
     if trials.is_empty() {
         bail!(
@@ -347,40 +356,26 @@ fn execute(
         );
     }
     let summary = Summary::of(&outcomes, started.elapsed(), engine.stopped());
-    match args.format {
-        Format::Human => {
-            if shown < failures {
-                writeln!(
-                    stdout,
-                    "… and {} more failures not shown in full (--max-reports 0 shows all; --format jsonl keeps every one)",
-                    failures - shown
-                )?;
-            }
-            for (why, n) in skip_reasons(&outcomes) {
-                writeln!(stdout, "skipped {n}: {why}")?;
-            }
-            for (why, n) in documented(&outcomes) {
-                writeln!(stdout, "documented difference {why}: {n} calls")?;
-            }
-            write!(stdout, "{}", format::human_summary(info, &summary))?;
-        }
-        Format::Jsonl => writeln!(stdout, "{}", format::jsonl_line("summary", &summary))?,
-        Format::Json => writeln!(stdout, "{}", format::json(info, &outcomes, &summary))?,
-        Format::Junit => write!(stdout, "{}", format::junit(info, &outcomes, &summary))?,
-        Format::Markdown => write!(
+    if args.format == Format::Human && shown < failures {
+        writeln!(
             stdout,
-            "{}",
-            format::markdown(
-                info,
-                &outcomes,
-                &summary,
-                if args.max_reports == 0 {
-                    usize::MAX
-                } else {
-                    args.max_reports
-                }
-            )
-        )?,
+            "… and {} more failures not shown in full (--max-reports 0 shows all; --format jsonl keeps every one)",
+            failures - shown
+        )?;
+    }
+    let text = render(
+        args.format,
+        info,
+        &outcomes,
+        &summary,
+        args.max_reports,
+        false,
+    );
+    write!(stdout, "{text}")?;
+    if let Some(path) = &args.html {
+        let html = render(Format::Html, info, &outcomes, &summary, 0, false);
+        std::fs::write(path, html).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
     }
     stdout.flush()?;
     Ok(outcomes)
@@ -428,6 +423,110 @@ fn interrupts() -> &'static std::sync::atomic::AtomicBool {
         }
     });
     &CANCEL
+}
+
+/// The end-of-run text of `format`: for `human`, what was not streamed
+/// (or, with `all_failures`, every failure too); for the document formats,
+/// the whole document.
+fn render(
+    format: Format,
+    info: &RunInfo,
+    outcomes: &[Outcome],
+    summary: &Summary,
+    max_reports: usize,
+    all_failures: bool,
+) -> String {
+    let cap = if max_reports == 0 {
+        usize::MAX
+    } else {
+        max_reports
+    };
+    match format {
+        Format::Human => {
+            let mut out = String::new();
+            if all_failures {
+                let failing: Vec<String> = outcomes
+                    .iter()
+                    .filter_map(|o| format::human_outcome(o, false))
+                    .collect();
+                for text in failing.iter().take(cap) {
+                    out.push_str(text);
+                    out.push('\n');
+                }
+                if failing.len() > cap {
+                    out.push_str(&format!(
+                        "… and {} more failures not shown in full (--max-reports 0 shows all)\n",
+                        failing.len() - cap
+                    ));
+                }
+            }
+            for (why, n) in skip_reasons(outcomes) {
+                out.push_str(&format!("skipped {n}: {why}\n"));
+            }
+            for (why, n) in documented(outcomes) {
+                out.push_str(&format!("documented difference {why}: {n} calls\n"));
+            }
+            out + &format::human_summary(info, summary)
+        }
+        Format::Jsonl => {
+            let mut out = String::new();
+            if all_failures {
+                out.push_str(&format::jsonl_line("run", info));
+                out.push('\n');
+                for o in outcomes {
+                    out.push_str(&format::jsonl_line("outcome", o));
+                    out.push('\n');
+                }
+            }
+            out + &format::jsonl_line("summary", summary) + "\n"
+        }
+        Format::Json => format::json(info, outcomes, summary) + "\n",
+        Format::Junit => format::junit(info, outcomes, summary),
+        Format::Markdown => format::markdown(info, outcomes, summary, cap),
+        Format::Html => format::html(info, outcomes, summary),
+    }
+}
+
+/// `lawsuite merge` and `lawsuite report`.
+pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
+    let mut parts = Vec::new();
+    for file in &args.files {
+        let text =
+            std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+        parts.push(Results::read_jsonl(&text, &file.display().to_string())?);
+    }
+    let merged = Results::merge(parts)?;
+    let summary = merged.summary();
+    let text = render(
+        args.format,
+        &merged.info,
+        &merged.outcomes,
+        &summary,
+        args.max_reports,
+        true,
+    );
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!(
+                "wrote {} ({} trials from {} files)",
+                path.display(),
+                merged.outcomes.len(),
+                merged.sources.len()
+            );
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            write!(stdout, "{text}")?;
+            stdout.flush()?;
+        }
+    }
+    let failed = merged.outcomes.iter().any(|o| o.verdict.is_failure());
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn kind_slot(kind: Kind) -> usize {

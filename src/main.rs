@@ -56,6 +56,29 @@ enum Command {
     ///   lawsuite run --format junit > lawsuite.xml
     #[command(verbatim_doc_comment)]
     Run(RunArgs),
+    /// Merge the `--format jsonl` results of several runs (the shards of
+    /// one sweep, `run --shard K/N`) into one report, in any format (exit
+    /// status 1 when a merged trial fails the run).
+    ///
+    /// Example:
+    ///   lawsuite merge shard-1.jsonl shard-2.jsonl --format junit -o lawsuite.xml
+    #[command(verbatim_doc_comment)]
+    Merge(MergeArgs),
+    /// Write one self-contained HTML report (no network fetches) of the
+    /// `--format jsonl` results of one or more runs: a matrix of peers by
+    /// spec section, every failure with its tree, call and diff.
+    ///
+    /// Example:
+    ///   lawsuite run --format jsonl > results.jsonl; lawsuite report results.jsonl -o report.html
+    #[command(verbatim_doc_comment)]
+    Report {
+        /// Results files (`lawsuite run --format jsonl`).
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+        /// The HTML file to write.
+        #[arg(long, short = 'o')]
+        output: std::path::PathBuf,
+    },
     /// Write a project skeleton (lawsuite.toml, with a commented example
     /// peer, and its regression and expectation directories) into DIR
     /// (default: here), and print the next command.
@@ -174,6 +197,22 @@ struct PeersArgs {
 }
 
 #[derive(Debug, clap::Args)]
+struct MergeArgs {
+    /// Results files (`lawsuite run --format jsonl`).
+    #[arg(required = true)]
+    files: Vec<std::path::PathBuf>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Write the report here instead of standard output.
+    #[arg(long, short = 'o')]
+    output: Option<std::path::PathBuf>,
+    /// Full reports printed (human, markdown); the rest are counted. 0: all.
+    #[arg(long, default_value_t = 20)]
+    max_reports: usize,
+}
+
+#[derive(Debug, clap::Args)]
 struct RunArgs {
     /// Run only trials whose id contains one of these (with --exact: is one
     /// of these), e.g. `law::glob::` or `::mine`.
@@ -215,6 +254,14 @@ struct RunArgs {
     /// Stop after the first failure.
     #[arg(long)]
     fail_fast: bool,
+    /// Run only shard K of N (1-based): the items whose id hashes to it, as
+    /// `cargo nextest --partition hash:K/N` does; merge the shards' jsonl
+    /// results with `lawsuite merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// Also write the self-contained HTML report here.
+    #[arg(long, value_name = "FILE")]
+    html: Option<std::path::PathBuf>,
     /// Full reports printed (human, markdown); the rest are counted. 0: all.
     #[arg(long, default_value_t = 20)]
     max_reports: usize,
@@ -287,6 +334,8 @@ enum Format {
     Junit,
     /// A Markdown summary per peer (for a CI job summary).
     Markdown,
+    /// One self-contained HTML page (see `lawsuite report`).
+    Html,
 }
 
 fn default_jobs() -> usize {
@@ -351,6 +400,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Shrink(case) => cli_run::shrink_case(&case, false, None),
         Command::Record { case, dir } => cli_run::shrink_case(&case, true, dir.as_deref()),
         Command::Init { dir } => cli_run::init(&dir),
+        Command::Merge(args) => cli_run::merge(&args),
+        Command::Report { files, output } => cli_run::merge(&MergeArgs {
+            files,
+            format: Format::Html,
+            output: Some(output),
+            max_reports: 0,
+        }),
         Command::Serve(args) => {
             let peer = builtin_peer(&args.peer)?;
             let stdin = std::io::stdin().lock();

@@ -44,6 +44,7 @@
 
 pub mod expect;
 pub mod format;
+pub mod results;
 pub mod verdict;
 
 use std::collections::BTreeMap;
