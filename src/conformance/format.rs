@@ -479,6 +479,31 @@ fn compact(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// Seconds since the Unix epoch as `YYYY-MM-DD HH:MM UTC` (the civil
+/// calendar from a day count, as in Howard Hinnant's `civil_from_days`).
+///
+/// ```
+/// assert_eq!(lawsuite::conformance::format::utc(1796161431), "2026-12-01 21:43 UTC");
+/// ```
+pub fn utc(seconds: u64) -> String {
+    let days = (seconds / 86_400) as i64;
+    let time = seconds % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        time / 3600,
+        time % 3600 / 60
+    )
+}
+
 /// Escape for HTML text and attribute values.
 fn html_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -591,6 +616,7 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
         }
     };
     rows.sort_by_key(key);
+    // Checks of the run itself (coverage, broken files) belong to no peer.
     if cells.keys().any(|(_, p)| p == "—") {
         peers.push("—".into());
     }
@@ -601,7 +627,7 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
     );
     let total = summary.total();
     let started = if info.started > 0 {
-        format!("started {} (Unix time)", info.started)
+        format!("started {}", utc(info.started))
     } else {
         String::new()
     };
@@ -780,6 +806,12 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
 fn html_failure(out: &mut String, o: &Outcome) {
     let e = html_escape;
     let what = match &o.verdict {
+        // The id names the law; say what is wrong with it.
+        Verdict::Fail { report } if o.kind == Kind::Law => e(report
+            .cases
+            .first()
+            .and_then(|c| c.problems.first())
+            .unwrap_or(&report.summary)),
         Verdict::Fail { report } => e(&report.summary),
         Verdict::ExpectedFailure { reason, .. } => format!("expected failure: {}", e(reason)),
         Verdict::UnexpectedPass { reason, source } => {

@@ -1,0 +1,149 @@
+//! The HTML report in a real browser: headless Chromium loads the page of
+//! a run with a known failing peer, and the DOM it renders holds the matrix
+//! with the counts the JSON lines results give (counted here, apart from
+//! the renderer). A screenshot is kept at `target/report-screenshot.png`.
+//!
+//! Needs Debian's `chromium` (`.ci/run` installs it); under `CI=true` a
+//! missing browser fails the test instead of skipping it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
+
+fn chromium() -> Option<PathBuf> {
+    let found = ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| {
+            Command::new(p)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium is needed in CI (.ci/run installs Debian's chromium)"
+        );
+        eprintln!("skipped: no chromium on PATH");
+    }
+    found
+}
+
+/// Run headless Chromium with the flags this machine needs (no sandbox as
+/// root, no background networking on a closed network).
+fn headless(browser: &Path, profile: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn chromium_renders_the_matrix_with_the_right_counts() {
+    let Some(browser) = chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("no-crash");
+    std::fs::write(&marker, "").unwrap();
+    let proxy = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake_peers/proxy.py");
+    std::fs::write(
+        dir.path().join("lawsuite.toml"),
+        format!(
+            "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"wrong\"\ncommand = [\"python3\", \"{}\", \"{LAWSUITE}\", \"wrong\"]\nenv = {{ FAKE_MARKER = \"{}\" }}\n",
+            proxy.display(),
+            marker.display()
+        ),
+    )
+    .unwrap();
+    let html = dir.path().join("report.html");
+    let out = Command::new(LAWSUITE)
+        .args([
+            "run", "--law", "glob::", "--seeds", "1..3", "--format", "jsonl", "--html",
+        ])
+        .arg(&html)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The expected matrix, counted from the JSON lines.
+    let mut want: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["type"] != "outcome" {
+            continue;
+        }
+        let row = v["spec"].as_str().map_or_else(
+            || match v["kind"].as_str() {
+                Some("seed") => "seeds".to_string(),
+                Some("regression") => "regressions".to_string(),
+                _ => "checks".to_string(),
+            },
+            str::to_string,
+        );
+        let peer = v["peer"].as_str().unwrap_or("—").to_string();
+        let cell = want.entry((row, peer)).or_default();
+        match v["verdict"].as_str() {
+            Some("pass") => cell.0 += 1,
+            Some("fail" | "unexpected_pass" | "broken") => cell.1 += 1,
+            _ => {}
+        }
+    }
+    assert!(
+        want.values().any(|c| c.1 > 0),
+        "the wrong peer fails something"
+    );
+    let profile = dir.path().join("profile");
+    let url = format!("file://{}", html.display());
+    let started = std::time::Instant::now();
+    let dom = headless(&browser, &profile, &["--dump-dom", &url]);
+    eprintln!(
+        "chromium loaded the report in {:.2} s",
+        started.elapsed().as_secs_f64()
+    );
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains("id=\"matrix\""),
+        "no matrix in the rendered DOM"
+    );
+    for ((row, peer), (pass, fail)) in &want {
+        let cell = format!(
+            "data-row=\"{row}\" data-peer=\"{peer}\" data-pass=\"{pass}\" data-fail=\"{fail}\""
+        );
+        assert!(dom.contains(&cell), "the rendered matrix lacks {cell}");
+    }
+    // Every failing cell links to a rendered detail section.
+    let failing = want.values().filter(|c| c.1 > 0).count();
+    assert_eq!(dom.matches("class=\"cell-detail\"").count(), failing);
+    // A screenshot, to look at.
+    let shot = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/report-screenshot.png");
+    let taken = headless(
+        &browser,
+        &profile,
+        &[
+            "--window-size=1400,2000",
+            &format!("--screenshot={}", shot.display()),
+            &url,
+        ],
+    );
+    assert!(shot.is_file(), "{}", String::from_utf8_lossy(&taken.stderr));
+}
