@@ -284,6 +284,16 @@ impl Suite {
 
     /// The engine these trials run on.
     pub fn engine(&self) -> Result<Engine, Vec<String>> {
+        self.engine_for(None)
+    }
+
+    /// The engine, holding only what trial `only` needs when one is named
+    /// (nextest runs each trial in a process of its own, so each process
+    /// parses one law file, or none, instead of all of them).
+    fn engine_for(&self, only: Option<&str>) -> Result<Engine, Vec<String>> {
+        let wants = |prefix: &str| only.is_none_or(|id| id.starts_with(prefix));
+        let whole_law_set =
+            only.is_none_or(|id| id == "law::coverage" || id.starts_with("law::invalid::"));
         let mut problems = self.setup_errors.clone();
         if let Err(e) = &self.project {
             problems.push(e.clone());
@@ -302,20 +312,31 @@ impl Suite {
                 why: why.clone(),
             });
         }
-        if self.shipped_laws {
-            let (laws, errors) = crate::law::shipped();
+        if self.shipped_laws && wants("law::") {
+            let (laws, errors) = if whole_law_set {
+                crate::law::shipped()
+            } else {
+                let id = only.unwrap_or_default();
+                crate::law::shipped_where(|prefix| id.starts_with(&format!("law::{prefix}::")))
+            };
             engine.add_laws(laws, errors);
-            engine.add_coverage();
+            if whole_law_set {
+                engine.add_coverage();
+            }
         }
-        for dir in &self.law_dirs {
-            let (laws, errors) = crate::law::load_dir(dir);
-            engine.add_laws(laws, errors);
+        if wants("law::") {
+            for dir in &self.law_dirs {
+                let (laws, errors) = crate::law::load_dir(dir);
+                engine.add_laws(laws, errors);
+            }
         }
-        if let Some(dir) = self.regression_dir() {
+        if let Some(dir) = self.regression_dir().filter(|_| wants("regression::")) {
             engine.add_regressions(&dir);
         }
-        engine.add_seeds(Generator::Smthrs, Ground::Shared, &self.smthrs_seeds, None);
-        engine.add_seeds(Generator::Lawsuite, self.ground, &self.lawsuite_seeds, None);
+        if wants("seed::") {
+            engine.add_seeds(Generator::Smthrs, Ground::Shared, &self.smthrs_seeds, None);
+            engine.add_seeds(Generator::Lawsuite, self.ground, &self.lawsuite_seeds, None);
+        }
         let mut expectations = Expectations::shipped();
         if let Ok(project) = &self.project {
             expectations.load_dir(&project.expected);
@@ -327,7 +348,9 @@ impl Suite {
             expectations.add(peer, id, reason, "Suite::expect_failure");
         }
         engine.set_expectations(expectations);
-        engine.check_expectations();
+        if wants("expected::") {
+            engine.check_expectations();
+        }
         engine.set_replay(Replay::CargoTest {
             target: test_target(),
         });
@@ -341,7 +364,18 @@ impl Suite {
 
     /// Build every trial.
     pub fn trials(&self) -> Vec<Trial> {
-        let engine = match self.engine() {
+        self.trials_for(&Arguments::default())
+    }
+
+    /// The trials libtest will run for `args`: with `--exact NAME` (how
+    /// nextest runs each trial in a process of its own) only that one is
+    /// built, so the process starts no peer it does not use.
+    fn trials_for(&self, args: &Arguments) -> Vec<Trial> {
+        let exact = match (&args.filter, args.exact, args.list) {
+            (Some(name), true, false) => Some(name.clone()),
+            _ => None,
+        };
+        let engine = match self.engine_for(exact.as_deref()) {
             Ok(engine) => Arc::new(engine),
             Err(problems) => {
                 let message = problems.join("\n");
@@ -349,7 +383,7 @@ impl Suite {
             }
         };
         engine
-            .trials()
+            .trials_where(|id| exact.as_deref().is_none_or(|name| name == id))
             .into_iter()
             .map(|trial| {
                 let kind = match &trial.skip {
@@ -397,7 +431,7 @@ impl Suite {
     /// Run the trials with libtest's command line and exit.
     pub fn run(self) -> ! {
         let args = Arguments::from_args();
-        let conclusion = libtest_mimic::run(&args, self.trials());
+        let conclusion = libtest_mimic::run(&args, self.trials_for(&args));
         // `exit` runs no destructors: drop the peers first, so external peer
         // processes are shut down and reaped.
         drop(self);

@@ -560,6 +560,7 @@ h2{font-size:17px;border-bottom:1px solid #d0d7de;padding-bottom:4px;margin-top:
 table{border-collapse:collapse}th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f6f8fa;position:sticky;top:0}
 table.matrix td.cell{text-align:center;white-space:nowrap;font-variant-numeric:tabular-nums}
+table.matrix th[scope=row]{white-space:nowrap}
 td.cell a{color:inherit;text-decoration:none;display:block}
 .ok{background:#dafbe1}.bad{background:#ffd8d3;font-weight:600}.xf{background:#fff1c2}.skip{background:#eaeef2;color:#57606a}.none{color:#8c959f}
 .counts span{display:inline-block;margin-right:12px}

@@ -561,6 +561,14 @@ impl Engine {
 
     /// Every trial, in item order, each item's peers in registry order.
     pub fn trials(&self) -> Vec<Trial> {
+        self.trials_where(|_| true)
+    }
+
+    /// The trials whose id `wanted` admits. Only those are asked whether
+    /// their peer answers (which starts an external peer), so a process
+    /// that runs one trial (nextest runs each in its own) starts only the
+    /// peer it uses.
+    pub fn trials_where(&self, wanted: impl Fn(&str) -> bool) -> Vec<Trial> {
         let mut out = Vec::new();
         for (index, item) in self.items.iter().enumerate() {
             let id = item.id();
@@ -569,6 +577,9 @@ impl Engine {
                 Item::Law(_) | Item::Regression { .. } => (0..self.everyone.len()).collect(),
                 Item::Seed(_) => (1..self.everyone.len()).collect(),
                 _ => {
+                    if !wanted(&id) {
+                        continue;
+                    }
                     out.push(Trial {
                         id,
                         item: index,
@@ -583,8 +594,12 @@ impl Engine {
                 }
             };
             for p in peers {
+                let id = format!("{id}::{}", self.everyone[p].name);
+                if !wanted(&id) {
+                    continue;
+                }
                 out.push(Trial {
-                    id: format!("{id}::{}", self.everyone[p].name),
+                    id,
                     item: index,
                     peer: Some(p),
                     kind,
