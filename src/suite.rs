@@ -371,8 +371,10 @@ impl Suite {
     /// nextest runs each trial in a process of its own) only that one is
     /// built, so the process starts no peer it does not use.
     fn trials_for(&self, args: &Arguments) -> Vec<Trial> {
+        // libtest matches `--exact` against the name or `[kind] name`, and
+        // nextest passes the latter: take the id either way.
         let exact = match (&args.filter, args.exact, args.list) {
-            (Some(name), true, false) => Some(name.clone()),
+            (Some(name), true, false) => Some(exact_id(name).to_string()),
             _ => None,
         };
         let engine = match self.engine_for(exact.as_deref()) {
@@ -455,6 +457,19 @@ fn to_result(outcome: &Outcome) -> Result<(), Failed> {
     }
 }
 
+/// The trial id an `--exact` filter names: `[law] law::x::y::p` (how
+/// libtest lists a trial with a kind, and how nextest asks for it) or the
+/// bare `law::x::y::p`.
+fn exact_id(filter: &str) -> &str {
+    match filter
+        .strip_prefix('[')
+        .and_then(|rest| rest.split_once("] "))
+    {
+        Some((_, id)) => id,
+        None => filter,
+    }
+}
+
 /// The test target running, from the binary's name (`conformance-1a2b…`
 /// → `conformance`), for replay commands.
 fn test_target() -> Option<String> {
@@ -496,6 +511,38 @@ pub fn parse_seeds(text: &str) -> Option<Range<u64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_filters_name_the_trial_with_or_without_its_kind() {
+        assert_eq!(exact_id("[law] law::a::b::p"), "law::a::b::p");
+        assert_eq!(
+            exact_id("[p does not answer flow/bash] law::a::b::p"),
+            "law::a::b::p"
+        );
+        assert_eq!(exact_id("seed::smthrs::0001::p"), "seed::smthrs::0001::p");
+        // The suite builds exactly the trial either spelling names.
+        let suite = Suite::new()
+            .reference("portable", crate::portable::Portable::default())
+            .peer("other", crate::portable::Portable::with_threads(1))
+            .smthrs_seeds([1])
+            .lawsuite_seeds([]);
+        for filter in [
+            "[seed] seed::smthrs::0001::other",
+            "seed::smthrs::0001::other",
+        ] {
+            let args = Arguments {
+                filter: Some(filter.into()),
+                exact: true,
+                ..Arguments::default()
+            };
+            let names: Vec<String> = suite
+                .trials_for(&args)
+                .iter()
+                .map(|t| t.name().to_string())
+                .collect();
+            assert_eq!(names, ["seed::smthrs::0001::other"], "{filter}");
+        }
+    }
 
     #[test]
     fn seed_ranges() {
