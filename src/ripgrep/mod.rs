@@ -23,7 +23,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::contract::glob::{GlobList, included_by_globs};
+use crate::contract::glob::GlobList;
 use crate::contract::grouping::{Row, RowKind, group};
 use crate::contract::notice::glob_answer;
 use crate::contract::notice::{Unit, empty_answer_notice, truncation};
@@ -193,7 +193,7 @@ impl Search for Ripgrep {
         // The contract's grammar is the reference; `rg` never sees a pattern
         // the contract rejects.
         validate_pattern(&input.pattern, input.fixed_strings)?;
-        let globs = GlobList::new(&input.globs);
+        let globs = GlobList::new(&input.globs)?;
         let t = targets(&input.root, input.hidden, input.no_ignore, &globs)?;
         self.ready()?;
         let cwd = Path::new(if t.cwd.is_empty() { "." } else { &t.cwd });
@@ -233,7 +233,7 @@ impl Search for Ripgrep {
 
     fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
         let patterns = std::slice::from_ref(&input.pattern);
-        let globs = GlobList::new(patterns);
+        let globs = GlobList::new(patterns)?;
         let t = targets(&input.root, input.hidden, input.no_ignore, &globs)?;
         self.ready()?;
         let cwd = Path::new(if t.cwd.is_empty() { "." } else { &t.cwd });
@@ -248,7 +248,9 @@ impl Search for Ripgrep {
         let paths: Vec<String> = nul_paths(&result)
             .filter(|p| {
                 let rel = p.strip_prefix("./").unwrap_or(p);
-                t.explicit_file || included_by_globs(patterns, rel, basename(rel))
+                // The compiled list, not `included_by_globs`, which would
+                // compile the glob again for every path.
+                t.explicit_file || globs.includes(rel, basename(rel))
             })
             .map(|p| output_path(&t.cwd, p))
             .collect();
