@@ -405,6 +405,91 @@ fn a_peer_that_keeps_failing_is_given_up_on_quickly() {
     assert_all_reaped(&peer.spawned_pids());
 }
 
+#[test]
+fn a_null_optional_key_is_a_protocol_violation() {
+    // PROTOCOL.md: optional keys are omitted, never `null`; read as absent,
+    // `"notice": null` agreed with every peer that omits the notice.
+    expect_fault(
+        "null-notice",
+        &[],
+        2000,
+        FaultKind::ProtocolViolation,
+        ErrorCode::RequestFailed,
+        "starting",
+    );
+    let Some(python) = python("null message") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "null-notice", &[], 2000);
+    let err = peer.glob(&glob_input("*", dir.path())).unwrap_err();
+    assert!(err.message.contains("never null"), "{}", err.message);
+}
+
+#[test]
+fn a_malformed_result_restarts_the_peer() {
+    // The fault kills and reaps the process, as every protocol violation
+    // does; the next call runs on a new one.
+    expect_fault(
+        "malformed",
+        &[],
+        2000,
+        FaultKind::ProtocolViolation,
+        ErrorCode::RequestFailed,
+        "starting",
+    );
+    let Some(python) = python("malformed restart") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "malformed", &[], 2000);
+    for _ in 0..2 {
+        let err = peer.glob(&glob_input("*", dir.path())).unwrap_err();
+        assert!(err.message.contains("not a glob output"), "{}", err.message);
+    }
+    let pids = peer.spawned_pids();
+    assert_eq!(pids.len(), 2, "restarted after the malformed result");
+    assert!(reaped(pids[0]));
+    assert_eq!(peer.fault_count(), 2);
+    drop(peer);
+    assert_all_reaped(&pids);
+}
+
+#[test]
+fn an_unknown_method_in_the_handshake_is_incompatible() {
+    let Some(python) = python("unknown method") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "unknown-method", &[], 2000);
+    let fault = peer.handshake().unwrap_err();
+    assert_eq!(fault.kind, FaultKind::Incompatible);
+    assert!(fault.message.contains("\"frobnicate\""), "{fault}");
+    let err = peer.glob(&glob_input("*", dir.path())).unwrap_err();
+    assert_eq!(err.code, ErrorCode::ProviderUnavailable);
+    assert_eq!(
+        peer.spawned_pids().len(),
+        1,
+        "an incompatible peer is not restarted"
+    );
+    assert_all_reaped(&peer.spawned_pids());
+}
+
+#[test]
+fn a_large_valid_line_is_read_whole() {
+    // 8 paths of 1 MiB: parsed from the line's bytes into the output.
+    let Some(python) = python("big valid") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "big-valid", &["8"], 10_000);
+    let out = peer.glob(&glob_input("*", dir.path())).unwrap();
+    assert_eq!(out.paths.len(), 8);
+    assert!(out.paths.iter().all(|p| p.len() == 1 << 20));
+    assert_eq!(out.paths[7][(1 << 20) - 8..], *"00000007");
+    assert_eq!(peer.fault_count(), 0);
+}
+
 /// A registry file with `portable` as the reference and `extra` appended.
 fn registry_with(dir: &Path, extra: &str) -> Registry {
     let path = dir.join("peers.toml");
