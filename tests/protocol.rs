@@ -490,6 +490,66 @@ fn a_large_valid_line_is_read_whole() {
     assert_eq!(peer.fault_count(), 0);
 }
 
+/// Whether `pid` is still running: there, and neither a zombie nor dead.
+#[cfg(unix)]
+fn running(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // The state follows the parenthesised command name.
+    let state = stat
+        .rsplit(')')
+        .next()
+        .and_then(|rest| rest.trim().chars().next());
+    !matches!(state, Some('Z' | 'X') | None)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_peer_s_grandchildren_end_with_it() {
+    // A launcher's background child (`sh -c 'helper & exec peer'`) lives in
+    // the peer's process group; ending the peer ends the group.
+    let Some(python) = python("grandchild") else {
+        return;
+    };
+    let dir = tree();
+    let marker = dir.path().join("grandchild.pid");
+    let mut config = PeerConfig::new(
+        "fake-grandchild",
+        [
+            python.to_string(),
+            fake_script().to_string_lossy().into_owned(),
+            "grandchild".to_string(),
+        ],
+    );
+    config
+        .env
+        .insert("FAKE_MARKER".into(), marker.to_string_lossy().into_owned());
+    config.timeout = Duration::from_secs(5);
+    let peer = ExternalPeer::new(config).unwrap();
+    assert!(peer.glob(&glob_input("*", dir.path())).is_ok());
+    let grandchild: u32 = std::fs::read_to_string(&marker)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        running(grandchild),
+        "the grandchild runs while the peer does"
+    );
+    peer.shutdown();
+    // Signals are delivered at once, but give a loaded machine a moment.
+    let until = Instant::now() + Duration::from_secs(3);
+    while running(grandchild) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !running(grandchild),
+        "grandchild {grandchild} outlived its peer"
+    );
+    assert_all_reaped(&peer.spawned_pids());
+}
+
 /// A registry file with `portable` as the reference and `extra` appended.
 fn registry_with(dir: &Path, extra: &str) -> Registry {
     let path = dir.join("peers.toml");

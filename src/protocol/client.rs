@@ -31,7 +31,10 @@
 //!
 //! Dropping an [`ExternalPeer`] asks the process to `shutdown`, closes its
 //! stdin, and kills and reaps it if it has not exited within a second: no
-//! zombie is left behind.
+//! zombie is left behind. On Unix each peer runs in a process group of its
+//! own, and whenever the harness ends a peer it ends the group too (SIGTERM,
+//! then SIGKILL after half a second): a launcher such as
+//! `sh -c 'helper & exec peer'` leaves no grandchild running.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -540,6 +543,11 @@ impl ExternalPeer {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        // A group of its own (its id is the peer's pid), so that ending the
+        // peer can end what it started: killing the child alone left a
+        // launcher's background processes running, reparented to init.
+        #[cfg(unix)]
+        command.process_group(0);
         if let Some(cwd) = &self.config.cwd {
             command.current_dir(cwd);
         }
@@ -658,6 +666,11 @@ impl ExternalPeer {
                 _ => None,
             }
         });
+        // Before waiting for stderr: a grandchild may hold the pipe open.
+        #[cfg(unix)]
+        if let Some(pgid) = process.pid {
+            end_group(pgid);
+        }
         if let Some(task) = process.stderr_task.take() {
             // The pipe closes with the process (unless a grandchild holds
             // it): the tail is complete after this.
@@ -716,6 +729,45 @@ impl ExternalPeer {
             Err(CallError::Fault(fault)) => Err(fault.to_std_error()),
         }
     }
+}
+
+/// How long the processes left in a peer's group get to exit after SIGTERM.
+#[cfg(unix)]
+const GROUP_GRACE: Duration = Duration::from_millis(500);
+
+/// Ends every process left in the process group `pgid` (the peer's
+/// grandchildren; the peer itself is already reaped): SIGTERM, then
+/// SIGKILL to what is still there after [`GROUP_GRACE`].
+///
+/// Signals go through the `kill` program: the crate forbids unsafe code
+/// and has no libc binding, and this runs once per ended peer. `kill -0`
+/// fails when the group is empty, the common case, which costs one spawn.
+#[cfg(unix)]
+fn end_group(pgid: u32) {
+    let group = format!("-{pgid}");
+    let signal = |sig: &str| {
+        std::process::Command::new("kill")
+            .args([sig, "--", &group])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !signal("-0") {
+        return;
+    }
+    signal("-TERM");
+    let until = Instant::now() + GROUP_GRACE;
+    while Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+        // A process killed but not yet reaped by its new parent (init)
+        // still answers `kill -0`; KILL is harmless to it.
+        if !signal("-0") {
+            return;
+        }
+    }
+    signal("-KILL");
 }
 
 fn log(state: &mut State, fault: Fault) {
