@@ -27,6 +27,8 @@ unless MODE says otherwise:
   big-valid     answer glob with a valid result of SECONDS MiB (paths of 1 MiB)
   grandchild    start `sleep 600` in the background, write its pid to
                 $FAKE_MARKER, then behave
+  crash-after   answer the first SECONDS globs of each process, then exit 3
+  hang-after    answer the first SECONDS globs of each process, then hang
 """
 import json
 import os
@@ -67,6 +69,7 @@ def main():
         with open(os.environ["FAKE_MARKER"], "w") as f:
             f.write(str(child.pid))
         say(f"started grandchild {child.pid}")
+    globs = 0
     for line in sys.stdin:
         request = json.loads(line)
         rid, method = request["id"], request["method"]
@@ -92,6 +95,13 @@ def main():
             send({"jsonrpc": "2.0", "id": rid, "result": None})
             return
         elif method == "glob":
+            globs += 1
+            if MODE == "crash-after" and globs > SECONDS:
+                say(f"crashing on glob {globs}")
+                sys.exit(3)
+            if MODE == "hang-after" and globs > SECONDS:
+                say(f"hanging on glob {globs}")
+                forever()
             if MODE == "hang":
                 say("hanging on glob")
                 forever()
