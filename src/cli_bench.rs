@@ -58,7 +58,8 @@ enum BenchFormat {
     Markdown,
 }
 
-/// `lawsuite bench`: exit status 1 when a peer disagreed with the baseline.
+/// `lawsuite bench`: exit status 1 when a peer disagreed with the baseline
+/// or faulted (answered otherwise during the warm-up or the timed rounds).
 pub fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let (contenders, unavailable) = resolve_peers(&args.peers, args.registry.as_deref())?;
     for u in &unavailable {
@@ -130,7 +131,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         BenchFormat::Markdown => report.markdown(),
     };
     std::io::stdout().lock().write_all(text.as_bytes())?;
-    Ok(if report.has_disagreement() {
+    Ok(if report.has_disagreement() || report.has_fault() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -190,6 +190,87 @@ fn a_lying_external_peer_is_flagged_never_ranked() {
     assert_eq!(glob["results"][1]["summary"]["samples"], 2);
 }
 
+/// `lawsuite bench` on one glob with the fake peer in `mode` (it answers
+/// the first `good` globs of each process right, then crashes or hangs).
+fn bench_a_peer_that_breaks(mode: &str, good: usize) -> Option<Output> {
+    let has_python = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_python {
+        eprintln!("skipped: python3 is not on PATH");
+        return None;
+    }
+    let tree = tiny_tree();
+    let dir = tempfile::tempdir().unwrap();
+    let script: PathBuf =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake_peers/misbehave.py");
+    let registry = dir.path().join("peers.toml");
+    std::fs::write(
+        &registry,
+        format!(
+            "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"breaks\"\ncommand = [\"python3\", {:?}, {mode:?}, \"{good}\"]\ntimeout_ms = 1500\n",
+            script.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    // Nothing matches, so the fake peer's empty answer is the right one.
+    let calls = dir.path().join("calls.jsonl");
+    std::fs::write(
+        &calls,
+        r#"{"name":"zip","method":"glob","input":{"pattern":"*.zip","root":"src","hidden":false,"noIgnore":false,"limit":10}}"#,
+    )
+    .unwrap();
+    Some(bench(&[
+        "--peer",
+        "portable",
+        "--peer",
+        "breaks",
+        "--registry",
+        registry.to_str().unwrap(),
+        "--corpus",
+        tree.path().to_str().unwrap(),
+        "--calls",
+        calls.to_str().unwrap(),
+        "--rounds",
+        "4",
+        "--warmup",
+        "0",
+        "--format",
+        "json",
+    ]))
+}
+
+fn assert_faulted(out: &Output, during: &str, code: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let report = json(out);
+    let result = &report["calls"][0]["results"][1];
+    assert_eq!(result["status"], "faulted", "{result}");
+    assert_eq!(result["during"], during, "{result}");
+    let difference = result["difference"].as_str().unwrap();
+    assert!(difference.contains(code), "{difference}");
+    assert!(result.get("rank").is_none() && result.get("summary").is_none());
+    assert_eq!(report["calls"][0]["results"][0]["rank"], 1);
+    assert!(stderr.contains("breaks FAULTED in"), "{stderr}");
+}
+
+#[test]
+fn a_peer_that_crashes_mid_run_is_faulted_not_ranked() {
+    // Right for the agreement and round 1, then it exits: the restarted
+    // process would answer again, but the failed round already decided.
+    if let Some(out) = bench_a_peer_that_breaks("crash-after", 2) {
+        assert_faulted(&out, "round 2/4", "request_failed");
+    }
+}
+
+#[test]
+fn a_peer_that_hangs_mid_run_is_faulted_not_averaged_in() {
+    if let Some(out) = bench_a_peer_that_breaks("hang-after", 2) {
+        assert_faulted(&out, "round 2/4", "timeout");
+    }
+}
+
 #[test]
 fn an_unknown_peer_lists_the_registered_ones() {
     let out = bench(&["--peer", "portable", "--peer", "nosuchpeer"]);

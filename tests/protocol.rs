@@ -414,6 +414,151 @@ fn a_peer_that_keeps_failing_is_given_up_on_quickly() {
     assert_all_reaped(&peer.spawned_pids());
 }
 
+#[test]
+fn a_null_optional_key_is_a_protocol_violation() {
+    // PROTOCOL.md: optional keys are omitted, never `null`; read as absent,
+    // `"notice": null` agreed with every peer that omits the notice.
+    expect_fault(
+        "null-notice",
+        &[],
+        2000,
+        FaultKind::ProtocolViolation,
+        ErrorCode::RequestFailed,
+        "starting",
+    );
+    let Some(python) = python("null message") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "null-notice", &[], 2000);
+    let err = peer.glob(&glob_input("*", dir.path())).unwrap_err();
+    assert!(err.message.contains("never null"), "{}", err.message);
+}
+
+#[test]
+fn a_malformed_result_restarts_the_peer() {
+    // The fault kills and reaps the process, as every protocol violation
+    // does; the next call runs on a new one.
+    expect_fault(
+        "malformed",
+        &[],
+        2000,
+        FaultKind::ProtocolViolation,
+        ErrorCode::RequestFailed,
+        "starting",
+    );
+    let Some(python) = python("malformed restart") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "malformed", &[], 2000);
+    for _ in 0..2 {
+        let err = peer.glob(&glob_input("*", dir.path())).unwrap_err();
+        assert!(err.message.contains("not a glob output"), "{}", err.message);
+    }
+    let pids = peer.spawned_pids();
+    assert_eq!(pids.len(), 2, "restarted after the malformed result");
+    assert!(reaped(pids[0]));
+    assert_eq!(peer.fault_count(), 2);
+    drop(peer);
+    assert_all_reaped(&pids);
+}
+
+#[test]
+fn an_unknown_method_in_the_handshake_is_incompatible() {
+    let Some(python) = python("unknown method") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "unknown-method", &[], 2000);
+    let fault = peer.handshake().unwrap_err();
+    assert_eq!(fault.kind, FaultKind::Incompatible);
+    assert!(fault.message.contains("\"frobnicate\""), "{fault}");
+    let err = peer.glob(&glob_input("*", dir.path())).unwrap_err();
+    assert_eq!(err.code, ErrorCode::ProviderUnavailable);
+    assert_eq!(
+        peer.spawned_pids().len(),
+        1,
+        "an incompatible peer is not restarted"
+    );
+    assert_all_reaped(&peer.spawned_pids());
+}
+
+#[test]
+fn a_large_valid_line_is_read_whole() {
+    // 8 paths of 1 MiB: parsed from the line's bytes into the output.
+    let Some(python) = python("big valid") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "big-valid", &["8"], 10_000);
+    let out = peer.glob(&glob_input("*", dir.path())).unwrap();
+    assert_eq!(out.paths.len(), 8);
+    assert!(out.paths.iter().all(|p| p.len() == 1 << 20));
+    assert_eq!(out.paths[7][(1 << 20) - 8..], *"00000007");
+    assert_eq!(peer.fault_count(), 0);
+}
+
+/// Whether `pid` is still running: there, and neither a zombie nor dead.
+#[cfg(unix)]
+fn running(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // The state follows the parenthesised command name.
+    let state = stat
+        .rsplit(')')
+        .next()
+        .and_then(|rest| rest.trim().chars().next());
+    !matches!(state, Some('Z' | 'X') | None)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_peer_s_grandchildren_end_with_it() {
+    // A launcher's background child (`sh -c 'helper & exec peer'`) lives in
+    // the peer's process group; ending the peer ends the group.
+    let Some(python) = python("grandchild") else {
+        return;
+    };
+    let dir = tree();
+    let marker = dir.path().join("grandchild.pid");
+    let mut config = PeerConfig::new(
+        "fake-grandchild",
+        [
+            python.to_string(),
+            fake_script().to_string_lossy().into_owned(),
+            "grandchild".to_string(),
+        ],
+    );
+    config
+        .env
+        .insert("FAKE_MARKER".into(), marker.to_string_lossy().into_owned());
+    config.timeout = Duration::from_secs(5);
+    let peer = ExternalPeer::new(config).unwrap();
+    assert!(peer.glob(&glob_input("*", dir.path())).is_ok());
+    let grandchild: u32 = std::fs::read_to_string(&marker)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        running(grandchild),
+        "the grandchild runs while the peer does"
+    );
+    peer.shutdown();
+    // Signals are delivered at once, but give a loaded machine a moment.
+    let until = Instant::now() + Duration::from_secs(3);
+    while running(grandchild) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !running(grandchild),
+        "grandchild {grandchild} outlived its peer"
+    );
+    assert_all_reaped(&peer.spawned_pids());
+}
+
 /// A registry file with `portable` as the reference and `extra` appended.
 fn registry_with(dir: &Path, extra: &str) -> Registry {
     let path = dir.join("peers.toml");

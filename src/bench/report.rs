@@ -5,7 +5,9 @@
 //! the spread (`±`, see [`crate::bench::stats`]) and the ratio of the
 //! median to the baseline's (below 1 is faster than the baseline). A `!`
 //! marks a spread above [`SPREAD_WARNING`]; `DISAGREES` a peer whose answer
-//! differed from the baseline's, so it has no time and no ratio; `-` a peer
+//! differed from the baseline's, so it has no time and no ratio; `FAULTED`
+//! a peer whose answer changed during the warm-up or the timed rounds (it
+//! crashed, timed out or answered otherwise), likewise untimed; `-` a peer
 //! that does not answer the method.
 
 use std::fmt::Write as _;
@@ -167,6 +169,14 @@ pub enum Outcome {
         /// The first difference (a JSON pointer, then the two values).
         difference: String,
     },
+    /// Agreed, then answered otherwise in a later run (a crash, a timeout,
+    /// a wrong answer): not timed, not ranked, no more runs of the call.
+    Faulted {
+        /// The run: `warm-up 1/1` or `round 2/5`.
+        during: String,
+        /// The first difference from the agreed answer.
+        difference: String,
+    },
     /// Does not answer this method.
     Unsupported,
 }
@@ -178,6 +188,14 @@ impl Report {
             .iter()
             .flat_map(|c| &c.results)
             .any(|r| matches!(r.outcome, Outcome::Disagrees { .. }))
+    }
+
+    /// Whether any peer faulted during the warm-up or the rounds of any call.
+    pub fn has_fault(&self) -> bool {
+        self.calls
+            .iter()
+            .flat_map(|c| &c.results)
+            .any(|r| matches!(r.outcome, Outcome::Faulted { .. }))
     }
 
     /// The noisy timings: `(call, peer, spread)`.
@@ -238,6 +256,7 @@ impl Report {
                 if summary.is_noisy() { " !" } else { "" }
             ),
             Outcome::Disagrees { .. } => "DISAGREES".to_string(),
+            Outcome::Faulted { .. } => "FAULTED".to_string(),
             Outcome::Unsupported => "-".to_string(),
         }
     }
@@ -275,13 +294,18 @@ impl Report {
         }
         for call in &self.calls {
             for result in &call.results {
-                if let Outcome::Disagrees { difference } = &result.outcome {
-                    notes.push(format!(
+                match &result.outcome {
+                    Outcome::Disagrees { difference } => notes.push(format!(
                         "DISAGREES: {} on {} answers differently from {} ({difference}); not timed, not ranked",
                         result.peer,
                         call.name,
                         call.baseline.as_deref().unwrap_or("the baseline")
-                    ));
+                    )),
+                    Outcome::Faulted { during, difference } => notes.push(format!(
+                        "FAULTED: {} on {} answered otherwise in {during} than it had agreed ({difference}); not timed, not ranked",
+                        result.peer, call.name
+                    )),
+                    _ => {}
                 }
             }
         }

@@ -15,7 +15,15 @@
 //!    timed; the starting peer rotates every round (A B C, B C A, C A B),
 //!    so a slow drift of the machine's load falls on every peer alike.
 //!
-//! Only the peer call is timed (not the JSON rendering of step 1).
+//! Every answer of steps 2 and 3 is checked against the agreed answer too.
+//! A peer whose answer changes — an external peer that crashed, hung into
+//! its timeout or started answering wrongly — is reported as faulted, with
+//! the round and the first difference, and is not timed or ranked on that
+//! call and makes no more rounds of it: an error answered fast, or a
+//! timeout averaged in, must not look like a time.
+//!
+//! Only the peer call is timed (not the rendering of its answer for the
+//! check, which happens after the clock stops).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -44,15 +52,18 @@
 
 use std::fmt;
 use std::hint::black_box;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::{Value, json};
 
 use crate::bench::calls::BenchCall;
 use crate::bench::report::{CallReport, Outcome, PeerResult, Report};
 use crate::bench::stats::Summary;
-use crate::kit::case::{Call, answer};
+use crate::contract::StdError;
+use crate::kit::case::{Call, answer, render};
 use crate::peer::Search;
 
 /// A peer taking part, under the name it is reported by.
@@ -161,29 +172,76 @@ fn run_call(
             }
         }
     }
-    let timed: Vec<usize> = (0..peers.len())
+    let agreeing: Vec<usize> = (0..peers.len())
         .filter(|&i| outcomes[i].is_none())
         .collect();
+    let expected = baseline.as_ref().map(|(_, value)| value);
     let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); peers.len()];
-    if !timed.is_empty() {
+    // One run after the agreement: its time while the answer is still the
+    // agreed one; otherwise the peer is marked faulted and makes no more.
+    let run_once = |i: usize, during: String, outcomes: &mut [Option<Outcome>]| {
+        if outcomes[i].is_some() {
+            return (None, None); // faulted earlier on this call
+        }
+        let (elapsed, value) = timed_answer(peers[i].peer.as_ref(), call);
+        match expected.and_then(|e| first_difference(e, &value, "")) {
+            None => (Some(elapsed), None),
+            Some(difference) => {
+                // A failure or panic is the news, not the first key it lacks.
+                let broke = value.get("failure").or_else(|| value.get("panic"));
+                let difference = match broke {
+                    Some(_) if value.as_object().is_some_and(|o| o.len() == 1) => {
+                        format!("answered {} instead", shorten(&value))
+                    }
+                    _ => difference,
+                };
+                let line = format!("{} FAULTED in {during}: {difference}", peers[i].name);
+                outcomes[i] = Some(Outcome::Faulted { during, difference });
+                (None, Some(line))
+            }
+        }
+    };
+    if !agreeing.is_empty() {
         if options.warmup > 0 {
             progress(&format!("warm-up ({} per peer)", options.warmup));
         }
         for round in 0..options.warmup {
-            for k in 0..timed.len() {
-                time(peers[timed[(round + k) % timed.len()]].peer.as_ref(), call);
+            for k in 0..agreeing.len() {
+                let i = agreeing[(round + k) % agreeing.len()];
+                let during = format!("warm-up {}/{}", round + 1, options.warmup);
+                if let (_, Some(line)) = run_once(i, during, &mut outcomes) {
+                    progress(&line);
+                }
             }
         }
         let rounds = options.rounds.max(1);
         for round in 0..rounds {
             progress(&format!("round {}/{rounds}", round + 1));
-            for k in 0..timed.len() {
-                let i = timed[(round + k) % timed.len()];
-                samples[i].push(time(peers[i].peer.as_ref(), call));
+            for k in 0..agreeing.len() {
+                let i = agreeing[(round + k) % agreeing.len()];
+                let during = format!("round {}/{rounds}", round + 1);
+                match run_once(i, during, &mut outcomes) {
+                    (Some(elapsed), _) => samples[i].push(elapsed),
+                    (None, Some(line)) => progress(&line),
+                    (None, None) => {}
+                }
             }
         }
     }
-    let summaries: Vec<Option<Summary>> = samples.iter().map(|s| Summary::of(s)).collect();
+    // A faulted peer's samples are not a time.
+    let timed: Vec<usize> = agreeing
+        .into_iter()
+        .filter(|&i| outcomes[i].is_none())
+        .collect();
+    let summaries: Vec<Option<Summary>> = (0..peers.len())
+        .map(|i| {
+            if timed.contains(&i) {
+                Summary::of(&samples[i])
+            } else {
+                None
+            }
+        })
+        .collect();
     let base = baseline.as_ref().and_then(|(i, _)| summaries[*i].clone());
     let mut order: Vec<usize> = timed.clone();
     order.sort_by(|&a, &b| {
@@ -214,19 +272,19 @@ fn run_call(
     }
 }
 
-/// One call, timed; the answer is kept alive until the clock stops so
-/// dropping it is not timed either way.
-fn time(peer: &dyn Search, call: &Call) -> Duration {
-    fn clock<T>(answer: impl FnOnce() -> T) -> Duration {
+/// One call, timed, and its answer rendered as [`answer`] renders it (a
+/// failure as its code, a panic as its message). The rendering, and
+/// dropping the answer, happen after the clock stops.
+fn timed_answer(peer: &dyn Search, call: &Call) -> (Duration, Value) {
+    fn clock<T: Serialize>(answer: impl FnOnce() -> Result<T, StdError>) -> (Duration, Value) {
         let started = Instant::now();
         let out = black_box(answer());
         let elapsed = started.elapsed();
-        drop(out);
-        elapsed
+        (elapsed, render(out))
     }
     // Through the typed output, not `Call::run`'s JSON: serialising the
     // answer is not the peer's time.
-    match call {
+    let timed = catch_unwind(AssertUnwindSafe(|| match call {
         Call::Grep(input) => clock(|| peer.grep(black_box(input))),
         Call::Glob(input) => clock(|| peer.glob(black_box(input))),
         Call::FlowGrep(request) => clock(|| peer.flow_grep(black_box(request))),
@@ -235,7 +293,13 @@ fn time(peer: &dyn Search, call: &Call) -> Duration {
         Call::Ls(input) => clock(|| peer.ls(black_box(input))),
         #[cfg(unix)]
         Call::Bash(request) => clock(|| peer.bash(black_box(request))),
-    }
+    }));
+    timed.unwrap_or_else(|payload| {
+        (
+            Duration::ZERO,
+            json!({ "panic": crate::kit::case::panic_message(&*payload) }),
+        )
+    })
 }
 
 /// Where `actual` first differs from `expected`, as a JSON pointer and the
@@ -425,6 +489,101 @@ mod tests {
             "{lines:?}"
         );
         assert!(report.has_disagreement());
+    }
+
+    /// Answers like `portable` for its first `good` globs, then fails fast:
+    /// an external peer that crashed and answers `request_failed`.
+    struct Breaks {
+        good: usize,
+        calls: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Search for Breaks {
+        fn name(&self) -> &str {
+            "breaks"
+        }
+        fn version(&self) -> String {
+            "0".into()
+        }
+        fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+            Portable::with_threads(1).grep(input)
+        }
+        fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+            let n = self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if n < self.good {
+                Portable::with_threads(1).glob(input)
+            } else {
+                Err(StdError::new(
+                    crate::contract::ErrorCode::RequestFailed,
+                    "peer crashed",
+                ))
+            }
+        }
+    }
+
+    #[test]
+    fn every_timed_answer_is_checked() {
+        let dir = tree();
+        let root = dir.path().to_str().unwrap();
+        // Agreement, warm-up and round 1 right; round 2 fails.
+        let breaks = Arc::new(Breaks {
+            good: 3,
+            calls: Default::default(),
+        });
+        let peers = [
+            Contender::new("portable", Arc::new(Portable::with_threads(1))),
+            Contender::new("breaks", breaks.clone()),
+        ];
+        let mut lines = Vec::new();
+        let options = Options {
+            rounds: 5,
+            warmup: 1,
+        };
+        let report = run(&calls(root), &peers, &options, &mut |l| {
+            lines.push(l.to_string())
+        });
+        let glob = &report.calls[0];
+        match &glob.results[1].outcome {
+            Outcome::Faulted { during, difference } => {
+                assert_eq!(during, "round 2/5");
+                assert!(difference.contains("request_failed"), "{difference}");
+            }
+            other => panic!("a peer that broke mid-run was not faulted: {other:?}"),
+        }
+        assert!(matches!(
+            glob.results[0].outcome,
+            Outcome::Timed { rank: 1, .. }
+        ));
+        // No more rounds once faulted: 1 + 1 + 2 calls, not 1 + 1 + 5.
+        assert_eq!(breaks.calls.load(std::sync::atomic::Ordering::SeqCst), 4);
+        assert!(report.has_fault());
+        assert!(!report.has_disagreement());
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("breaks FAULTED in round 2/5")),
+            "{lines:?}"
+        );
+        // On grep it never breaks, and is timed and ranked.
+        assert!(matches!(
+            report.calls[1].results[1].outcome,
+            Outcome::Timed { .. }
+        ));
+        assert!(report.table().contains("FAULTED"));
+        // A fault in the warm-up counts too.
+        let early = Arc::new(Breaks {
+            good: 1,
+            calls: Default::default(),
+        });
+        let peers = [
+            Contender::new("portable", Arc::new(Portable::with_threads(1))),
+            Contender::new("early", early),
+        ];
+        let report = run(&calls(root), &peers, &options, &mut |_| {});
+        assert!(matches!(
+            &report.calls[0].results[1].outcome,
+            Outcome::Faulted { during, .. } if during == "warm-up 1/1"
+        ));
     }
 
     #[test]

@@ -53,6 +53,21 @@ use regex_automata::meta::Regex;
 use super::globre::{self, ANY_DIRS, ANYTHING, QMARK, STAR};
 use super::text::is_js_whitespace;
 
+/// The longest `.gitignore` line used as a rule: 64 KiB, the bound on a
+/// caller glob's expansions ([`MAX_EXPANSION_BYTES`]). A longer line is
+/// dropped, as a line that does not compile is (§9.3).
+///
+/// The spec sets no limit. A rule compiles to a regex a few times its
+/// length, so a 64 KiB rule stays far below the matcher size limit
+/// ([`MAX_MATCHER_BYTES`], which drops any rule past it too), while a
+/// longer one would cost seconds to parse before that limit is checked.
+/// (A 10 KB `*a*a…` rule took 5.7 s while these regexes were determinised
+/// up front; with the lazy DFA it compiles in milliseconds and is kept.)
+///
+/// [`MAX_EXPANSION_BYTES`]: super::glob::MAX_EXPANSION_BYTES
+/// [`MAX_MATCHER_BYTES`]: super::globre::MAX_MATCHER_BYTES
+pub const MAX_RULE_BYTES: usize = 65_536;
+
 /// The usable rules of one `.gitignore` file, in file order (§9.2).
 ///
 /// ```
@@ -152,7 +167,7 @@ impl fmt::Debug for Rule {
 impl Rule {
     /// §9.2 step 3 for one line (its `\n`/`\r\n` already removed).
     fn parse(line: &str) -> Option<Rule> {
-        if line.starts_with('#') {
+        if line.starts_with('#') || line.len() > MAX_RULE_BYTES {
             return None;
         }
         let text = if line.ends_with("\\ ") {
@@ -179,7 +194,9 @@ impl Rule {
         };
         let by_path = anchored || text.contains('/');
         let body = translate(text.as_bytes())?;
-        let regex = globre::compile(&[body])?;
+        // A rule whose matcher would pass the size limit (8 MiB of NFA) is
+        // dropped like any rule that does not compile (§9.3).
+        let regex = globre::compile(&[body]).ok().flatten()?;
         Some(Rule {
             source: line.to_string(),
             negated,
@@ -441,6 +458,27 @@ mod tests {
     }
 
     // ---- §9.2 parsing ----
+
+    /// A long wildcard rule is kept and matches as written; a line past
+    /// [`MAX_RULE_BYTES`] is dropped before anything is compiled.
+    #[test]
+    fn long_rules_are_bounded() {
+        let star_a = "*a".repeat(5_000);
+        let rules = Gitignore::parse(&star_a);
+        assert_eq!(rules.len(), 1);
+        let many_a = "a".repeat(5_000);
+        assert_eq!(rules.decide(&many_a, &many_a, false), Some(true));
+        let short = "a".repeat(4_999);
+        assert_eq!(rules.decide(&short, &short, false), None);
+        let limit = "a".repeat(MAX_RULE_BYTES);
+        assert_eq!(Gitignore::parse(&limit).len(), 1);
+        let over = format!("{limit}a\n*.tmp\n");
+        let rules = Gitignore::parse(&over);
+        assert_eq!(rules.len(), 1, "only *.tmp is left");
+        assert_eq!(rules.decide("x.tmp", "x.tmp", false), Some(true));
+        let long_name = format!("{limit}a");
+        assert_eq!(rules.decide(&long_name, &long_name, false), None);
+    }
 
     #[test]
     fn bom_crlf_and_malformed_lines() {

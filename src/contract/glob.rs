@@ -45,7 +45,7 @@
 //! for g in &globs {
 //!     validate_glob(g)?;
 //! }
-//! let list = GlobList::new(&globs);
+//! let list = GlobList::new(&globs)?;
 //! assert!(list.includes("src/a.ts", "a.ts"));
 //! assert!(!list.includes("src/a.d.ts", "a.d.ts"));
 //! assert_eq!(
@@ -66,6 +66,34 @@ use super::globre::{self, ANY_DIRS, ANYTHING, QMARK, STAR};
 /// [`brace_expansions`] stops after this many for an unvalidated glob, so a
 /// hostile string cannot make the matcher exponential.
 pub const MAX_BRACE_EXPANSIONS: usize = 256;
+
+/// The most bytes a glob's brace expansions may hold in all: 64 KiB.
+///
+/// The spec sets no size limit on a glob (laws/glob/size.toml records the
+/// decision). Without one, a valid glob of 256 alternatives and a 100 KB
+/// literal cost 137 s and 7 GB to compile. The compiled matcher grows with
+/// this text (about 24 bytes of NFA per literal byte), and regex-automata's
+/// own limit ([`MAX_MATCHER_BYTES`](super::globre::MAX_MATCHER_BYTES)) is
+/// checked only as NFA states are added, after the pattern has been parsed
+/// (4.7 s and 4.6 GB for that glob), so the text is bounded first: 256
+/// expansions of 256 bytes each fit.
+pub const MAX_EXPANSION_BYTES: usize = 65_536;
+
+/// The most bytes of intermediate text brace expansion may write for one
+/// glob (every string it queues, finished or not): 64 MiB.
+///
+/// Only reachable by a glob that [`validate_glob`] would reject: 15,000
+/// groups `{a,b}` (30,000 alternatives) on the unvalidated seam queued
+/// 15,000 copies of the 75 KB glob before the first expansion was done.
+const MAX_EXPANSION_WORK: usize = 64 << 20;
+
+/// The `{detail}` when the expansions pass [`MAX_EXPANSION_BYTES`].
+const TOO_LONG: &str = "glob brace expansions exceed 65536 bytes";
+/// The `{detail}` past [`MAX_BRACE_EXPANSIONS`] (the §8.1 wording).
+const TOO_MANY: &str = "glob brace expansion exceeds 256 patterns";
+/// The `{detail}` past [`MAX_EXPANSION_WORK`].
+const TOO_MUCH_WORK: &str =
+    "glob brace expansion needs more than 67108864 bytes of intermediate text";
 
 /// §8.1: checks a caller glob, in the spec's order, and fails with the first
 /// broken rule as an `invalid_pattern` error quoting `glob` as given.
@@ -123,7 +151,49 @@ pub fn validate_glob(glob: &str) -> Result<(), StdError> {
     if in_brace {
         return fail("glob braces must be balanced");
     }
+    // Not §8.1: the size limit the spec is silent on (MAX_EXPANSION_BYTES),
+    // checked by arithmetic so that refusing costs nothing.
+    if expansion_bytes(&canonical_glob(p)) > MAX_EXPANSION_BYTES as u64 {
+        return fail(TOO_LONG);
+    }
     Ok(())
+}
+
+/// The total length of the brace expansions of a canonical glob that has
+/// passed §8.1's brace scan (no nesting, balanced, ≥ 2 alternatives per
+/// group), without expanding it.
+///
+/// Every expansion holds all the text outside the groups and one part of
+/// each group, so with `P` expansions in all, the outside text counts `P`
+/// times and each part of a group of `n` alternatives `P / n` times.
+fn expansion_bytes(canonical: &str) -> u64 {
+    let mut outside = 0u64;
+    // (alternatives, bytes of all its parts) per group.
+    let mut groups: Vec<(u64, u64)> = Vec::new();
+    let mut current: Option<(u64, u64)> = None;
+    for b in canonical.bytes() {
+        current = match (current, b) {
+            (None, b'{') => Some((1, 0)),
+            (Some((n, bytes)), b',') => Some((n + 1, bytes)),
+            (Some(group), b'}') => {
+                groups.push(group);
+                None
+            }
+            (Some((n, bytes)), _) => Some((n, bytes + 1)),
+            (None, _) => {
+                outside += 1;
+                None
+            }
+        };
+    }
+    let product = groups
+        .iter()
+        .fold(1u64, |p, &(n, _)| p.saturating_mul(n.max(1)));
+    groups
+        .iter()
+        .fold(outside.saturating_mul(product), |total, &(n, bytes)| {
+            total.saturating_add(bytes.saturating_mul(product / n.max(1)))
+        })
 }
 
 /// §8.2: the canonical form of a glob (a leading `!` is kept in front).
@@ -171,8 +241,10 @@ pub fn canonical_glob(glob: &str) -> String {
 /// missing, or the group holds no `,`, the text is used literally (braces
 /// included). Otherwise each comma-separated part (empty parts too) replaces
 /// the group and the result is expanded again. At most
-/// [`MAX_BRACE_EXPANSIONS`] are returned (only reachable for globs that
-/// [`validate_glob`] would reject).
+/// [`MAX_BRACE_EXPANSIONS`] are returned, of at most [`MAX_EXPANSION_BYTES`]
+/// in all, after a bounded amount of work; only a glob that
+/// [`validate_glob`] would reject reaches a bound, and then the expansions
+/// found so far are returned ([`GlobMatcher::new`] refuses such a glob).
 ///
 /// ```
 /// use lawsuite::contract::glob::brace_expansions;
@@ -182,27 +254,45 @@ pub fn canonical_glob(glob: &str) -> String {
 /// assert_eq!(brace_expansions("{a}.ts"), ["{a}.ts"]);
 /// ```
 pub fn brace_expansions(canonical: &str) -> Vec<String> {
+    expand(canonical).0
+}
+
+/// [`brace_expansions`], and the `{detail}` of the bound that stopped it
+/// early, if one did.
+fn expand(canonical: &str) -> (Vec<String>, Option<&'static str>) {
     let mut out = Vec::new();
+    let mut out_bytes = 0usize;
+    let mut work = canonical.len();
     // An explicit stack instead of recursion: an unvalidated glob may nest
     // thousands of groups deep, which must not overflow the call stack.
     let mut pending = vec![canonical.to_string()];
     while let Some(text) = pending.pop() {
-        if out.len() >= MAX_BRACE_EXPANSIONS {
-            break;
-        }
         match first_group(&text) {
-            None => out.push(text),
+            None => {
+                if out.len() == MAX_BRACE_EXPANSIONS {
+                    return (out, Some(TOO_MANY));
+                }
+                out_bytes += text.len();
+                if out_bytes > MAX_EXPANSION_BYTES {
+                    return (out, Some(TOO_LONG));
+                }
+                out.push(text);
+            }
             Some((open, close)) => {
                 let (prefix, inner, suffix) =
                     (&text[..open], &text[open + 1..close], &text[close + 1..]);
                 // Reversed so the leftmost part is popped (expanded) first.
                 for part in inner.rsplit(',') {
+                    work += prefix.len() + part.len() + suffix.len();
+                    if work > MAX_EXPANSION_WORK {
+                        return (out, Some(TOO_MUCH_WORK));
+                    }
                     pending.push(format!("{prefix}{part}{suffix}"));
                 }
             }
         }
     }
-    out
+    (out, None)
 }
 
 /// Byte offsets of the first `{` and the first `}` after it, when the text
@@ -285,9 +375,10 @@ fn translate(remainder: &str) -> String {
 /// ```
 /// use lawsuite::contract::glob::GlobMatcher;
 ///
-/// let m = GlobMatcher::new("{globs,src}/nested/*.ts");
+/// let m = GlobMatcher::new("{globs,src}/nested/*.ts")?;
 /// assert!(m.is_match("src/nested/b.ts", "b.ts"));
 /// assert!(!m.is_match("lib/nested/b.ts", "b.ts"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct GlobMatcher {
@@ -300,10 +391,35 @@ pub struct GlobMatcher {
 impl GlobMatcher {
     /// Compiles one positive glob (its `!`, if any, already stripped by the
     /// caller). Any string is accepted; unvalidated input never panics.
-    pub fn new(glob: &str) -> GlobMatcher {
+    ///
+    /// # Errors
+    ///
+    /// `invalid_pattern`, quoting `glob`, when the glob passes a size
+    /// bound: more than [`MAX_BRACE_EXPANSIONS`] expansions, more than
+    /// [`MAX_EXPANSION_BYTES`] of them, or a compiled matcher past
+    /// [`MAX_MATCHER_BYTES`](super::globre::MAX_MATCHER_BYTES). A glob that
+    /// [`validate_glob`] accepts is never refused here.
+    ///
+    /// ```
+    /// use lawsuite::contract::glob::GlobMatcher;
+    ///
+    /// let long = "a".repeat(70_000);
+    /// let err = GlobMatcher::new(&long).unwrap_err();
+    /// assert!(err.message.ends_with("glob brace expansions exceed 65536 bytes"));
+    /// ```
+    pub fn new(glob: &str) -> Result<GlobMatcher, StdError> {
+        GlobMatcher::build(glob).map_err(|detail| StdError::invalid_pattern(glob, &detail))
+    }
+
+    /// [`GlobMatcher::new`] with the bare `{detail}` as the error.
+    fn build(glob: &str) -> Result<GlobMatcher, String> {
+        let (expansions, stopped) = expand(&canonical_glob(glob));
+        if let Some(detail) = stopped {
+            return Err(detail.to_string());
+        }
         let mut path_alts = Vec::new();
         let mut name_alts = Vec::new();
-        for expansion in brace_expansions(&canonical_glob(glob)) {
+        for expansion in expansions {
             let (rooted, rest) = match expansion.strip_prefix('/') {
                 Some(rest) => (true, rest),
                 None => (false, expansion.as_str()),
@@ -314,10 +430,11 @@ impl GlobMatcher {
                 name_alts.push(translate(rest));
             }
         }
-        GlobMatcher {
-            by_path: globre::compile(&path_alts),
-            by_name: globre::compile(&name_alts),
-        }
+        let compile = |alts: &[String]| globre::compile(alts).map_err(|e| e.0);
+        Ok(GlobMatcher {
+            by_path: compile(&path_alts)?,
+            by_name: compile(&name_alts)?,
+        })
     }
 
     /// Does any expansion match its subject? `relative` is the root-relative
@@ -343,7 +460,9 @@ impl GlobMatcher {
 /// assert!(!matches_glob("?.ts", "é.ts", "é.ts")); // `?` is one byte
 /// ```
 pub fn matches_glob(glob: &str, relative: &str, basename: &str) -> bool {
-    GlobMatcher::new(glob).is_match(relative, basename)
+    // A glob past a size bound matches nothing here; [`GlobList::new`]
+    // refuses it instead.
+    GlobMatcher::build(glob).is_ok_and(|m| m.is_match(relative, basename))
 }
 
 /// §8.4 `includedByGlobs`: the last matching glob wins; with no positive
@@ -384,11 +503,12 @@ pub fn included_by_globs(globs: &[String], relative: &str, basename: &str) -> bo
 /// ```
 /// use lawsuite::contract::glob::GlobList;
 ///
-/// let list = GlobList::new(&["*.txt".to_string(), "!other.txt".to_string()]);
+/// let list = GlobList::new(&["*.txt".to_string(), "!other.txt".to_string()])?;
 /// assert!(list.includes("a/b.txt", "b.txt"));
 /// assert!(!list.includes("other.txt", "other.txt"));
 /// assert!(!list.includes("a.rs", "a.rs"));
-/// assert!(GlobList::new(&[]).includes("anything", "anything"));
+/// assert!(GlobList::new(&[])?.includes("anything", "anything"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct GlobList {
@@ -400,16 +520,26 @@ pub struct GlobList {
 
 impl GlobList {
     /// Compiles every glob once. A leading `!` marks an exclusion.
-    pub fn new(globs: &[String]) -> GlobList {
-        let globs: Vec<(bool, GlobMatcher)> = globs
+    ///
+    /// # Errors
+    ///
+    /// The first glob that [`GlobMatcher::new`] refuses, as an
+    /// `invalid_pattern` error quoting it as given (`!` included).
+    pub fn new(globs: &[String]) -> Result<GlobList, StdError> {
+        let globs = globs
             .iter()
-            .map(|g| match g.strip_prefix('!') {
-                Some(negative) => (true, GlobMatcher::new(negative)),
-                None => (false, GlobMatcher::new(g)),
+            .map(|g| {
+                let (negated, positive) = match g.strip_prefix('!') {
+                    Some(negative) => (true, negative),
+                    None => (false, g.as_str()),
+                };
+                GlobMatcher::build(positive)
+                    .map(|m| (negated, m))
+                    .map_err(|detail| StdError::invalid_pattern(g, &detail))
             })
-            .collect();
+            .collect::<Result<Vec<(bool, GlobMatcher)>, StdError>>()?;
         let default = globs.iter().all(|(negated, _)| *negated);
-        GlobList { globs, default }
+        Ok(GlobList { globs, default })
     }
 
     /// §8.4 for one file: `relative` is its root-relative `/`-path, `basename`
@@ -524,6 +654,75 @@ mod tests {
         assert_eq!(
             err.message,
             r#"Unsupported ripgrep pattern "!{a}": braces must contain alternatives"#
+        );
+    }
+
+    // ---- the size limit the spec is silent on ----
+
+    const TOO_LONG_DETAIL: &str = "glob brace expansions exceed 65536 bytes";
+
+    #[test]
+    fn expansions_are_limited_to_64_kib_in_all() {
+        assert_eq!(detail(&"a".repeat(65_536)), None);
+        assert_eq!(
+            detail(&"a".repeat(65_537)).as_deref(),
+            Some(TOO_LONG_DETAIL)
+        );
+        // 256 alternatives `x0`..`x255` (914 bytes) and a 252-byte literal:
+        // 914 + 256 * 252 = 65,426 bytes fit; a 254-byte literal does not.
+        let alts = alternatives("x", 256);
+        let fits = format!("{alts}{}", "a".repeat(252));
+        assert_eq!(detail(&fits), None);
+        assert_eq!(expansion_bytes(&fits), 65_426);
+        let over = format!("{alts}{}", "a".repeat(254));
+        assert_eq!(detail(&over).as_deref(), Some(TOO_LONG_DETAIL));
+        // The glob that took 137 s and 7 GB to compile is refused at once.
+        let huge = format!("{alts}{}", "a".repeat(100_000));
+        let err = validate_glob(&huge).unwrap_err();
+        assert!(err.message.ends_with(TOO_LONG_DETAIL));
+        // Counted on the canonical form, which is what gets expanded.
+        let spaced = format!("{}{}", "a".repeat(65_536), " ".repeat(10));
+        assert_eq!(detail(&spaced), None);
+    }
+
+    #[test]
+    fn the_matcher_refuses_what_validation_refuses() {
+        let alts = alternatives("x", 256);
+        let over = format!("{alts}{}", "a".repeat(254));
+        let err = GlobMatcher::new(&over).unwrap_err();
+        assert_eq!(err, validate_glob(&over).unwrap_err());
+        let list = GlobList::new(&[format!("!{over}")]).unwrap_err();
+        assert_eq!(list, validate_glob(&format!("!{over}")).unwrap_err());
+        let fits = format!("{alts}{}", "a".repeat(252));
+        assert!(GlobMatcher::new(&fits).is_ok());
+        // Too many expansions on the seam, where nothing was validated.
+        let many = "{a,b}".repeat(9);
+        assert!(
+            GlobMatcher::new(&many)
+                .unwrap_err()
+                .message
+                .ends_with(TOO_MANY)
+        );
+        assert!(!matches_glob(&many, "a", "a"), "refused: matches nothing");
+    }
+
+    /// 15,000 groups `{a,b}` (30,000 alternatives) on the seam: the
+    /// expansion stops at its work bound long before its first expansion
+    /// (which needs 15,000 levels of 75 KB strings), and the matcher is
+    /// refused. Unbounded, this glob queued 1 GB of copies.
+    #[test]
+    fn brace_expansion_work_is_bounded() {
+        let glob = "{a,b}".repeat(15_000);
+        let (found, stopped) = expand(&glob);
+        assert!(found.is_empty());
+        assert_eq!(stopped, Some(TOO_MUCH_WORK));
+        assert!(GlobMatcher::new(&glob).is_err());
+        // One group of 30,000 alternatives stops at the 257th.
+        let wide = format!("{{{}}}", vec!["a"; 30_000].join(","));
+        let (found, stopped) = expand(&wide);
+        assert_eq!(
+            (found.len(), stopped),
+            (MAX_BRACE_EXPANSIONS, Some(TOO_MANY))
         );
     }
 
@@ -676,7 +875,7 @@ mod tests {
                 "{list:?} {path:?}"
             );
             assert_eq!(
-                GlobList::new(&list).includes(path, base),
+                GlobList::new(&list).unwrap().includes(path, base),
                 expected,
                 "{list:?} {path:?}"
             );
@@ -915,6 +1114,16 @@ mod tests {
         }
 
         #[test]
+        fn expansion_bytes_is_the_length_of_the_expansions(g in glob_text()) {
+            let p = g.strip_prefix('!').unwrap_or(&g);
+            if validate_glob(&g).is_ok() {
+                let canonical = canonical_glob(p);
+                let expanded: usize = brace_expansions(&canonical).iter().map(String::len).sum();
+                prop_assert_eq!(expansion_bytes(&canonical), expanded as u64);
+            }
+        }
+
+        #[test]
         fn regex_translation_equals_the_spec_oracle(g in glob_text(), p in path_text()) {
             let base = p.rsplit('/').next().unwrap_or(&p).to_string();
             prop_assert_eq!(matches_glob(&g, &p, &base), oracle::matches(&g, &p, &base));
@@ -927,7 +1136,7 @@ mod tests {
         ) {
             let base = p.rsplit('/').next().unwrap_or(&p).to_string();
             prop_assert_eq!(
-                GlobList::new(&list).includes(&p, &base),
+                GlobList::new(&list).unwrap().includes(&p, &base),
                 included_by_globs(&list, &p, &base)
             );
         }

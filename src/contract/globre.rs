@@ -46,15 +46,31 @@ pub(crate) fn push_literal(re: &mut String, byte: u8) {
     }
 }
 
-/// Compiles alternatives (each an unanchored regex body) into one anchored
-/// full-string matcher over bytes. `None` when there is no alternative.
+/// The most heap one automaton of a compiled glob or ignore rule may use:
+/// regex-automata's NFA size limit, 8 MiB.
 ///
-/// The bodies come from our translators, which escape every literal, so a
-/// build error is not expected; should one happen anyway (e.g. a resource
-/// limit), `None` makes the matcher match nothing instead of panicking.
-pub(crate) fn compile<S: AsRef<str>>(alternatives: &[S]) -> Option<Regex> {
+/// Caller globs never come near it: [`MAX_EXPANSION_BYTES`] bounds their
+/// text first, and 64 KiB of the costliest piece (`?`) compiles to about
+/// 3 MiB. It is the backstop for the unvalidated seam and for `.gitignore`
+/// rules, whose matchers would otherwise grow without bound.
+///
+/// [`MAX_EXPANSION_BYTES`]: super::glob::MAX_EXPANSION_BYTES
+pub const MAX_MATCHER_BYTES: usize = 8 << 20;
+
+/// Why [`compile`] built no matcher, as the `{detail}` of an
+/// `invalid_pattern` message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TooLarge(pub(crate) String);
+
+/// Compiles alternatives (each an unanchored regex body) into one anchored
+/// full-string matcher over bytes. `Ok(None)` when there is no alternative.
+///
+/// The bodies come from our translators, which escape every literal, so the
+/// only expected error is the size limit ([`MAX_MATCHER_BYTES`]); any other
+/// is reported the same way rather than panicking.
+pub(crate) fn compile<S: AsRef<str>>(alternatives: &[S]) -> Result<Option<Regex>, TooLarge> {
     if alternatives.is_empty() {
-        return None;
+        return Ok(None);
     }
     let mut pattern = String::from("\\A(?:");
     for (i, alt) in alternatives.iter().enumerate() {
@@ -80,14 +96,22 @@ pub(crate) fn compile<S: AsRef<str>>(alternatives: &[S]) -> Option<Regex> {
                 // single cost of a seed sweep. The lazy DFA builds only the
                 // states the paths visit.
                 .dfa(false)
-                // A validated glob has at most 256 expansions of a few
-                // hundred bytes each; the default 10 MiB limit could reject
-                // long but legal globs, and a rejected glob would silently
-                // match nothing.
-                .nfa_size_limit(None),
+                // Unbounded, one glob of 256 brace alternatives and a 100 KB
+                // literal compiled for 137 s in 7 GB. The limit is checked
+                // as NFA states are added, so it bounds the automaton, not
+                // the parse before it: callers bound the text too.
+                .nfa_size_limit(Some(MAX_MATCHER_BYTES)),
         )
         .build(&pattern)
-        .ok()
+        .map(Some)
+        .map_err(|e| {
+            TooLarge(match e.size_limit() {
+                Some(limit) => {
+                    format!("the compiled glob matcher exceeds the {limit}-byte size limit")
+                }
+                None => format!("the glob could not be compiled ({e})"),
+            })
+        })
 }
 
 /// Whether `re` (anchored by [`compile`]) matches all of `subject`.
@@ -111,13 +135,14 @@ mod tests {
 
     #[test]
     fn compiled_pieces_mean_what_the_spec_says() {
+        let compile = |alts: &[String]| compile(alts).unwrap();
         let star = compile(&[format!("{STAR}x")]);
         assert!(is_full_match(star.as_ref(), b"a\nb\rx"));
         assert!(!is_full_match(star.as_ref(), b"a/x"));
-        let q = compile(&[QMARK]);
+        let q = compile(&[QMARK.to_string()]);
         assert!(is_full_match(q.as_ref(), &[0xC3]));
         assert!(!is_full_match(q.as_ref(), "é".as_bytes()));
-        let any = compile(&[ANYTHING]);
+        let any = compile(&[ANYTHING.to_string()]);
         assert!(is_full_match(any.as_ref(), b"a/b/c"));
         assert!(!is_full_match(any.as_ref(), b"a\nb"));
         assert!(!is_full_match(any.as_ref(), b"a\rb"));
@@ -125,7 +150,18 @@ mod tests {
         assert!(is_full_match(dirs.as_ref(), b"x"));
         assert!(is_full_match(dirs.as_ref(), b"a/b/x"));
         assert!(!is_full_match(dirs.as_ref(), b"a\n/x"));
-        assert!(compile::<&str>(&[]).is_none());
+        assert!(compile(&[]).is_none());
         assert!(!is_full_match(None, b""));
+    }
+
+    #[test]
+    fn a_matcher_past_the_size_limit_is_refused() {
+        // 512 Ki `?`: about 40 bytes of NFA each, well past 8 MiB.
+        let err = compile(&[QMARK.repeat(1 << 19)]).unwrap_err();
+        assert_eq!(
+            err.0,
+            "the compiled glob matcher exceeds the 8388608-byte size limit"
+        );
+        assert!(compile(&[QMARK.repeat(1 << 10)]).unwrap().is_some());
     }
 }

@@ -86,11 +86,23 @@ fn after_separator(rest: &str) -> Option<&str> {
     (n > 0).then(|| &rest[n..])
 }
 
+/// The longest modifier or keyword, in bytes (`protected`, `namespace`...).
+const LONGEST_WORD: usize = 9;
+
 /// The leading whitespace-delimited word of `rest` (up to a space, tab or
-/// the end).
+/// the end), or `""` when it is longer than every modifier and keyword.
+///
+/// Only a word that could be one of them is worth finding: looking further
+/// made every hit on a 128 MB line scan the whole line twice, byte by byte.
+/// `""` is neither a modifier nor a keyword, so the answer is the same.
 fn word(rest: &str) -> &str {
-    let end = rest.bytes().position(is_space_or_tab).unwrap_or(rest.len());
-    &rest[..end]
+    let head = &rest.as_bytes()[..rest.len().min(LONGEST_WORD + 1)];
+    match head.iter().position(|&b| is_space_or_tab(b)) {
+        // A space or tab is one byte, so `end` is a char boundary.
+        Some(end) => &rest[..end],
+        None if rest.len() <= LONGEST_WORD => rest,
+        None => "",
+    }
 }
 
 /// Consumes one modifier and its separator from the front of `rest`.
@@ -248,7 +260,10 @@ pub fn annotate_file(path: &std::path::Path, matches: &mut [crate::contract::Mat
     let Ok(bytes) = std::fs::read(path) else {
         return;
     };
-    let lines = crate::contract::text::source_lines(&bytes);
+    // Borrowed lines: for a valid UTF-8 file nothing is copied (owned lines
+    // copied a 128 MB one-line file once more just to look above a hit).
+    let text = crate::contract::text::decode_lossy(&bytes);
+    let lines: Vec<&str> = crate::contract::text::source_lines_of(&text).collect();
     for m in matches {
         m.symbol = enclosing_symbol(&lines, m.line);
     }
@@ -263,6 +278,18 @@ mod tests {
 
     use super::*;
     use crate::contract::text::source_lines;
+
+    #[test]
+    fn longest_word_bounds_every_modifier_and_keyword() {
+        let longest = MODIFIERS.iter().chain(KEYWORDS).map(|w| w.len()).max();
+        assert_eq!(longest, Some(LONGEST_WORD));
+        // A long first word is neither, and costs a bounded look.
+        assert_eq!(word(&"x".repeat(1 << 20)), "");
+        assert_eq!(word("protected fn"), "protected");
+        assert_eq!(word("namespace"), "namespace");
+        assert_eq!(word("éééééé fn"), "");
+        assert_eq!(is_declaration(&format!("{} fn x", "a".repeat(100))), None);
+    }
 
     fn sym(kind: &str, name: &str, start_line: u64, end_line: u64) -> Option<Symbol> {
         Some(Symbol {

@@ -79,7 +79,7 @@ impl Search for Portable {
     fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
         let insensitive = is_insensitive(&input.pattern, input.ignore_case, input.smart_case);
         let matcher = Matcher::new(&input.pattern, input.fixed_strings, insensitive)?;
-        let globs = GlobList::new(&input.globs);
+        let globs = GlobList::new(&input.globs)?;
         let walked = walk::walk(&WalkOptions {
             root: &input.root,
             hidden: input.hidden,
@@ -166,7 +166,7 @@ impl Search for Portable {
 
     fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
         let patterns = std::slice::from_ref(&input.pattern);
-        let globs = GlobList::new(patterns);
+        let globs = GlobList::new(patterns)?;
         let walked = walk::walk(&WalkOptions {
             root: &input.root,
             hidden: input.hidden,

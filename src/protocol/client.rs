@@ -11,13 +11,18 @@
 //! | --- | --- | --- |
 //! | does not answer within the timeout | [`FaultKind::Timeout`] | `timeout` |
 //! | exits, closes stdout, cannot be started | [`FaultKind::Crash`] | `request_failed` |
-//! | prints a non-JSON line, a wrong id, a line over the cap, a malformed answer | [`FaultKind::ProtocolViolation`] | `request_failed` |
+//! | prints a non-JSON line, a wrong id, a line over the cap, a malformed answer (a `null` anywhere in a result included) | [`FaultKind::ProtocolViolation`] | `request_failed` |
 //! | answers a JSON-RPC error that is not a contract failure | [`FaultKind::ErrorResponse`] | `request_failed` |
-//! | shares no protocol version with the harness | [`FaultKind::Incompatible`] | `provider_unavailable` |
+//! | shares no protocol version with the harness, or declares a method the protocol does not have | [`FaultKind::Incompatible`] | `provider_unavailable` |
+//!
+//! A response line is read once into one buffer and parsed from it: the
+//! envelope borrows the result's text, which is deserialised straight into
+//! the typed output, so a large answer costs the line and the output, not
+//! a `Value` tree besides (a 63 MB line cost 2.4 GB that way).
 //!
 //! Every fault is kept in a log ([`ExternalPeer::faults`]) with the tail of
-//! the process's stderr. After a timeout, crash or protocol violation the
-//! process is killed and reaped at once, and the next call starts a new
+//! the process's stderr. After a timeout, crash or protocol violation (a
+//! malformed result included) the process is killed and reaped at once, and the next call starts a new
 //! one after a back-off that doubles with each fault in a row (50 ms up
 //! to 2 s by default); after [`Backoff::give_up_after`] faults in a row
 //! without a good answer between them, or once incompatible, the peer is
@@ -26,7 +31,10 @@
 //!
 //! Dropping an [`ExternalPeer`] asks the process to `shutdown`, closes its
 //! stdin, and kills and reaps it if it has not exited within a second: no
-//! zombie is left behind.
+//! zombie is left behind. On Unix each peer runs in a process group of its
+//! own, and whenever the harness ends a peer it ends the group too (SIGTERM,
+//! then SIGKILL after half a second): a launcher such as
+//! `sh -c 'helper & exec peer'` leaves no grandchild running.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -38,6 +46,7 @@ use std::time::{Duration, Instant};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::runtime::Runtime;
@@ -397,14 +406,43 @@ impl ExternalPeer {
     /// One request, raw: `params` out, `result` back. Undeclared methods are
     /// sent too; [`Search`] methods check the capabilities first.
     pub fn call(&self, method: &str, params: Value) -> Result<Value, CallError> {
+        self.call_with(method, params, |raw| {
+            serde_json::from_str(raw.get())
+                .map_err(|e| format!("answered an unreadable result: {e}"))
+        })
+    }
+
+    /// One request whose result `decode` turns into a `T`. A result it
+    /// refuses is a protocol violation, handled like every other: the
+    /// process is killed and reaped, and the next call starts a new one.
+    fn call_with<T>(
+        &self,
+        method: &str,
+        params: Value,
+        decode: impl FnOnce(&RawValue) -> Result<T, String>,
+    ) -> Result<T, CallError> {
         let mut state = self.lock();
         self.ensure_running(&mut state).map_err(CallError::Fault)?;
-        match self.exchange(&mut state, method, params) {
-            Ok(Ok(value)) => {
-                state.in_a_row = 0;
-                Ok(value)
-            }
-            Ok(Err(error)) => {
+        let reply = match self.exchange(&mut state, method, params) {
+            Ok(reply) => reply,
+            Err(failure) => return Err(CallError::Fault(self.fail(&mut state, method, failure))),
+        };
+        let answer = match reply.parse() {
+            Ok(answer) => answer,
+            Err(failure) => return Err(CallError::Fault(self.fail(&mut state, method, failure))),
+        };
+        match answer {
+            Ok(raw) => match decode(raw) {
+                Ok(value) => {
+                    state.in_a_row = 0;
+                    Ok(value)
+                }
+                Err(message) => {
+                    let failure = (FaultKind::ProtocolViolation, message);
+                    Err(CallError::Fault(self.fail(&mut state, method, failure)))
+                }
+            },
+            Err(error) => {
                 state.in_a_row = 0;
                 if error.contract_failure().is_none() {
                     let fault = self.fault(
@@ -419,7 +457,6 @@ impl ExternalPeer {
                 }
                 Err(CallError::Rpc(error))
             }
-            Err(failure) => Err(CallError::Fault(self.fail(&mut state, method, failure))),
         }
     }
 
@@ -483,12 +520,12 @@ impl ExternalPeer {
         state.process = Some(process);
         let params =
             serde_json::to_value(InitializeParams { protocol: PROTOCOL }).unwrap_or(Value::Null);
-        let answer = self.exchange(state, method::INITIALIZE, params);
-        let checked = match answer {
-            Ok(Ok(value)) => check_handshake(value),
-            Ok(Err(error)) => Err(handshake_error(&error)),
-            Err(failure) => Err(failure),
-        };
+        let checked =
+            self.exchange(state, method::INITIALIZE, params)
+                .and_then(|reply| match reply.parse()? {
+                    Ok(raw) => check_handshake(raw),
+                    Err(error) => Err(handshake_error(&error)),
+                });
         match checked {
             Ok(handshake) => {
                 state.handshake = Some(handshake);
@@ -508,6 +545,11 @@ impl ExternalPeer {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        // A group of its own (its id is the peer's pid), so that ending the
+        // peer can end what it started: killing the child alone left a
+        // launcher's background processes running, reparented to init.
+        #[cfg(unix)]
+        command.process_group(0);
         if let Some(cwd) = &self.config.cwd {
             command.current_dir(cwd);
         }
@@ -545,14 +587,9 @@ impl ExternalPeer {
         })
     }
 
-    /// One request/response on the running process, under the timeout.
-    /// `Ok(Err(_))` is a JSON-RPC error answer; `Err(_)` a fault.
-    fn exchange(
-        &self,
-        state: &mut State,
-        method: &str,
-        params: Value,
-    ) -> Result<Result<Value, RpcError>, Failure> {
+    /// One request and its response line on the running process, under the
+    /// timeout; [`Reply::parse`] checks the line.
+    fn exchange(&self, state: &mut State, method: &str, params: Value) -> Result<Reply, Failure> {
         let id = state.next_id;
         state.next_id += 1;
         let Some(process) = state.process.as_mut() else {
@@ -561,7 +598,7 @@ impl ExternalPeer {
         let request = Request::new(id, method, params);
         let timeout = self.config.timeout;
         let cap = self.config.max_line_bytes;
-        self.runtime.block_on(async {
+        let line = self.runtime.block_on(async {
             match tokio::time::timeout(timeout, exchange(process, &request, cap)).await {
                 Ok(answer) => answer,
                 Err(_) => Err((
@@ -569,7 +606,8 @@ impl ExternalPeer {
                     format!("no answer within {} ms", timeout.as_millis()),
                 )),
             }
-        })
+        })?;
+        Ok(Reply { line, id })
     }
 
     /// A fault of the running process: reap it, log the fault, schedule the
@@ -630,6 +668,11 @@ impl ExternalPeer {
                 _ => None,
             }
         });
+        // Before waiting for stderr: a grandchild may hold the pipe open.
+        #[cfg(unix)]
+        if let Some(pgid) = process.pid {
+            end_group(pgid);
+        }
         if let Some(task) = process.stderr_task.take() {
             // The pipe closes with the process (unless a grandchild holds
             // it): the tail is complete after this.
@@ -661,17 +704,21 @@ impl ExternalPeer {
         }
         let params = serde_json::to_value(input)
             .map_err(|e| StdError::new(ErrorCode::RequestFailed, e.to_string()))?;
-        match self.call(method, params) {
-            Ok(value) => serde_json::from_value(value).map_err(|e| {
-                let fault = self.fault(
-                    FaultKind::ProtocolViolation,
-                    method,
-                    format!("answered a result that is not a {method} output: {e}"),
-                );
-                let mut state = self.lock();
-                log(&mut state, fault.clone());
-                fault.to_std_error()
-            }),
+        let decode = |raw: &RawValue| {
+            let text = raw.get();
+            // The protocol: optional keys are omitted, never `null`. Read as
+            // absent, a `null` would count as agreeing with a peer that
+            // omits the key.
+            if let Some(at) = find_null(text) {
+                return Err(format!(
+                    "answered {method} with null at byte {at} of its result; optional keys are omitted, never null"
+                ));
+            }
+            serde_json::from_str::<O>(text)
+                .map_err(|e| format!("answered a result that is not a {method} output: {e}"))
+        };
+        match self.call_with(method, params, decode) {
+            Ok(output) => Ok(output),
             Err(CallError::Rpc(error)) => Err(error.contract_failure().unwrap_or_else(|| {
                 StdError::new(
                     ErrorCode::RequestFailed,
@@ -684,6 +731,45 @@ impl ExternalPeer {
             Err(CallError::Fault(fault)) => Err(fault.to_std_error()),
         }
     }
+}
+
+/// How long the processes left in a peer's group get to exit after SIGTERM.
+#[cfg(unix)]
+const GROUP_GRACE: Duration = Duration::from_millis(500);
+
+/// Ends every process left in the process group `pgid` (the peer's
+/// grandchildren; the peer itself is already reaped): SIGTERM, then
+/// SIGKILL to what is still there after [`GROUP_GRACE`].
+///
+/// Signals go through the `kill` program: the crate forbids unsafe code
+/// and has no libc binding, and this runs once per ended peer. `kill -0`
+/// fails when the group is empty, the common case, which costs one spawn.
+#[cfg(unix)]
+fn end_group(pgid: u32) {
+    let group = format!("-{pgid}");
+    let signal = |sig: &str| {
+        std::process::Command::new("kill")
+            .args([sig, "--", &group])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !signal("-0") {
+        return;
+    }
+    signal("-TERM");
+    let until = Instant::now() + GROUP_GRACE;
+    while Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+        // A process killed but not yet reaped by its new parent (init)
+        // still answers `kill -0`; KILL is harmless to it.
+        if !signal("-0") {
+            return;
+        }
+    }
+    signal("-KILL");
 }
 
 fn log(state: &mut State, fault: Fault) {
@@ -781,9 +867,20 @@ impl Search for ExternalPeer {
     }
 }
 
+/// The methods a peer may declare (PROTOCOL.md, `capabilities.methods`).
+const KNOWN_METHODS: [&str; 7] = [
+    method::GREP,
+    method::GLOB,
+    method::FLOW_GREP,
+    method::FLOW_GLOB,
+    method::FLOW_READ,
+    method::FLOW_LS,
+    method::FLOW_BASH,
+];
+
 /// The handshake result, checked.
-fn check_handshake(value: Value) -> Result<InitializeResult, Failure> {
-    let handshake: InitializeResult = serde_json::from_value(value).map_err(|e| {
+fn check_handshake(raw: &RawValue) -> Result<InitializeResult, Failure> {
+    let handshake: InitializeResult = serde_json::from_str(raw.get()).map_err(|e| {
         (
             FaultKind::ProtocolViolation,
             format!("answered initialize with a result that is not an initialize result: {e}"),
@@ -795,6 +892,23 @@ fn check_handshake(value: Value) -> Result<InitializeResult, Failure> {
             format!(
                 "chose protocol version {}, which the harness does not speak (it speaks {PROTOCOL})",
                 handshake.protocol
+            ),
+        ));
+    }
+    // A method the harness does not know is a peer built for another
+    // protocol (or a typo): accepting it silently would skip its calls.
+    if let Some(unknown) = handshake
+        .capabilities
+        .methods
+        .iter()
+        .find(|m| !KNOWN_METHODS.contains(&m.as_str()))
+    {
+        return Err((
+            FaultKind::Incompatible,
+            format!(
+                "declared the method {unknown:?}, which protocol {} does not have (it has {})",
+                handshake.protocol,
+                KNOWN_METHODS.join(", ")
             ),
         ));
     }
@@ -826,12 +940,13 @@ fn handshake_error(error: &RpcError) -> Failure {
     )
 }
 
-/// Write one request and read lines until its response.
+/// Write one request and read lines until its response line (blank lines
+/// are skipped).
 async fn exchange(
     process: &mut Process,
     request: &Request,
     cap: usize,
-) -> Result<Result<Value, RpcError>, Failure> {
+) -> Result<Vec<u8>, Failure> {
     let mut line = serde_json::to_vec(request)
         .map_err(|e| (FaultKind::Crash, format!("cannot encode the request: {e}")))?;
     line.push(b'\n');
@@ -863,46 +978,106 @@ async fn exchange(
         if bytes.iter().all(u8::is_ascii_whitespace) {
             continue; // blank lines are tolerated
         }
-        return parse_response(&bytes, request.id);
+        return Ok(bytes);
     }
 }
 
+/// A response line to request `id`, not yet checked.
+struct Reply {
+    line: Vec<u8>,
+    id: Id,
+}
+
+impl Reply {
+    /// The checked response: its result's text (borrowed from the line) or
+    /// its JSON-RPC error.
+    fn parse(&self) -> Result<Result<&RawValue, RpcError>, Failure> {
+        parse_response(&self.line, self.id)
+    }
+}
+
+/// The envelope of a response, borrowing from its line: the result stays
+/// text until it is deserialised into its type.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+/// A key that is there, `null` included (plain `Option` reads `null` as
+/// absent, and `"result": null` is the answer to `shutdown`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
 /// A response line for request `id`, checked.
-fn parse_response(bytes: &[u8], id: Id) -> Result<Result<Value, RpcError>, Failure> {
+fn parse_response(bytes: &[u8], id: Id) -> Result<Result<&RawValue, RpcError>, Failure> {
     let violation = |what: String| (FaultKind::ProtocolViolation, what);
-    let value: Value = serde_json::from_slice(bytes).map_err(|_| {
-        violation(format!(
-            "printed a line that is not JSON on stdout: {}",
-            preview(bytes)
-        ))
+    let envelope: Envelope<'_> = serde_json::from_slice(bytes).map_err(|e| {
+        violation(if e.is_data() {
+            format!(
+                "printed JSON that is not a response object: {}",
+                preview(bytes)
+            )
+        } else {
+            format!(
+                "printed a line that is not JSON on stdout: {}",
+                preview(bytes)
+            )
+        })
     })?;
-    let Value::Object(mut object) = value else {
-        return Err(violation(format!(
-            "printed JSON that is not a response object: {}",
-            preview(bytes)
-        )));
-    };
-    if object.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC) {
+    if envelope.jsonrpc.as_deref() != Some(JSONRPC) {
         return Err(violation(format!(
             "printed a response without \"jsonrpc\":\"2.0\": {}",
             preview(bytes)
         )));
     }
-    let got = object.get("id").cloned().unwrap_or(Value::Null);
+    let got = envelope.id.unwrap_or(Value::Null);
     if got.as_u64() != Some(id) {
         return Err(violation(format!(
             "answered id {got} while request {id} was outstanding"
         )));
     }
-    match (object.remove("result"), object.remove("error")) {
+    match (envelope.result, envelope.error) {
         (Some(result), None) => Ok(Ok(result)),
-        (None, Some(error)) => match serde_json::from_value::<RpcError>(error) {
+        (None, Some(error)) => match serde_json::from_str::<RpcError>(error.get()) {
             Ok(error) => Ok(Err(error)),
             Err(e) => Err(violation(format!("answered a malformed error object: {e}"))),
         },
         _ => Err(violation(
             "answered a response with both or neither of result and error".to_string(),
         )),
+    }
+}
+
+/// Byte offset of the first `null` outside strings in JSON text that
+/// serde_json accepts (or `None`). Outside strings, `n` only starts `null`:
+/// the other literals are `true` and `false`, and numbers have no `n`.
+fn find_null(json: &str) -> Option<usize> {
+    let b = json.as_bytes();
+    let mut at = 0;
+    loop {
+        // Outside a string: the next `"` opens one, the next `n` is a null.
+        let next = at + memchr::memchr2(b'"', b'n', &b[at..])?;
+        if b[next] == b'n' {
+            return Some(next);
+        }
+        // Inside: skip to the closing `"`, stepping over escapes.
+        at = next + 1;
+        loop {
+            let stop = at + memchr::memchr2(b'"', b'\\', b.get(at..)?)?;
+            if b[stop] == b'"' {
+                at = stop + 1;
+                break;
+            }
+            at = stop + 2;
+        }
     }
 }
 
@@ -969,13 +1144,11 @@ mod tests {
 
     #[test]
     fn responses_are_checked() {
-        assert_eq!(
-            parse_response(br#"{"jsonrpc":"2.0","id":3,"result":null}"#, 3),
-            Ok(Ok(Value::Null))
-        );
+        let null = parse_response(br#"{"jsonrpc":"2.0","id":3,"result":null}"#, 3);
+        assert_eq!(null.map(|r| r.map(RawValue::get)), Ok(Ok("null")));
         let wrong = parse_response(br#"{"jsonrpc":"2.0","id":4,"result":1}"#, 3);
         assert_eq!(
-            wrong,
+            wrong.map(|r| r.map(RawValue::get)),
             Err((
                 FaultKind::ProtocolViolation,
                 "answered id 4 while request 3 was outstanding".to_string()
@@ -989,5 +1162,36 @@ mod tests {
             parse_response(br#"{"jsonrpc":"2.0","id":1}"#, 1),
             Err((FaultKind::ProtocolViolation, _))
         ));
+        assert!(matches!(
+            parse_response(b"[1]", 1),
+            Err((FaultKind::ProtocolViolation, m)) if m.starts_with("printed JSON that is not a response object")
+        ));
+    }
+
+    #[test]
+    fn nulls_are_found_outside_strings_only() {
+        assert_eq!(find_null(r#"{"a":null}"#), Some(5));
+        assert_eq!(
+            find_null(r#"{"notice":"null n \" null","n":[1,true,false,-2e5]}"#),
+            None
+        );
+        assert_eq!(find_null(r#"{"a":"\\","b":null}"#), Some(14));
+        assert_eq!(find_null(r#"[{"x":[null]}]"#), Some(7));
+        assert_eq!(find_null(""), None);
+        assert_eq!(find_null(r#""unterminated"#), None);
+    }
+
+    #[test]
+    fn unknown_methods_make_the_handshake_incompatible() {
+        let raw = |methods: &str| {
+            RawValue::from_string(format!(
+                r#"{{"protocol":1,"peer":{{"name":"p","version":"0"}},"capabilities":{{"methods":{methods},"ground":"shared"}}}}"#
+            ))
+            .unwrap()
+        };
+        assert!(check_handshake(&raw(r#"["glob","flow/bash"]"#)).is_ok());
+        let (kind, message) = check_handshake(&raw(r#"["glob","frobnicate"]"#)).unwrap_err();
+        assert_eq!(kind, FaultKind::Incompatible);
+        assert!(message.contains("\"frobnicate\""), "{message}");
     }
 }

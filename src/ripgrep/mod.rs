@@ -22,8 +22,9 @@ pub mod walk_peer;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
-use crate::contract::glob::{GlobList, included_by_globs};
+use crate::contract::glob::GlobList;
 use crate::contract::grouping::{Row, RowKind, group};
 use crate::contract::notice::glob_answer;
 use crate::contract::notice::{Unit, empty_answer_notice, truncation};
@@ -35,7 +36,7 @@ use crate::contract::{
 };
 use crate::peer::Search;
 use crate::portable::walk::{self, WalkOptions, basename};
-use process::{Output, cannot_start, rg_program, run_batched};
+use process::{Output, cannot_start, rg_program, rg_timeout, run_batched};
 pub use walk_peer::{ExpectedDifference, RipgrepWalk, expected_differences};
 
 /// The oldest `rg` the peer accepts (README Q6: measured on 14.1.1).
@@ -45,6 +46,7 @@ pub const MIN_VERSION: (u64, u64, u64) = (14, 1, 1);
 #[derive(Debug)]
 pub struct Ripgrep {
     program: PathBuf,
+    timeout: Duration,
     probe: OnceLock<Result<String, String>>,
 }
 
@@ -55,12 +57,36 @@ impl Default for Ripgrep {
 }
 
 impl Ripgrep {
-    /// A peer running the `rg` at `program` (a path, or a name looked up on `PATH`).
+    /// A peer running the `rg` at `program` (a path, or a name looked up on
+    /// `PATH`), with the per-call timeout of [`rg_timeout`]
+    /// (`LAWSUITE_RG_TIMEOUT_MS`, default 60 s).
     pub fn new(program: impl Into<PathBuf>) -> Ripgrep {
         Ripgrep {
             program: program.into(),
+            timeout: rg_timeout(),
             probe: OnceLock::new(),
         }
+    }
+
+    /// The same peer with another per-call timeout: a call whose `rg`
+    /// invocations have not all ended `timeout` after it began kills and
+    /// reaps the one running and fails with `provider_unavailable`
+    /// (native-peer §1).
+    pub fn with_timeout(mut self, timeout: Duration) -> Ripgrep {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The per-call timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// When a call starting now must be done.
+    pub(crate) fn deadline(&self) -> Instant {
+        let now = Instant::now();
+        now.checked_add(self.timeout)
+            .unwrap_or(now + process::DEFAULT_TIMEOUT)
     }
 
     /// `Ok(version)` when a suitable `rg` answers, else a sentence for a
@@ -193,9 +219,10 @@ impl Search for Ripgrep {
         // The contract's grammar is the reference; `rg` never sees a pattern
         // the contract rejects.
         validate_pattern(&input.pattern, input.fixed_strings)?;
-        let globs = GlobList::new(&input.globs);
+        let globs = GlobList::new(&input.globs)?;
         let t = targets(&input.root, input.hidden, input.no_ignore, &globs)?;
         self.ready()?;
+        let deadline = self.deadline();
         let cwd = Path::new(if t.cwd.is_empty() { "." } else { &t.cwd });
 
         let search_args = search_args(input);
@@ -204,8 +231,9 @@ impl Search for Ripgrep {
 
         // §2.3 step 1: both invocations run concurrently.
         let (search, binary) = std::thread::scope(|scope| {
-            let binary = scope.spawn(|| run_batched(&self.program, cwd, &binary_args, &t.targets));
-            let search = run_batched(&self.program, cwd, &search_args, &t.targets);
+            let binary =
+                scope.spawn(|| run_batched(&self.program, cwd, &binary_args, &t.targets, deadline));
+            let search = run_batched(&self.program, cwd, &search_args, &t.targets, deadline);
             (
                 search,
                 binary.join().unwrap_or_else(|_| Err(cannot_start())),
@@ -233,12 +261,12 @@ impl Search for Ripgrep {
 
     fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
         let patterns = std::slice::from_ref(&input.pattern);
-        let globs = GlobList::new(patterns);
+        let globs = GlobList::new(patterns)?;
         let t = targets(&input.root, input.hidden, input.no_ignore, &globs)?;
         self.ready()?;
         let cwd = Path::new(if t.cwd.is_empty() { "." } else { &t.cwd });
         let args = files_args(input.no_ignore, input.hidden);
-        let result = run_batched(&self.program, cwd, &args, &t.targets)?;
+        let result = run_batched(&self.program, cwd, &args, &t.targets, self.deadline())?;
         if let Some(message) = result.rejection() {
             return Err(StdError::new(
                 crate::contract::ErrorCode::InvalidPattern,
@@ -248,7 +276,9 @@ impl Search for Ripgrep {
         let paths: Vec<String> = nul_paths(&result)
             .filter(|p| {
                 let rel = p.strip_prefix("./").unwrap_or(p);
-                t.explicit_file || included_by_globs(patterns, rel, basename(rel))
+                // The compiled list, not `included_by_globs`, which would
+                // compile the glob again for every path.
+                t.explicit_file || globs.includes(rel, basename(rel))
             })
             .map(|p| output_path(&t.cwd, p))
             .collect();

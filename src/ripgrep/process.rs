@@ -1,10 +1,12 @@
-//! Running `rg`: locating the binary, batching targets, bounded capture and
-//! the rejection rule (native-peer §1).
+//! Running `rg`: locating the binary, batching targets, bounded capture,
+//! the per-call deadline and the rejection rule (native-peer §1).
 
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use crate::contract::{ErrorCode, StdError};
 
@@ -22,6 +24,25 @@ pub const CANNOT_START: &str = "The native ripgrep implementation could not star
 
 /// How to get a suitable `rg`, appended to [`CANNOT_START`] for people.
 pub const INSTALL_HINT: &str = "install ripgrep 14.1.1 or newer with `cargo install ripgrep --locked`, or point LAWSUITE_RG at an rg binary";
+
+/// How long one call may keep `rg` running when `LAWSUITE_RG_TIMEOUT_MS`
+/// does not say: 60 s.
+///
+/// native-peer §1 applies no timeout, and a call on a 1 GB matching line
+/// then ran past 200 s. A minute is far beyond any search of the laws'
+/// trees or the benchmark corpora (the largest takes under a second), so
+/// it only ends a call that would otherwise hang a run.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The per-call deadline: `LAWSUITE_RG_TIMEOUT_MS` (milliseconds, > 0) if
+/// set, else [`DEFAULT_TIMEOUT`].
+pub fn rg_timeout() -> Duration {
+    std::env::var("LAWSUITE_RG_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&ms| ms > 0)
+        .map_or(DEFAULT_TIMEOUT, Duration::from_millis)
+}
 
 /// The `rg` program to run: `LAWSUITE_RG` if set, else `rg` from `PATH`.
 pub fn rg_program() -> PathBuf {
@@ -75,11 +96,16 @@ pub fn batches(targets: &[String]) -> Vec<&[String]> {
 /// Run `rg args -- ...` over every batch of `targets` in `cwd` (§1.1):
 /// sequential batches, stop at the first rejection, aggregate bound checks.
 /// Zero targets spawn nothing and synthesise an empty result.
+///
+/// Every invocation must end by `deadline`; one still running then is
+/// killed and reaped, and the call fails as native-peer §1 says of a
+/// timeout: `provider_unavailable`, [`CANNOT_START`].
 pub fn run_batched(
     program: &Path,
     cwd: &Path,
     args: &[&str],
     targets: &[String],
+    deadline: Instant,
 ) -> Result<Output, StdError> {
     if targets.is_empty() {
         let mut out = Output::default();
@@ -90,7 +116,7 @@ pub fn run_batched(
     }
     let mut total = Output::default();
     for batch in batches(targets) {
-        let one = run_once(program, cwd, args, batch)?;
+        let one = run_once(program, cwd, args, batch, deadline)?;
         if one.rejection().is_some() {
             return Ok(one);
         }
@@ -113,14 +139,23 @@ pub fn run_batched(
     Ok(total)
 }
 
-/// One invocation with both streams captured concurrently, each bounded.
-/// On overflow the child is killed (the answer is already decided: a
-/// refusal) and reaped, so no zombie is left behind.
+/// Which captured stream a reader thread reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// One invocation with both streams captured concurrently, each bounded,
+/// until `deadline`. On overflow or past the deadline the child is killed
+/// (the answer is already decided: a refusal) and reaped, so no zombie is
+/// left behind.
 fn run_once(
     program: &Path,
     cwd: &Path,
     args: &[&str],
     batch: &[String],
+    deadline: Instant,
 ) -> Result<Output, StdError> {
     let mut argv: Vec<OsString> = args.iter().map(OsString::from).collect();
     argv.extend(batch.iter().map(OsString::from));
@@ -132,7 +167,44 @@ fn run_once(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|_| cannot_start())?;
-    let (stdout, stderr) = capture(&mut child);
+    // Readers on their own threads report over a channel, so the wait for
+    // them can end at the deadline; a reader left behind ends when the
+    // killed child's pipe closes.
+    let (tx, rx) = mpsc::channel();
+    // `None` until its reader reports; a stream with no pipe is empty.
+    let mut stdout = None;
+    let mut stderr = None;
+    match child.stdout.take() {
+        Some(out) => spawn_reader(Stream::Stdout, out, tx.clone()),
+        None => stdout = Some(Ok(Vec::new())),
+    }
+    match child.stderr.take() {
+        Some(err) => spawn_reader(Stream::Stderr, err, tx.clone()),
+        None => stderr = Some(Ok(Vec::new())),
+    }
+    drop(tx);
+    while stdout.is_none() || stderr.is_none() {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(wait) {
+            Ok((Stream::Stdout, captured)) => stdout = Some(captured),
+            Ok((Stream::Stderr, captured)) => stderr = Some(captured),
+            // A reader died without reporting: its stream counts as lost.
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                // SIGKILL, so `wait` returns at once and reaps it.
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(cannot_start());
+            }
+        }
+        if matches!(stdout, Some(Err(_))) || matches!(stderr, Some(Err(_))) {
+            // Overflowed: stop a child that is still writing (ignore
+            // "already exited"); the other reader then sees the end.
+            let _ = child.kill();
+        }
+    }
+    let stdout = stdout.unwrap_or(Err(Overflow));
+    let stderr = stderr.unwrap_or(Err(Overflow));
     let status = child.wait().map_err(|_| cannot_start())?;
     let (stdout, stderr) = match (stdout, stderr) {
         (Ok(out), Ok(err)) => (out, err),
@@ -160,22 +232,19 @@ fn run_once(
 }
 
 /// Overflowed: more than the cap arrived.
+#[derive(Debug)]
 struct Overflow;
 
-fn capture(child: &mut Child) -> (Result<Vec<u8>, Overflow>, Result<Vec<u8>, Overflow>) {
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    let (out, err) = std::thread::scope(|scope| {
-        let err = scope.spawn(move || stderr.map_or(Ok(Vec::new()), read_bounded));
-        let out = stdout.map_or(Ok(Vec::new()), read_bounded);
-        let err = err.join().unwrap_or(Err(Overflow));
-        (out, err)
+/// Reads `stream` to its end (bounded) on a thread of its own and sends the
+/// result; a send after the receiver gave up is ignored.
+fn spawn_reader<R: Read + Send + 'static>(
+    which: Stream,
+    stream: R,
+    tx: mpsc::Sender<(Stream, Result<Vec<u8>, Overflow>)>,
+) {
+    std::thread::spawn(move || {
+        let _ = tx.send((which, read_bounded(stream)));
     });
-    if out.is_err() || err.is_err() {
-        // Stop a child that is still writing; ignore "already exited".
-        let _ = child.kill();
-    }
-    (out, err)
 }
 
 fn read_bounded<R: Read>(stream: R) -> Result<Vec<u8>, Overflow> {
@@ -238,6 +307,60 @@ mod tests {
         );
         assert_eq!(out(2, "").rejection(), None);
         assert_eq!(out(1, "x").rejection(), None);
+    }
+
+    /// A fake `rg` that answers `--version` and otherwise writes its pid and
+    /// hangs: past the deadline the call fails as native-peer §1 says and
+    /// the process is gone (killed and reaped), not left running or a zombie.
+    #[cfg(unix)]
+    #[test]
+    fn a_hanging_rg_is_killed_and_reaped_at_the_deadline() {
+        use std::os::unix::fs::PermissionsExt;
+
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let script = dir.path().join("rg");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'ripgrep 15.2.0'; exit 0; fi\necho $$ > {}\nexec sleep 600\n",
+                pid_file.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(dir.path().join("a.txt"), "needle\n").unwrap();
+
+        let deadline = Instant::now() + Duration::from_millis(300);
+        let err = run_batched(
+            &script,
+            dir.path(),
+            &["--files"],
+            &["a.txt".into()],
+            deadline,
+        )
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::ProviderUnavailable);
+        assert_eq!(err.message, CANNOT_START);
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let proc_dir = Path::new("/proc").join(pid.trim());
+        assert!(!proc_dir.exists(), "rg {} is still there", pid.trim());
+
+        // The same through the peer, with its timeout set.
+        let peer = crate::ripgrep::Ripgrep::new(&script).with_timeout(Duration::from_millis(300));
+        let input = crate::contract::GlobInput::new("*.txt", dir.path().to_string_lossy());
+        let err = crate::peer::Search::glob(&peer, &input).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ProviderUnavailable);
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        assert!(!Path::new("/proc").join(pid.trim()).exists());
+    }
+
+    #[test]
+    fn timeout_comes_from_the_environment_or_defaults_to_a_minute() {
+        // Only the default is checked: tests share the process environment.
+        if std::env::var_os("LAWSUITE_RG_TIMEOUT_MS").is_none() {
+            assert_eq!(rg_timeout(), Duration::from_secs(60));
+        }
     }
 
     #[test]

@@ -92,6 +92,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::thread::ScopedJoinHandle;
+use std::time::{Duration, Instant};
 
 use super::process::{Output, run_batched};
 use super::{
@@ -179,6 +180,14 @@ impl RipgrepWalk {
         }
     }
 
+    /// The same peer with another per-call timeout (as
+    /// [`Ripgrep::with_timeout`]).
+    pub fn with_timeout(self, timeout: Duration) -> RipgrepWalk {
+        RipgrepWalk {
+            rg: self.rg.with_timeout(timeout),
+        }
+    }
+
     /// `Ok(version)` when a suitable `rg` answers, else a sentence for a
     /// person saying how to install one (as [`Ripgrep::availability`]).
     pub fn availability(&self) -> Result<&str, &str> {
@@ -189,6 +198,8 @@ impl RipgrepWalk {
 /// Where `rg` walks and with which flags.
 struct Walk<'p> {
     program: &'p Path,
+    /// When every `rg` of the call must have ended.
+    deadline: Instant,
     /// `rg`'s working directory: the root, or a file root's parent.
     cwd: String,
     /// `.` for a directory root, the basename for a file root.
@@ -206,6 +217,7 @@ impl<'p> Walk<'p> {
     /// §7.1: resolve the root; only the root can fail.
     fn new(
         program: &'p Path,
+        deadline: Instant,
         root: &str,
         hidden: bool,
         no_ignore: bool,
@@ -234,6 +246,7 @@ impl<'p> Walk<'p> {
         };
         Ok(Walk {
             program,
+            deadline,
             cwd,
             target: vec![target],
             explicit_file,
@@ -265,7 +278,13 @@ impl<'p> Walk<'p> {
 
     /// Run `args` on the target; a rejection (native-peer §1.2) fails with `code`.
     fn run(&self, args: &[&str], code: ErrorCode) -> Result<Output, StdError> {
-        let out = run_batched(self.program, self.cwd_path(), args, &self.target)?;
+        let out = run_batched(
+            self.program,
+            self.cwd_path(),
+            args,
+            &self.target,
+            self.deadline,
+        )?;
         match out.rejection() {
             Some(message) => Err(StdError::new(code, message)),
             None => Ok(out),
@@ -388,6 +407,7 @@ impl Search for RipgrepWalk {
         validate_pattern(&input.pattern, input.fixed_strings)?;
         let walk = Walk::new(
             self.rg.program(),
+            self.rg.deadline(),
             &input.root,
             input.hidden,
             input.no_ignore,
@@ -430,6 +450,7 @@ impl Search for RipgrepWalk {
         let patterns = std::slice::from_ref(&input.pattern);
         let walk = Walk::new(
             self.rg.program(),
+            self.rg.deadline(),
             &input.root,
             input.hidden,
             input.no_ignore,

@@ -21,9 +21,18 @@ unless MODE says otherwise:
   rpc-error     answer glob with JSON-RPC error -32603
   crash-once    crash on the first glob of all processes sharing the
                 marker file named by $FAKE_MARKER, then behave
+  null-notice   answer glob with `"notice": null` (the protocol: never null)
+  malformed     answer glob with a result that is not a glob output
+  unknown-method declare the method "frobnicate" besides grep and glob
+  big-valid     answer glob with a valid result of SECONDS MiB (paths of 1 MiB)
+  grandchild    start `sleep 600` in the background, write its pid to
+                $FAKE_MARKER, then behave
+  crash-after   answer the first SECONDS globs of each process, then exit 3
+  hang-after    answer the first SECONDS globs of each process, then hang
 """
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -55,6 +64,12 @@ def main():
         sys.exit(7)
     if MODE == "slow-start":
         time.sleep(SECONDS)
+    if MODE == "grandchild":
+        child = subprocess.Popen(["sleep", "600"])
+        with open(os.environ["FAKE_MARKER"], "w") as f:
+            f.write(str(child.pid))
+        say(f"started grandchild {child.pid}")
+    globs = 0
     for line in sys.stdin:
         request = json.loads(line)
         rid, method = request["id"], request["method"]
@@ -70,13 +85,23 @@ def main():
                     "code": -32001, "message": "this peer speaks 2..=3",
                     "data": {"min": 2, "max": 3}}})
                 continue
+            methods = ["grep", "glob"]
+            if MODE == "unknown-method":
+                methods.append("frobnicate")
             send({"jsonrpc": "2.0", "id": rid, "result": {
                 "protocol": 1, "peer": {"name": f"fake-{MODE}", "version": "0"},
-                "capabilities": {"methods": ["grep", "glob"], "ground": "shared"}}})
+                "capabilities": {"methods": methods, "ground": "shared"}}})
         elif method == "shutdown":
             send({"jsonrpc": "2.0", "id": rid, "result": None})
             return
         elif method == "glob":
+            globs += 1
+            if MODE == "crash-after" and globs > SECONDS:
+                say(f"crashing on glob {globs}")
+                sys.exit(3)
+            if MODE == "hang-after" and globs > SECONDS:
+                say(f"hanging on glob {globs}")
+                forever()
             if MODE == "hang":
                 say("hanging on glob")
                 forever()
@@ -96,6 +121,19 @@ def main():
                     sys.stdout.write(chunk)
                 sys.stdout.write("\n")
                 sys.stdout.flush()
+                continue
+            if MODE == "null-notice":
+                send({"jsonrpc": "2.0", "id": rid, "result": dict(EMPTY_GLOB, notice=None)})
+                continue
+            if MODE == "malformed":
+                send({"jsonrpc": "2.0", "id": rid, "result": {"paths": 5}})
+                continue
+            if MODE == "big-valid":
+                n = int(SECONDS)
+                say(f"answering {n} paths of 1 MiB")
+                paths = ["p" * ((1 << 20) - 8) + f"{i:08}" for i in range(n)]
+                send({"jsonrpc": "2.0", "id": rid,
+                      "result": {"paths": paths, "total": n, "truncated": False}})
                 continue
             if MODE == "rpc-error":
                 send({"jsonrpc": "2.0", "id": rid,
