@@ -56,6 +56,9 @@ enum BenchFormat {
     Json,
     /// A Markdown table and notes.
     Markdown,
+    /// One self-contained HTML page: per query, bars of the medians with
+    /// p10–p90 whiskers and ratios; disagreeing or faulted peers marked.
+    Html,
 }
 
 /// `lawsuite bench`: exit status 1 when a peer disagreed with the baseline
@@ -129,6 +132,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         BenchFormat::Table => report.table(),
         BenchFormat::Json => report.json() + "\n",
         BenchFormat::Markdown => report.markdown(),
+        BenchFormat::Html => report.html(),
     };
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(if report.has_disagreement() || report.has_fault() {

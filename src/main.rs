@@ -168,9 +168,10 @@ enum Command {
         params: String,
     },
     /// Time registered peers head to head on a generated tree or a
-    /// directory: every answer is checked against the first peer's before
-    /// its timing counts, then warm-up and interleaved rounds, and a ratio
-    /// table (exit status 1 when a peer disagrees). See benches/README.md.
+    /// directory: every answer is checked against the first peer's, the
+    /// timed ones included, then warm-up and interleaved rounds, and a ratio
+    /// table (exit status 1 when a peer disagrees or faults: it is marked
+    /// and never ranked). See benches/README.md.
     ///
     /// Examples:
     ///   lawsuite bench --peer portable --peer ripgrep

@@ -188,6 +188,42 @@ fn a_lying_external_peer_is_flagged_never_ranked() {
     assert_eq!(glob["name"], "glob_2");
     assert_eq!(glob["results"][1]["status"], "timed", "{glob}");
     assert_eq!(glob["results"][1]["summary"]["samples"], 2);
+    // The HTML report marks it on the needle query and draws no bar for it
+    // there; on the glob, both are drawn.
+    let html = bench(&[
+        "--peer",
+        "portable",
+        "--peer",
+        "liar",
+        "--registry",
+        registry.to_str().unwrap(),
+        "--corpus",
+        tree.path().to_str().unwrap(),
+        "--calls",
+        calls.to_str().unwrap(),
+        "--rounds",
+        "2",
+        "--format",
+        "html",
+    ]);
+    assert_eq!(html.status.code(), Some(1));
+    let page = String::from_utf8_lossy(&html.stdout);
+    let needle = &page
+        [page.find("data-query=\"needle\"").unwrap()..page.find("data-query=\"glob_2\"").unwrap()];
+    assert!(
+        needle.contains("data-peer=\"liar\" data-status=\"disagrees\""),
+        "{needle}"
+    );
+    assert!(
+        !needle.contains("class=\"bar\" data-peer=\"liar\""),
+        "{needle}"
+    );
+    assert!(
+        needle.contains("class=\"bar\" data-peer=\"portable\""),
+        "{needle}"
+    );
+    let glob = &page[page.find("data-query=\"glob_2\"").unwrap()..];
+    assert!(glob.contains("class=\"bar\" data-peer=\"liar\""), "{glob}");
 }
 
 /// `lawsuite bench` on one glob with the fake peer in `mode` (it answers

@@ -520,8 +520,15 @@ fn a_stopped_peer_is_announced_once_and_its_later_trials_are_errors() {
     let outcomes = jsonl_outcomes(&out.stdout);
     let after: Vec<&Outcome> = outcomes.iter().skip_while(|o| o.id != at).collect();
     assert!(after.len() >= 2, "{stdout}");
+    // The trial where it stopped keeps its failure, whose fault log says so;
+    // the later ones are not run.
+    let report = after[0]
+        .verdict
+        .report()
+        .expect("the stopping trial keeps its report");
+    assert!(report.health.as_ref().is_some_and(|h| h.stopped.is_some()));
     assert!(
-        after.iter().all(|o| o.verdict.tag() == "broken"),
+        after[1..].iter().all(|o| o.verdict.tag() == "broken"),
         "{stdout}"
     );
     let summary: Value = stdout
@@ -677,4 +684,43 @@ fn an_interrupted_run_removes_its_trees_and_stops_its_peers() {
         survivors.is_empty(),
         "peer processes left running: {survivors:?}"
     );
+}
+
+/// Three shards merged equal the single run, trial for trial, and every
+/// item is in exactly one shard.
+#[test]
+fn merged_shards_equal_a_single_run() {
+    let marker_dir = tempfile::tempdir().unwrap();
+    let marker = marker_dir.path().join("done");
+    std::fs::write(&marker, "").unwrap();
+    let dir = project(&wrong_peer("wrong", &marker));
+    let select = [
+        "run", "--law", "glob::", "--seeds", "1..5", "--format", "jsonl",
+    ];
+    let single = lawsuite(dir.path(), &select);
+    let single = jsonl_outcomes(&single.stdout);
+    let mut files = Vec::new();
+    let mut sizes = Vec::new();
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        let mut args = select.to_vec();
+        args.extend(["--shard", &shard]);
+        let out = lawsuite(dir.path(), &args);
+        sizes.push(jsonl_outcomes(&out.stdout).len());
+        let file = dir.path().join(format!("shard-{k}.jsonl"));
+        std::fs::write(&file, &out.stdout).unwrap();
+        files.push(file.display().to_string());
+    }
+    assert!(sizes.iter().all(|n| *n > 0), "{sizes:?}");
+    assert_eq!(sizes.iter().sum::<usize>(), single.len());
+    let mut args = vec!["merge", "--format", "jsonl"];
+    args.extend(files.iter().map(String::as_str));
+    let merged = lawsuite(dir.path(), &args);
+    assert_eq!(
+        merged.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    assert_eq!(table(&jsonl_outcomes(&merged.stdout)), table(&single));
 }

@@ -393,6 +393,135 @@ impl Report {
         out
     }
 
+    /// The report as one self-contained HTML page (inline CSS and SVG, no
+    /// script): per query, a bar of each timed peer's median with its
+    /// p10–p90 spread as a whisker and its ratio to the baseline; a peer
+    /// that disagreed or faulted is marked, with the difference, and never
+    /// drawn or ranked.
+    pub fn html(&self) -> String {
+        fn esc(text: &str) -> String {
+            text.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('"', "&quot;")
+        }
+        let mut out = String::from(
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>lawsuite bench</title><style>\
+body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1b1f24}h1{font-size:20px}h2{font-size:15px;margin:22px 0 4px}\
+.meta{color:#57606a}.bad{color:#a40e26;font-weight:600}svg text{font:12px system-ui,sans-serif}\
+</style></head><body>\n<h1>lawsuite bench</h1>\n",
+        );
+        for line in self.heading() {
+            let _ = writeln!(out, "<p class=\"meta\">{}</p>", esc(&line));
+        }
+        const WIDTH: f64 = 640.0;
+        const LABEL: f64 = 150.0;
+        const ROW: f64 = 26.0;
+        for call in &self.calls {
+            let _ = writeln!(
+                out,
+                "<h2 data-query=\"{}\">{} <span class=\"meta\">({})</span></h2>",
+                esc(&call.name),
+                esc(&call.name),
+                esc(&call.method)
+            );
+            let scale = call
+                .results
+                .iter()
+                .filter_map(|r| match &r.outcome {
+                    Outcome::Timed { summary, .. } => Some(summary.p90_ms.max(summary.median_ms)),
+                    _ => None,
+                })
+                .fold(0.0_f64, f64::max)
+                .max(1e-9);
+            let height = ROW * call.results.len() as f64 + 6.0;
+            let _ = writeln!(
+                out,
+                "<svg width=\"{}\" height=\"{height}\" role=\"img\">",
+                LABEL + WIDTH + 230.0
+            );
+            for (i, r) in call.results.iter().enumerate() {
+                let y = ROW * i as f64 + 4.0;
+                let _ = write!(
+                    out,
+                    "<text x=\"0\" y=\"{}\">{}</text>",
+                    y + 15.0,
+                    esc(&r.peer)
+                );
+                match &r.outcome {
+                    Outcome::Timed {
+                        summary,
+                        ratio,
+                        rank,
+                    } => {
+                        let x = |ms: f64| LABEL + ms / scale * WIDTH;
+                        let _ = write!(
+                            out,
+                            "<rect class=\"bar\" data-peer=\"{}\" data-median-ms=\"{:.3}\" x=\"{LABEL}\" y=\"{y}\" width=\"{:.1}\" height=\"18\" fill=\"{}\"/>\
+<line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"#1b1f24\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"#1b1f24\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"#1b1f24\"/>\
+<text x=\"{:.1}\" y=\"{}\">{}{} #{rank}</text>",
+                            esc(&r.peer),
+                            summary.median_ms,
+                            x(summary.median_ms) - LABEL,
+                            if *rank == 1 { "#2da44e" } else { "#54aeff" },
+                            x(summary.p10_ms),
+                            x(summary.p90_ms),
+                            y + 9.0,
+                            y + 9.0,
+                            x(summary.p10_ms),
+                            x(summary.p10_ms),
+                            y + 4.0,
+                            y + 14.0,
+                            x(summary.p90_ms),
+                            x(summary.p90_ms),
+                            y + 4.0,
+                            y + 14.0,
+                            LABEL + WIDTH + 8.0,
+                            y + 15.0,
+                            esc(&millis(summary.median_ms)),
+                            ratio.map(|r| format!(" · {r:.2}x")).unwrap_or_default(),
+                        );
+                    }
+                    Outcome::Disagrees { difference } => {
+                        let _ = write!(
+                            out,
+                            "<text class=\"bad\" data-peer=\"{}\" data-status=\"disagrees\" x=\"{LABEL}\" y=\"{}\" fill=\"#a40e26\">DISAGREES, not timed or ranked: {}</text>",
+                            esc(&r.peer),
+                            y + 15.0,
+                            esc(difference)
+                        );
+                    }
+                    Outcome::Faulted { during, difference } => {
+                        let _ = write!(
+                            out,
+                            "<text class=\"bad\" data-peer=\"{}\" data-status=\"faulted\" x=\"{LABEL}\" y=\"{}\" fill=\"#a40e26\">FAULTED in {}, not timed or ranked: {}</text>",
+                            esc(&r.peer),
+                            y + 15.0,
+                            esc(during),
+                            esc(difference)
+                        );
+                    }
+                    Outcome::Unsupported => {
+                        let _ = write!(
+                            out,
+                            "<text x=\"{LABEL}\" y=\"{}\" fill=\"#57606a\">does not answer {}</text>",
+                            y + 15.0,
+                            esc(&call.method)
+                        );
+                    }
+                }
+                out.push('\n');
+            }
+            out.push_str("</svg>\n");
+        }
+        out.push_str("<ul>\n");
+        for note in self.notes() {
+            let _ = writeln!(out, "<li>{}</li>", esc(&note));
+        }
+        out.push_str("</ul>\n<p class=\"meta\">Bars: the median; whiskers: p10 to p90; ratio: median over the baseline's; #n: rank among the peers that agreed.</p>\n</body></html>\n");
+        out
+    }
+
     /// The report as pretty JSON.
     pub fn json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))

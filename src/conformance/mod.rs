@@ -758,7 +758,7 @@ impl Engine {
             })
         };
         let verdict = judge(&health);
-        self.note_stop(item, subject).unwrap_or(verdict)
+        self.note_stop(item, subject, verdict)
     }
 
     /// A peer already stopped: its trial is broken, not run.
@@ -773,22 +773,29 @@ impl Engine {
         })
     }
 
-    /// If `subject` stopped during this trial, remember where and make this
-    /// trial broken.
-    fn note_stop(&self, item: &Item, subject: &Subject) -> Option<Verdict> {
-        let why = subject.peer.health()?.stopped?;
+    /// If `subject` stopped during this trial, remember where: its later
+    /// trials are broken, not run. This trial keeps its failure report
+    /// (whose fault log says the peer stopped), or, when it has none, is
+    /// broken with the reason.
+    fn note_stop(&self, item: &Item, subject: &Subject, verdict: Verdict) -> Verdict {
+        let Some(why) = subject.peer.health().and_then(|h| h.stopped) else {
+            return verdict;
+        };
         let mut stopped = self.stopped.lock().unwrap_or_else(|p| p.into_inner());
         if stopped.contains_key(&subject.name) {
-            return None;
+            return verdict;
         }
         let at = format!("{}::{}", item.id(), subject.name);
         stopped.insert(subject.name.clone(), (at, why.clone()));
-        Some(Verdict::Broken {
-            why: format!(
-                "the harness gave up restarting {} during this trial: {why}",
-                subject.name
-            ),
-        })
+        match verdict {
+            Verdict::Fail { .. } => verdict,
+            _ => Verdict::Broken {
+                why: format!(
+                    "the harness gave up restarting {} during this trial: {why}",
+                    subject.name
+                ),
+            },
+        }
     }
 
     /// The peers stopped so far: (peer, trial, why).
@@ -1002,7 +1009,7 @@ impl Engine {
                         verdict
                     }
                 };
-                verdicts[*slot] = Some(self.note_stop(item, subject).unwrap_or(verdict));
+                verdicts[*slot] = Some(self.note_stop(item, subject, verdict));
             }
         }
         let elapsed = started.elapsed();

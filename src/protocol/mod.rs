@@ -38,7 +38,7 @@
 //! config.timeout = Duration::from_secs(2);
 //! let peer = ExternalPeer::new(config)?;
 //! let out = peer.glob(&GlobInput::new("**/*.rs", "src"))?;
-//! assert!(!peer.supports("grep"));
+//! assert!(!peer.supports(lawsuite::peer::Method::Grep));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
