@@ -118,6 +118,7 @@ fn a_read_regression_is_written_and_replayed() {
         glob: vec![],
         read: vec![ReadRequest::new("/r/a.txt").offset(2).limit(1)],
         ls: vec![],
+        flow: vec![],
     };
     // A peer that answers read differently from portable: it is the
     // `noop` peer, which refuses every read as unsupported.

@@ -13,8 +13,11 @@
 //!
 //! # Why not `ignore`
 //!
-//! `ignore::gitignore` implements git's own semantics, which are close to but
-//! not the contract's, so it is not used for matching. The contract's `**`
+//! `ignore::gitignore` has semantics of its own, close to but neither git's
+//! nor the contract's, so it is not used for matching. (The contract differs
+//! from git itself too, in ways its laws pin and `docs/contract.md` lists in
+//! one table: `***`, POSIX classes, `[!z-a]`, `foo\\ `, a class matching `/`,
+//! trailing tabs, braces, and more.) The contract's `**`
 //! never crosses `\n` or `\r` (it was a JavaScript `.`), while `ignore`'s
 //! crosses both; the contract's `**` is also special right after `{`/`,` and
 //! before `}`/`,` (`top/{x,**}` reaches `top/p/q`), `ignore`'s is not; the

@@ -95,7 +95,7 @@ impl Divergence {
 }
 
 /// The calls of a plan in plan order: grep inputs, then glob inputs, then
-/// read and ls requests.
+/// read and ls requests, then flow-level calls.
 pub fn calls(plan: &Plan) -> Vec<Call> {
     plan.grep
         .iter()
@@ -104,6 +104,7 @@ pub fn calls(plan: &Plan) -> Vec<Call> {
         .chain(plan.glob.iter().cloned().map(Call::Glob))
         .chain(plan.read.iter().cloned().map(Call::Read))
         .chain(plan.ls.iter().cloned().map(Call::Ls))
+        .chain(plan.flow.iter().cloned())
         .collect()
 }
 

@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 use super::case::Call;
-use crate::contract::glob::{brace_expansions, canonical_glob, validate_glob};
+use crate::contract::glob::{brace_expansions, canonical_glob};
 use crate::contract::notice::IGNORE_NOTICE;
 
 /// The listed `ripgrep-walk` difference that explains `answer` differing
@@ -25,11 +25,9 @@ pub fn explain(call: &Call, reference: &Value, answer: &Value) -> Option<&'stati
         // part in the file flows: nothing of theirs is listed.
         _ => return None,
     };
-    if globs.iter().any(|g| validate_glob(g).is_err()) {
-        // The flow layer refuses these; at the peer seam the contract
-        // matches them literally (§8.3) while rg parses or rejects them.
-        return Some("unvalidated_glob_is_parsed_by_rg");
-    }
+    // Generated seam calls carry only validated globs (plans put what
+    // validation refuses in flow calls), so rg's reading of an unvalidated
+    // glob is no longer a difference to excuse.
     if globs.iter().any(|g| g.starts_with('!')) {
         return Some("negative_glob_prunes_directories");
     }
@@ -105,10 +103,8 @@ mod tests {
     fn recognisers_are_narrow() {
         let a = json!({"paths":[],"total":0,"truncated":false});
         let b = json!({"paths":["x"],"total":1,"truncated":false});
-        assert_eq!(
-            explain(&glob("{a,b"), &a, &b),
-            Some("unvalidated_glob_is_parsed_by_rg")
-        );
+        // An unvalidated glob is never excused (plans no longer send one).
+        assert_eq!(explain(&glob("{a,b"), &a, &b), None);
         assert_eq!(
             explain(&glob("!cache"), &a, &b),
             Some("negative_glob_prunes_directories")

@@ -132,8 +132,9 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 
+use crate::call::Call;
 use crate::contract::skip::SKIP_LIST;
-use crate::contract::{GlobInput, GrepInput};
+use crate::contract::{GlobInput, GlobRequest, GrepInput, GrepRequest};
 use crate::flows::{LsRequest, ReadRequest};
 use crate::kit::plan::{FileKind, GeneratedFile, Plan};
 
@@ -143,7 +144,7 @@ pub const GENERATOR: &str = "lawsuite";
 /// The version recorded in [`Plan::version`]. Bump it with any change to
 /// the draw order, a weight table or a vocabulary (see the module doc), so
 /// that a regression file is never replayed against a different tree.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// Deepest directory level the shape step creates (the root is level 0).
 const MAX_DEPTH: usize = 5;
@@ -878,12 +879,26 @@ pub fn plan(seed: u64, root: &str, options: &GeneratorOptions) -> Plan {
     }
 
     let context = CallContext::new(&tree, root);
-    let grep = (0..options.calls)
-        .map(|_| grep_call(&mut draws, &context))
-        .collect();
-    let glob = (0..options.calls)
-        .map(|_| glob_call(&mut draws, &context))
-        .collect();
+    // A drawn input that validation refuses goes to the flow (version 3):
+    // the seam gets only validated input, as the contract promises a peer.
+    // The draws are the same; only where a call goes changed.
+    let mut flow = Vec::new();
+    let mut grep = Vec::new();
+    for _ in 0..options.calls {
+        let input = grep_call(&mut draws, &context);
+        match seam_or_flow_grep(input) {
+            Ok(input) => grep.push(input),
+            Err(call) => flow.push(*call),
+        }
+    }
+    let mut glob = Vec::new();
+    for _ in 0..options.calls {
+        let input = glob_call(&mut draws, &context);
+        match seam_or_flow_glob(input) {
+            Ok(input) => glob.push(input),
+            Err(call) => flow.push(*call),
+        }
+    }
 
     // Everything for the file flows is drawn after every grep and glob
     // draw, so those calls are the same for a seed as before they existed.
@@ -911,7 +926,45 @@ pub fn plan(seed: u64, root: &str, options: &GeneratorOptions) -> Plan {
         glob,
         read,
         ls,
+        flow,
     }
+}
+
+/// `input` normalised for the seam when validation passes it
+/// (search-contract §3: the pattern, the globs, the numbers); else the same
+/// call as a caller's request to the whole grep flow.
+fn seam_or_flow_grep(input: GrepInput) -> Result<GrepInput, Box<Call>> {
+    let request = GrepRequest {
+        pattern: input.pattern.clone(),
+        root: Some(input.root.clone()),
+        fixed_strings: Some(input.fixed_strings),
+        ignore_case: Some(input.ignore_case),
+        smart_case: Some(input.smart_case),
+        globs: Some(input.globs.clone()),
+        before_context: Some(input.before_context),
+        after_context: Some(input.after_context),
+        context: None,
+        max_count: input.max_count,
+        files_with_matches: Some(input.files_with_matches),
+        hidden: Some(input.hidden),
+        symbols: Some(input.symbols),
+        no_ignore: Some(input.no_ignore),
+        limit: Some(input.limit),
+    };
+    // The seam gets what the flow would hand a peer: the normalised input.
+    crate::contract::normalize_grep(&request).map_err(|_| Box::new(Call::FlowGrep(request)))
+}
+
+/// As [`seam_or_flow_grep`], for a glob call (search-contract §5).
+fn seam_or_flow_glob(input: GlobInput) -> Result<GlobInput, Box<Call>> {
+    let request = GlobRequest {
+        pattern: input.pattern.clone(),
+        root: Some(input.root.clone()),
+        hidden: Some(input.hidden),
+        no_ignore: Some(input.no_ignore),
+        limit: Some(input.limit),
+    };
+    crate::contract::normalize_glob(&request).map_err(|_| Box::new(Call::FlowGlob(request)))
 }
 
 /// Step 1: the directories files will be placed in.
@@ -2016,7 +2069,7 @@ mod tests {
     /// output does; update them **together with [`VERSION`]**, never alone.
     #[test]
     fn golden_hashes_pin_the_draw_order() -> TestResult {
-        assert_eq!(VERSION, 2);
+        assert_eq!(VERSION, 3);
         let shared = serde_json::to_string(&plan(0, "/r", &GeneratorOptions::default()))?;
         // A full-ground plan names its ground (so a replay knows it); the
         // draws are pinned by the rest of the plan, hashed as before.
@@ -2037,8 +2090,47 @@ mod tests {
     // fixture entries. Their grep and glob calls, and version 1's tree,
     // are unchanged (checked against version 1's plans for seeds 0..60 of
     // both grounds, answers included, when the version was bumped).
-    const GOLDEN_SHARED_0: u64 = 10604507409621557384;
-    const GOLDEN_FULL_7: u64 = 16896025765646918678;
+    // Version 3 changed both again, with the same draws: a drawn grep or
+    // glob call that validation refuses moved from the seam to the plan's
+    // `flow` calls, and seam calls carry the normalised input (v2 hashes:
+    // 10604507409621557384, 16896025765646918678).
+    const GOLDEN_SHARED_0: u64 = 12031549120750662757;
+    const GOLDEN_FULL_7: u64 = 5428331139100247037;
+
+    /// Seam calls carry only what validation passes, normalised; what it
+    /// refuses is asked of the flow (search-contract §3–§5).
+    #[test]
+    fn seam_calls_are_inside_the_contract_and_the_rest_go_to_the_flow() -> TestResult {
+        let mut flow_calls = 0;
+        for seed in 0..300 {
+            for options in [GeneratorOptions::default(), full()] {
+                let plan = plan(seed, "/r", &options);
+                for input in &plan.grep {
+                    crate::contract::validate_pattern(&input.pattern, input.fixed_strings)?;
+                    for glob in &input.globs {
+                        crate::contract::validate_glob(glob)?;
+                    }
+                }
+                for input in &plan.glob {
+                    crate::contract::validate_glob(&input.pattern)?;
+                }
+                for call in &plan.flow {
+                    let refused = match call {
+                        Call::FlowGrep(r) => crate::contract::normalize_grep(r).is_err(),
+                        Call::FlowGlob(r) => crate::contract::normalize_glob(r).is_err(),
+                        other => panic!("a seam call among the flow calls: {other:?}"),
+                    };
+                    assert!(refused, "seed {seed}: {call:?} would pass validation");
+                }
+                flow_calls += plan.flow.len();
+            }
+        }
+        assert!(
+            flow_calls > 100,
+            "only {flow_calls} flow calls in 600 plans"
+        );
+        Ok(())
+    }
 
     #[test]
     fn options_serde() -> TestResult {
@@ -2245,7 +2337,27 @@ mod tests {
         let prefix = format!("{}/", plan.root);
         let entries: HashSet<String> = plan.files.iter().map(|f| f.path.clone()).collect();
         let dirs: HashSet<&str> = plan.files.iter().flat_map(|f| ancestors(&f.path)).collect();
-        for call in &plan.grep {
+        // Every drawn call, wherever it went: the seam's, and the flow's
+        // (whose requests carry every field, so the defaults restore them).
+        let drawn_grep: Vec<GrepInput> = plan
+            .grep
+            .iter()
+            .cloned()
+            .chain(plan.flow.iter().filter_map(|c| match c {
+                Call::FlowGrep(r) => Some(crate::contract::normalize::grep_defaults(r)),
+                _ => None,
+            }))
+            .collect();
+        let drawn_glob: Vec<GlobInput> = plan
+            .glob
+            .iter()
+            .cloned()
+            .chain(plan.flow.iter().filter_map(|c| match c {
+                Call::FlowGlob(r) => Some(crate::contract::normalize::glob_defaults(r)),
+                _ => None,
+            }))
+            .collect();
+        for call in &drawn_grep {
             let invalid = validate_pattern(&call.pattern, call.fixed_strings).is_err()
                 || call.globs.iter().any(|g| validate_glob(g).is_err());
             seen.add(
@@ -2291,7 +2403,7 @@ mod tests {
             );
             seen.add("link root", links.contains_key(rel));
         }
-        for call in &plan.glob {
+        for call in &drawn_glob {
             seen.add("! glob pattern", call.pattern.starts_with('!'));
             seen.add("glob limit 0", call.limit == 0);
             seen.add("invalid glob", validate_glob(&call.pattern).is_err());
@@ -2416,7 +2528,8 @@ mod tests {
         for seed in 0..200 {
             for options in [GeneratorOptions::default(), full()] {
                 let plan = plan(seed, "/r", &options);
-                assert_eq!((plan.grep.len(), plan.glob.len()), (16, 16));
+                // Every drawn call is at the seam or, refused, in the flow.
+                assert_eq!(plan.grep.len() + plan.glob.len() + plan.flow.len(), 32);
                 for call in &plan.grep {
                     assert!(
                         call.root == "/r" || call.root.starts_with("/r/"),
@@ -2476,7 +2589,7 @@ mod tests {
         };
         let plan = plan(5, "/r", &options);
         assert!(plan.files.is_empty());
-        assert_eq!((plan.grep.len(), plan.glob.len()), (3, 3));
+        assert_eq!(plan.grep.len() + plan.glob.len() + plan.flow.len(), 6);
         assert!(
             plan.grep
                 .iter()
@@ -2616,7 +2729,7 @@ mod tests {
             // The fixture: at most 5 read files, the listed directory, 1,005
             // entries and 2 links.
             prop_assert!(plan.files.len() - visible.files.len() <= 5 + 1 + 1005 + 2);
-            prop_assert_eq!((plan.grep.len(), plan.glob.len()), (calls, calls));
+            prop_assert_eq!(plan.grep.len() + plan.glob.len() + plan.flow.len(), 2 * calls);
             prop_assert_eq!((plan.read.len(), plan.ls.len()), (calls, calls));
             // No entry sits under a file or a link, and no path repeats.
             let leaves: HashSet<&str> = plan

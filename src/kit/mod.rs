@@ -71,7 +71,14 @@ impl Generator {
     pub fn methods(self) -> &'static [Method] {
         match self {
             Generator::Smthrs => &[Method::Grep, Method::Glob],
-            Generator::Lawsuite => &[Method::Grep, Method::Glob, Method::FlowRead, Method::FlowLs],
+            Generator::Lawsuite => &[
+                Method::Grep,
+                Method::Glob,
+                Method::FlowRead,
+                Method::FlowLs,
+                Method::FlowGrep,
+                Method::FlowGlob,
+            ],
         }
     }
 

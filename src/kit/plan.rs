@@ -221,12 +221,18 @@ pub struct Plan {
     /// The `ls` calls (read-ls-flows §2), in plan order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ls: Vec<LsRequest>,
+    /// Flow-level calls (`flow/grep`, `flow/glob`): the drawn inputs that
+    /// validation refuses. A peer receives only validated input at its
+    /// seam (search-contract §3–§5), so such an input is asked of the whole
+    /// flow, where refusing it, with the exact error, is the contract.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flow: Vec<crate::call::Call>,
 }
 
 impl Plan {
     /// The number of calls of every method.
     pub fn call_count(&self) -> usize {
-        self.grep.len() + self.glob.len() + self.read.len() + self.ls.len()
+        self.grep.len() + self.glob.len() + self.read.len() + self.ls.len() + self.flow.len()
     }
 
     /// The same plan with only call `index` (in [`crate::kit::compare::calls`]
@@ -258,6 +264,7 @@ impl Plan {
             glob: keep(&self.glob, &mut at),
             read: keep(&self.read, &mut at),
             ls: keep(&self.ls, &mut at),
+            flow: keep(&self.flow, &mut at),
             ..self.clone()
         }
     }
@@ -425,6 +432,7 @@ mod tests {
             glob: vec![],
             read: vec![],
             ls: vec![],
+            flow: vec![],
         };
         let json = serde_json::to_string(&plan)?;
         assert_eq!(

@@ -224,6 +224,7 @@ pub fn plan(seed: u32, root: &str, options: &PlanOptions) -> Plan {
         // The TypeScript kit has no file-flow calls; empty lists are not
         // serialised, so the plan's bytes stay the kit's.
         read: Vec::new(),
+        flow: Vec::new(),
         ls: Vec::new(),
     }
 }
