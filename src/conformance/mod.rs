@@ -452,10 +452,16 @@ impl Engine {
     /// Add laws, and each problem of their files as a broken check.
     pub fn add_laws(&mut self, laws: Vec<LoadedLaw>, problems: Vec<law::LawError>) {
         for problem in problems {
-            let stem = problem.file.with_extension("");
-            let stem = stem
-                .file_name()
-                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+            // `read::input` for `laws/read/input.toml`: the area and the file,
+            // so `read/input.toml` and `ls/input.toml` stay apart.
+            let path = problem.file.with_extension("");
+            let parts: Vec<String> = path
+                .iter()
+                .rev()
+                .take(2)
+                .map(|s| s.to_string_lossy().into_owned())
+                .collect();
+            let stem = parts.into_iter().rev().collect::<Vec<_>>().join("::");
             self.push(Item::Problem {
                 id: format!(
                     "law::invalid::{stem}::{}",

@@ -165,7 +165,10 @@ fn checks_and_problems_are_trials_of_their_own() {
     );
     engine.add_coverage();
     let table = verdicts(&engine);
-    assert_eq!(table[0], ("law::invalid::x::file".to_string(), "broken"));
+    assert_eq!(
+        table[0],
+        ("law::invalid::grep::x::file".to_string(), "broken")
+    );
     assert_eq!(table[1], ("law::coverage".to_string(), "broken"));
 }
 
