@@ -2,7 +2,8 @@
 //! diverges, as proptest shrinks a failing input.
 //!
 //! The passes, repeated until none makes progress or the budget is spent:
-//! drop files (halves, then one at a time), drop lines, shorten lines, reset
+//! drop files (halves, then one at a time), drop lines, remove runs of
+//! characters inside each line (as proptest shrinks a string), reset
 //! call fields to their defaults (for `read` and `ls`: `offset` and `limit`
 //! dropped), and simplify the pattern one character at a time. Each candidate is kept only if the predicate ("the peers still
 //! disagree") holds, so the result always diverges.
@@ -99,17 +100,16 @@ pub fn shrink(
                     l += 1;
                 }
             }
-            let lines = split_lines(&best.files[f].content);
-            for l in 0..lines.len() {
-                let lines = split_lines(&best.files[f].content);
-                let Some(line) = lines.get(l) else { break };
-                if line.len() > 8 {
-                    let mut c = best.clone();
-                    let mut shorter = lines.clone();
-                    shorter[l] = line[..line.len() / 2].to_vec();
-                    c.files[f].content = shorter.concat();
-                    try_candidate(c, &mut best, &mut steps);
-                }
+            // Shrink inside each line, as proptest shrinks a string:
+            // remove runs of characters (halves, then quarters, … then one
+            // at a time) wherever they are, keeping the line's terminator,
+            // so a long prefix before the interesting part goes too.
+            let mut l = 0;
+            while l < split_lines(&best.files[f].content).len() {
+                shrink_line(&mut best, f, l, &mut |c, best| {
+                    try_candidate(c, best, &mut steps)
+                });
+                l += 1;
             }
         }
         // Reset call fields to defaults.
@@ -150,6 +150,55 @@ pub fn shrink(
         if best == before || steps >= budget.steps || start.elapsed() > budget.time {
             return (best, steps);
         }
+    }
+}
+
+/// Remove runs of line `l` of file `f` of `best` while the case still
+/// diverges: characters when the line is UTF-8 (so every candidate stays
+/// valid text), bytes otherwise.
+fn shrink_line(
+    best: &mut Case,
+    f: usize,
+    l: usize,
+    try_candidate: &mut dyn FnMut(Case, &mut Case) -> bool,
+) {
+    let lines = split_lines(&best.files[f].content);
+    let Some(line) = lines.get(l) else { return };
+    let ends = line
+        .iter()
+        .rev()
+        .take_while(|b| **b == b'\n' || **b == b'\r')
+        .count();
+    let (body, end) = line.split_at(line.len() - ends);
+    let end = end.to_vec();
+    // The units to remove: char boundaries for text, single bytes else.
+    let mut units: Vec<Vec<u8>> = match std::str::from_utf8(body) {
+        Ok(text) => text.chars().map(|c| c.to_string().into_bytes()).collect(),
+        Err(_) => body.iter().map(|b| vec![*b]).collect(),
+    };
+    let rebuild = |units: &[Vec<u8>], best: &Case| {
+        let mut c = best.clone();
+        let mut lines = split_lines(&c.files[f].content);
+        let mut line: Vec<u8> = units.concat();
+        line.extend_from_slice(&end);
+        lines[l] = line;
+        c.files[f].content = lines.concat();
+        c
+    };
+    let mut chunk = units.len() / 2;
+    while chunk >= 1 {
+        let mut i = 0;
+        while i < units.len() {
+            let mut fewer = units.clone();
+            fewer.drain(i..(i + chunk).min(units.len()));
+            let candidate = rebuild(&fewer, best);
+            if try_candidate(candidate, best) {
+                units = fewer;
+            } else {
+                i += chunk;
+            }
+        }
+        chunk /= 2;
     }
 }
 
@@ -300,6 +349,25 @@ mod tests {
             ("/r", 0, 0)
         );
         assert_eq!(g.pattern, "");
+    }
+
+    /// A long run of emoji before the part that matters goes, character by
+    /// character boundaries kept, and the line keeps its terminator.
+    #[test]
+    fn shrinks_inside_a_line() {
+        let line = format!("{}needle{}\n", "😀".repeat(2412), "x".repeat(300));
+        let case = Case {
+            root: "/r".into(),
+            files: vec![GeneratedFile::new("a.txt", line)],
+            call: Call::Grep(GrepInput::new("needle", "/r")),
+        };
+        let (small, _) = shrink(case, Budget::default(), |c| {
+            c.files.iter().any(|f| {
+                let text = String::from_utf8_lossy(&f.content);
+                text.contains("needle") && text.ends_with('\n')
+            })
+        });
+        assert_eq!(small.files[0].content, b"needle\n");
     }
 
     #[test]
