@@ -231,6 +231,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 name: s.name.clone(),
                 version: s.peer.version(),
                 builtin: s.builtin.clone(),
+                // Built-ins are lawsuite's own Rust; an external peer says.
+                language: s
+                    .peer
+                    .language()
+                    .or_else(|| s.builtin.as_ref().map(|_| "rust".to_string())),
                 ground: s.peer.ground().name().to_string(),
             })
             .collect(),

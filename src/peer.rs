@@ -328,6 +328,11 @@ pub trait Search: Send + Sync {
     fn ground(&self) -> Ground {
         Ground::Full
     }
+    /// The language the peer is written in, when it says (an external
+    /// peer's handshake); reports show it beside the version.
+    fn language(&self) -> Option<String> {
+        None
+    }
     /// The fault log of a peer that runs as a process (an external peer);
     /// `None` for in-process peers. Reports show what changed during a
     /// failing trial beside it.
@@ -391,6 +396,9 @@ macro_rules! forward_search {
             }
             fn health(&self) -> Option<Health> {
                 (**self).health()
+            }
+            fn language(&self) -> Option<String> {
+                (**self).language()
             }
             fn explain(
                 &self,
@@ -510,6 +518,9 @@ impl Search for Named {
     }
     fn health(&self) -> Option<Health> {
         self.inner.health()
+    }
+    fn language(&self) -> Option<String> {
+        self.inner.language()
     }
     fn explain(
         &self,

@@ -56,6 +56,9 @@ pub struct PeerInfo {
     /// The built-in it is, if it is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub builtin: Option<String>,
+    /// The language it is written in, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
     /// The ground it claims.
     pub ground: String,
 }
@@ -671,12 +674,12 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
             e(why.lines().next().unwrap_or(why))
         );
     }
-    out.push_str("</section>\n<h2>Peers</h2>\n<table id=\"peers\"><tr><th>name</th><th>version</th><th>built-in</th><th>ground</th><th>pass</th><th>fail the run</th><th>expected failures</th><th>skipped</th></tr>\n");
+    out.push_str("</section>\n<h2>Peers</h2>\n<table id=\"peers\"><tr><th>name</th><th>version</th><th>built-in</th><th>language</th><th>ground</th><th>pass</th><th>fail the run</th><th>expected failures</th><th>skipped</th></tr>\n");
     for p in &info.peers {
         let c = summary.by_peer.get(&p.name).copied().unwrap_or_default();
         let _ = writeln!(
             out,
-            "<tr><td><b>{}</b>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td><b>{}</b>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             e(&p.name),
             if p.name == info.reference {
                 " (reference)"
@@ -685,6 +688,7 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
             },
             e(&p.version),
             e(p.builtin.as_deref().unwrap_or("")),
+            e(p.language.as_deref().unwrap_or("")),
             e(&p.ground),
             c.pass,
             c.failures(),

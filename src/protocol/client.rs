@@ -850,6 +850,10 @@ impl Search for ExternalPeer {
             .map_or(Ground::Full, |h| h.capabilities.ground)
     }
 
+    fn language(&self) -> Option<String> {
+        self.handshake().ok().and_then(|h| h.peer.language)
+    }
+
     fn health(&self) -> Option<Health> {
         let state = self.lock();
         Some(Health {
