@@ -68,7 +68,7 @@ use super::text::is_js_whitespace;
 /// up front; with the lazy DFA it compiles in milliseconds and is kept.)
 ///
 /// [`MAX_EXPANSION_BYTES`]: super::glob::MAX_EXPANSION_BYTES
-/// [`MAX_MATCHER_BYTES`]: super::globre::MAX_MATCHER_BYTES
+/// [`MAX_MATCHER_BYTES`]: crate::contract::MAX_MATCHER_BYTES
 pub const MAX_RULE_BYTES: usize = 65_536;
 
 /// The usable rules of one `.gitignore` file, in file order (§9.2).

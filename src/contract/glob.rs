@@ -73,7 +73,7 @@ pub const MAX_BRACE_EXPANSIONS: usize = 256;
 /// decision). Without one, a valid glob of 256 alternatives and a 100 KB
 /// literal cost 137 s and 7 GB to compile. The compiled matcher grows with
 /// this text (about 24 bytes of NFA per literal byte), and regex-automata's
-/// own limit ([`MAX_MATCHER_BYTES`](super::globre::MAX_MATCHER_BYTES)) is
+/// own limit ([`MAX_MATCHER_BYTES`](crate::contract::MAX_MATCHER_BYTES)) is
 /// checked only as NFA states are added, after the pattern has been parsed
 /// (4.7 s and 4.6 GB for that glob), so the text is bounded first: 256
 /// expansions of 256 bytes each fit.
@@ -397,7 +397,7 @@ impl GlobMatcher {
     /// `invalid_pattern`, quoting `glob`, when the glob passes a size
     /// bound: more than [`MAX_BRACE_EXPANSIONS`] expansions, more than
     /// [`MAX_EXPANSION_BYTES`] of them, or a compiled matcher past
-    /// [`MAX_MATCHER_BYTES`](super::globre::MAX_MATCHER_BYTES). A glob that
+    /// [`MAX_MATCHER_BYTES`](crate::contract::MAX_MATCHER_BYTES). A glob that
     /// [`validate_glob`] accepts is never refused here.
     ///
     /// ```

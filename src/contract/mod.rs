@@ -41,6 +41,8 @@ pub mod wire;
 
 pub use error::{ErrorCode, StdError};
 pub use glob::{canonical_glob, included_by_globs, matches_glob, validate_glob};
+/// The size limit on every compiled glob and `.gitignore` matcher.
+pub use globre::MAX_MATCHER_BYTES;
 pub use normalize::{normalize_glob, normalize_grep};
 pub use order::{sort_utf16, utf16_cmp};
 pub use paths::{join_path, normalize_path};
