@@ -47,13 +47,8 @@ fn select(
     for entry in &registry.peers {
         let is_reference = entry.name == registry.reference;
         let chosen = wanted.is_empty() || wanted.contains(&entry.name);
-        match &entry.peer {
-            Ok(peer) => {
-                let subject = Subject {
-                    name: entry.name.clone(),
-                    builtin: entry.builtin.clone(),
-                    peer: peer.clone(),
-                };
+        match Subject::registered(entry) {
+            Ok(subject) => {
                 if is_reference {
                     reference = Some(subject);
                 } else if chosen {
@@ -67,7 +62,7 @@ fn select(
                 eprintln!("warning: peer {} is not run: {why}", entry.name);
                 unavailable.push(Item::Unavailable {
                     name: entry.name.clone(),
-                    why: why.clone(),
+                    why,
                 });
             }
             Err(_) => {}

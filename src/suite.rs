@@ -192,20 +192,15 @@ impl Suite {
 
     fn add_registry(&mut self, registry: &Registry) {
         for entry in &registry.peers {
-            match &entry.peer {
-                Ok(peer) => {
-                    let subject = Subject {
-                        name: entry.name.clone(),
-                        builtin: entry.builtin.clone(),
-                        peer: peer.clone(),
-                    };
+            match Subject::registered(entry) {
+                Ok(subject) => {
                     if entry.name == registry.reference {
                         self.reference = Some(subject);
                     } else {
                         self.peers.push(subject);
                     }
                 }
-                Err(why) => self.unavailable.push((entry.name.clone(), why.clone())),
+                Err(why) => self.unavailable.push((entry.name.clone(), why)),
             }
         }
     }

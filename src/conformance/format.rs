@@ -205,12 +205,7 @@ pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
             let _ = writeln!(out, "  {peer}: {}", line(c));
         }
     }
-    let failing: Vec<String> = summary
-        .by_section
-        .iter()
-        .filter(|(_, c)| c.failures() > 0)
-        .map(|(s, c)| format!("{s} ({})", c.failures()))
-        .collect();
+    let failing = summary.failing_sections();
     if !failing.is_empty() {
         let _ = writeln!(out, "failing laws by section: {}", failing.join(", "));
     }
@@ -439,12 +434,7 @@ pub fn markdown(
             summary.divergent_calls
         );
     }
-    let failing: Vec<String> = summary
-        .by_section
-        .iter()
-        .filter(|(_, c)| c.failures() > 0)
-        .map(|(s, c)| format!("{s} ({})", c.failures()))
-        .collect();
+    let failing = summary.failing_sections();
     if !failing.is_empty() {
         let _ = writeln!(out, "\nFailing laws by section: {}.", failing.join(", "));
     }

@@ -100,6 +100,15 @@ impl Subject {
         }
     }
 
+    /// A registry's peer, or why it cannot run here.
+    pub fn registered(entry: &crate::registry::Registered) -> Result<Subject, String> {
+        entry.peer.clone().map(|peer| Subject {
+            name: entry.name.clone(),
+            builtin: entry.builtin.clone(),
+            peer,
+        })
+    }
+
     /// The built-in `builtin`, registered as `name`.
     pub fn builtin(name: &str, builtin: &str, peer: Arc<dyn Search>) -> Subject {
         Subject {
@@ -747,22 +756,7 @@ impl Engine {
             return verdict;
         }
         let before = subject.peer.health().map_or(0, |h| h.faults);
-        let health = || {
-            let h = subject.peer.health()?;
-            let new = h.faults.saturating_sub(before);
-            (new > 0 || h.stopped.is_some()).then(|| Health {
-                faults: new,
-                recent: h
-                    .recent
-                    .iter()
-                    .rev()
-                    .take(new.min(3))
-                    .rev()
-                    .cloned()
-                    .collect(),
-                stopped: h.stopped.clone(),
-            })
-        };
+        let health = || faults_since(subject, before);
         let verdict = judge(&health);
         self.note_stop(item, subject, verdict)
     }
@@ -1147,21 +1141,7 @@ impl Engine {
                 recorded,
             });
         }
-        let health = subject.peer.health().and_then(|h| {
-            let new = h.faults.saturating_sub(faults_before);
-            (new > 0 || h.stopped.is_some()).then(|| Health {
-                faults: new,
-                recent: h
-                    .recent
-                    .iter()
-                    .rev()
-                    .take(new.min(3))
-                    .rev()
-                    .cloned()
-                    .collect(),
-                stopped: h.stopped.clone(),
-            })
-        });
+        let health = faults_since(subject, faults_before);
         (
             Verdict::Fail {
                 report: Report {
@@ -1282,6 +1262,26 @@ impl Engine {
         });
         results.into_iter().flatten().collect()
     }
+}
+
+/// The faults `subject` had since its count was `before` (the last three
+/// of them), or `None` when it had none and is not stopped: what a report
+/// shows beside the failure they caused.
+fn faults_since(subject: &Subject, before: usize) -> Option<Health> {
+    let h = subject.peer.health()?;
+    let new = h.faults.saturating_sub(before);
+    (new > 0 || h.stopped.is_some()).then(|| Health {
+        faults: new,
+        recent: h
+            .recent
+            .iter()
+            .rev()
+            .take(new.min(3))
+            .rev()
+            .cloned()
+            .collect(),
+        stopped: h.stopped.clone(),
+    })
 }
 
 /// An item's index and its trials: (index in the run's trial list, peer).
@@ -1410,6 +1410,16 @@ impl Summary {
         }
         s.seeds = seeds.len();
         s
+    }
+
+    /// The spec sections with laws that fail the run, with their counts:
+    /// `search-contract §8 (3)`.
+    pub fn failing_sections(&self) -> Vec<String> {
+        self.by_section
+            .iter()
+            .filter(|(_, c)| c.failures() > 0)
+            .map(|(s, c)| format!("{s} ({})", c.failures()))
+            .collect()
     }
 
     /// Every trial counted.
