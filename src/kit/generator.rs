@@ -111,13 +111,21 @@
 //! Draws whose result is thrown away (a path already taken, a pick from an
 //! empty list) are still made, so the order never depends on them.
 //!
+//! Since version 3, a drawn grep or glob call that validation refuses
+//! (search-contract §3–§5) is not put at the peer seam, which receives only
+//! validated input, but in [`Plan::flow`] as the same request to the whole
+//! flow, where refusing it with the exact error is the contract. The draws
+//! are the same; a seam call carries the normalised input.
+//!
 //! ```
 //! use lawsuite::kit::generator::{plan, GeneratorOptions, Ground, GENERATOR, VERSION};
 //!
 //! let options = GeneratorOptions { ground: Ground::Full, ..GeneratorOptions::default() };
 //! let first = plan(7, "/r", &options);
 //! assert_eq!((first.generator.as_str(), first.version, first.seed), (GENERATOR, VERSION, 7));
-//! assert_eq!((first.grep.len(), first.glob.len()), (16, 16));
+//! // 16 grep and 16 glob draws: at the seam when validation passes them,
+//! // else asked of the flow (`flow/grep`, `flow/glob`).
+//! assert_eq!(first.grep.len() + first.glob.len() + first.flow.len(), 32);
 //! assert_eq!((first.read.len(), first.ls.len()), (16, 16));
 //! // Every call's root is the plan root or the plan root plus "/…".
 //! assert!(first.grep.iter().all(|call| call.root == "/r" || call.root.starts_with("/r/")));
