@@ -23,6 +23,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod pool;
 pub mod scan;
 pub mod walk;
 

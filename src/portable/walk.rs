@@ -17,12 +17,14 @@
 use std::fs;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 
 use crate::contract::gitignore::{Gitignore, Scope, is_ignored};
 use crate::contract::glob::GlobList;
 use crate::contract::skip::{is_hidden, is_skipped};
 use crate::contract::{StdError, join_path, normalize_path, utf16_cmp};
+
+use super::pool;
 
 /// What a walk is asked (the subset of a call's input it depends on).
 #[derive(Debug)]
@@ -130,13 +132,6 @@ struct Job {
     scopes: Arc<Vec<Arc<Scope>>>,
 }
 
-/// The work queue shared by the walking threads: pending directories and
-/// how many are being listed, so a thread knows when the walk is over.
-struct Queue {
-    jobs: Vec<Job>,
-    busy: usize,
-}
-
 /// Walk every directory below the root, on several threads (directories
 /// are independent: each carries its own scope stack). The order of
 /// discovery does not matter, because the candidates are sorted afterwards
@@ -146,64 +141,32 @@ fn descend_all(
     root: PathBuf,
     listing: fs::ReadDir,
 ) -> (Vec<Walked>, bool) {
-    let queue = Mutex::new(Queue {
-        jobs: vec![Job {
-            dir: root,
-            rel: String::new(),
-            listing: Some(listing),
-            scopes: Arc::new(Vec::new()),
-        }],
-        busy: 0,
-    });
-    let wake = Condvar::new();
     let files = Mutex::new(Vec::new());
     let ignored = AtomicBool::new(false);
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
-    let work = || {
-        loop {
-            let job = {
-                let Ok(mut q) = queue.lock() else { return };
-                loop {
-                    if let Some(job) = q.jobs.pop() {
-                        q.busy += 1;
-                        break job;
-                    }
-                    if q.busy == 0 {
-                        wake.notify_all();
-                        return;
-                    }
-                    q = match wake.wait(q) {
-                        Ok(q) => q,
-                        Err(_) => return,
-                    };
-                }
-            };
-            let (found, children, dropped) = list_dir(options, job);
-            if dropped {
-                ignored.store(true, Ordering::Relaxed);
-            }
-            if let Ok(mut f) = files.lock() {
-                f.extend(found);
-            }
-            if let Ok(mut q) = queue.lock() {
-                q.jobs.extend(children);
-                q.busy -= 1;
-            }
-            wake.notify_all();
-        }
+    let seed = Job {
+        dir: root,
+        rel: String::new(),
+        listing: Some(listing),
+        scopes: Arc::new(Vec::new()),
     };
-    if threads <= 1 {
-        work();
-    } else {
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(work);
-            }
-        });
-    }
-    (files.into_inner().unwrap_or_default(), ignored.into_inner())
+    pool::drain(vec![seed], threads, |job| {
+        let (found, children, dropped) = list_dir(options, job);
+        if dropped {
+            ignored.store(true, Ordering::Relaxed);
+        }
+        files
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .extend(found);
+        children
+    });
+    let files = files
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    (files, ignored.into_inner())
 }
 
 /// §7.2 for one directory: its walked files, its subdirectories to walk,
