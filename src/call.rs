@@ -161,16 +161,19 @@ impl Call {
         }
     }
 
-    /// The root the call searches, the path it reads or lists, or the
-    /// directory a `bash` call runs in (`.` when a request leaves it unset).
+    /// The root the call searches, the path it reads or lists (or, when
+    /// the request gives one, the `cwd` its relative path resolves
+    /// against), or the directory a `bash` call runs in (`.` when a request
+    /// leaves it unset).
     pub fn root(&self) -> &str {
         match self {
             Call::Grep(i) => &i.root,
             Call::Glob(i) => &i.root,
             Call::FlowGrep(r) => r.root.as_deref().unwrap_or("."),
             Call::FlowGlob(r) => r.root.as_deref().unwrap_or("."),
-            Call::Read(i) => &i.path,
-            Call::Ls(i) => &i.path,
+            // A relative path with a `cwd` is anchored there.
+            Call::Read(i) => i.cwd.as_deref().unwrap_or(&i.path),
+            Call::Ls(i) => i.cwd.as_deref().unwrap_or(&i.path),
             #[cfg(unix)]
             Call::Bash(r) => r.cwd.as_deref().unwrap_or("."),
         }
@@ -185,8 +188,8 @@ impl Call {
             Call::Glob(i) => &mut i.root,
             Call::FlowGrep(r) => r.root.get_or_insert_with(|| ".".into()),
             Call::FlowGlob(r) => r.root.get_or_insert_with(|| ".".into()),
-            Call::Read(i) => &mut i.path,
-            Call::Ls(i) => &mut i.path,
+            Call::Read(i) => i.cwd.as_mut().unwrap_or(&mut i.path),
+            Call::Ls(i) => i.cwd.as_mut().unwrap_or(&mut i.path),
             #[cfg(unix)]
             Call::Bash(r) => r.cwd.get_or_insert_with(|| ".".into()),
         }

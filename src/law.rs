@@ -7,8 +7,10 @@
 //! call, and states the expected answer (or failure code). Paths are
 //! written relative to the tree: the runner builds the tree in a fresh
 //! temporary directory `T`, turns a relative `root` (grep, glob) or `path`
-//! (`flow/read`, `flow/ls`) into `T/<it>`, runs `flow/bash` commands with
-//! `cwd` = `T` (or `T/<cwd>`), and reads answers back as if it had run from
+//! (`flow/read`, `flow/ls`) into `T/<it>` (or, when a read or ls law gives
+//! a `cwd`, sends its `path` as written with `cwd` = `T/<cwd>`), runs
+//! `flow/bash` commands with `cwd` = `T` (or `T/<cwd>`), and reads answers
+//! back as if it had run from
 //! inside `T` (`T/src/a.ts` reads `src/a.ts`, a notice about `T` reads `.`).
 //!
 //! Coverage ([`uncovered_sections`]): every section §2–§18 of
@@ -389,12 +391,21 @@ fn check(law: &Law) -> Result<(), String> {
     if law.expect_message.is_some() && law.expect_error.is_none() {
         return Err("`expect_message` goes with `expect_error`".into());
     }
+    let text = |key: &str| -> Result<Option<&str>, String> {
+        law.input
+            .get(key)
+            .map(|v| v.as_str().ok_or(format!("`input.{key}` must be a string")))
+            .transpose()
+    };
     for key in ["root", "path", "cwd"] {
-        if let Some(value) = law.input.get(key) {
-            let value = value
-                .as_str()
-                .ok_or(format!("`input.{key}` must be a string"))?;
-            inside(value).map_err(|e| format!("`input.{key}` {e}"))?;
+        if let Some(value) = text(key)? {
+            // A read or ls path relative to a `cwd` is checked from there
+            // (`../x` from `sub` stays in the tree).
+            let value = match (key, text("cwd")?) {
+                ("path", Some(cwd)) => format!("{cwd}/{value}"),
+                _ => value.to_string(),
+            };
+            inside(&value).map_err(|e| format!("`input.{key}` {e}"))?;
         }
     }
     if matches!(law.method, Method::FlowRead | Method::FlowLs) && !law.input.contains_key("path") {
@@ -688,10 +699,12 @@ fn law_call(l: &Law, real: &str) -> Result<Call, String> {
         "." => real.to_string(),
         rel => format!("{real}/{rel}"),
     };
-    // The one field naming a place in the tree, per method.
+    // The one field naming a place in the tree, per method. A read or ls
+    // law that gives a `cwd` sends its `path` as written, relative to the
+    // `cwd` (read-ls-flows §1.3, §1.6); otherwise the path is made absolute.
     let key = match l.method {
-        Method::FlowRead | Method::FlowLs => "path",
-        Method::FlowBash => "cwd",
+        Method::FlowRead | Method::FlowLs if !l.input.contains_key("cwd") => "path",
+        Method::FlowRead | Method::FlowLs | Method::FlowBash => "cwd",
         _ => "root",
     };
     let place = inside_tree(input.get(key).and_then(Value::as_str));

@@ -523,15 +523,24 @@ def read_side(path, err, not_found):
     return ContractError("command_failed", f"Could not read {path}: {err.strerror or err}", path)
 
 
-def not_found_hint(path):
-    """§1.6: for a relative path, what the nearest listable directory holds."""
+def resolve(params):
+    """The caller's path, and the host path it names: a relative path
+    resolves against `cwd` when the call gives one (lawsuite's laws do),
+    else against this process's working directory."""
+    path, base = params["path"], params.get("cwd") or "."
+    return path, (path if path == "" or path.startswith("/") else os.path.join(base, path)), base
+
+
+def not_found_hint(path, base):
+    """§1.6: for a relative path, what the nearest listable directory holds
+    (directories listed relative to `base`)."""
     if path.startswith("/") or ".." in path.split("/"):
         return ""
     segs = [seg for seg in path.split("/") if seg not in ("", ".")]
     for depth in range(len(segs) - 1, -1, -1):
         directory = "/".join(segs[:depth]) if depth else "."
         try:
-            names = sorted(os.listdir(directory), key=utf16_key)
+            names = sorted(os.listdir(os.path.join(base, directory)), key=utf16_key)
         except OSError:
             continue
         missing = segs[depth].lower()
@@ -565,14 +574,14 @@ def source_lines(text):
 
 
 def flow_read(params):
-    path = params["path"]
+    path, target, base = resolve(params)
     offset = paging_field("read", params, "offset", 1)
     limit = paging_field("read", params, "limit", DEFAULT_READ_LIMIT)
     not_found = f"File not found: {path}"
     try:
-        info = os.stat(path)
+        info = os.stat(target)
     except FileNotFoundError:
-        raise ContractError("not_found", not_found + not_found_hint(path), path)
+        raise ContractError("not_found", not_found + not_found_hint(path, base), path)
     except OSError as err:
         raise read_side(path, err, not_found)
     if stat.S_ISDIR(info.st_mode):
@@ -588,7 +597,7 @@ def flow_read(params):
     if info.st_size > MAX_READ_FILE_BYTES:
         raise too_large(info.st_size)
     try:
-        with open(path, "rb") as handle:
+        with open(target, "rb") as handle:
             data = handle.read(MAX_READ_FILE_BYTES + 1)
     except OSError as err:
         raise read_side(path, err, not_found)
@@ -633,18 +642,18 @@ def flow_read(params):
 
 
 def flow_ls(params):
-    path = params["path"]
+    path, target, _ = resolve(params)
     offset = paging_field("ls", params, "offset", 1)
     limit = min(paging_field("ls", params, "limit", DEFAULT_READ_LIMIT), MAX_ENTRIES)
     not_found = f"Directory not found: {path}"
     try:
-        info = os.stat(path)
+        info = os.stat(target)
     except OSError as err:
         raise read_side(path, err, not_found)
     if not stat.S_ISDIR(info.st_mode):
         raise ContractError("not_a_directory", f"Cannot list a file: {path}", path)
     try:
-        names = os.listdir(path)
+        names = os.listdir(target)
     except OSError as err:
         raise read_side(path, err, not_found)
     total = len(names)
@@ -654,7 +663,7 @@ def flow_ls(params):
     entries = []
     for name in names:
         try:
-            is_dir = stat.S_ISDIR(os.stat(os.path.join(path, name)).st_mode)
+            is_dir = stat.S_ISDIR(os.stat(os.path.join(target, name)).st_mode)
         except OSError:  # a dangling link, a denied entry: a file (§2.3 step 5)
             is_dir = False
         # Undecodable bytes (surrogate escapes) are shown as U+FFFD.

@@ -14,7 +14,7 @@
 use std::cmp::Ordering;
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +41,16 @@ pub struct LsRequest {
     /// Entries per page; default 2000, then capped at 1000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u64>,
+    /// The directory a relative `path` resolves against (itself relative to
+    /// the base directory); default: the base directory, which for a peer
+    /// is its working directory.
+    ///
+    /// Not one of the spec's input fields: lawsuite sends it so that laws
+    /// can pin what relative paths do (read-ls-flows §1.3, and §1.6's hint
+    /// for `read`) on every peer, as `flow/bash` has its `cwd`. A peer that
+    /// ignores it still passes every law that gives absolute paths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
 }
 
 impl LsRequest {
@@ -50,6 +60,7 @@ impl LsRequest {
             path: path.into(),
             offset: None,
             limit: None,
+            cwd: None,
         }
     }
 
@@ -63,6 +74,22 @@ impl LsRequest {
     pub fn limit(mut self, limit: u64) -> LsRequest {
         self.limit = Some(limit);
         self
+    }
+
+    /// Resolve a relative `path` against `cwd` (relative to the base
+    /// directory, or absolute).
+    pub fn cwd(mut self, cwd: impl Into<String>) -> LsRequest {
+        self.cwd = Some(cwd.into());
+        self
+    }
+
+    /// The directory a relative `path` resolves against: `cwd` against
+    /// `base`, or `base` itself.
+    fn base(&self, base: &Path) -> PathBuf {
+        match &self.cwd {
+            Some(cwd) => base.join(cwd),
+            None => base.to_path_buf(),
+        }
     }
 }
 
@@ -139,6 +166,8 @@ pub fn ls(req: &LsRequest) -> Result<LsOutput, StdError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn ls_in(base: &Path, req: &LsRequest) -> Result<LsOutput, StdError> {
+    let base = req.base(base);
+    let base = base.as_path();
     let offset = at_least_one("ls", "offset", req.offset, 1)?;
     let limit = at_least_one("ls", "limit", req.limit, DEFAULT_READ_LIMIT)?.min(MAX_ENTRIES);
     let path = req.path.as_str();

@@ -18,7 +18,7 @@
 use std::ffi::OsString;
 use std::fs;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -54,6 +54,16 @@ pub struct ReadRequest {
     /// Maximum lines to return; default 2000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u64>,
+    /// The directory a relative `path` resolves against (itself relative to
+    /// the base directory); default: the base directory, which for a peer
+    /// is its working directory.
+    ///
+    /// Not one of the spec's input fields: lawsuite sends it so that laws
+    /// can pin what relative paths do (read-ls-flows §1.3, and §1.6's hint
+    /// for `read`) on every peer, as `flow/bash` has its `cwd`. A peer that
+    /// ignores it still passes every law that gives absolute paths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
 }
 
 impl ReadRequest {
@@ -63,6 +73,7 @@ impl ReadRequest {
             path: path.into(),
             offset: None,
             limit: None,
+            cwd: None,
         }
     }
 
@@ -76,6 +87,22 @@ impl ReadRequest {
     pub fn limit(mut self, limit: u64) -> ReadRequest {
         self.limit = Some(limit);
         self
+    }
+
+    /// Resolve a relative `path` against `cwd` (relative to the base
+    /// directory, or absolute).
+    pub fn cwd(mut self, cwd: impl Into<String>) -> ReadRequest {
+        self.cwd = Some(cwd.into());
+        self
+    }
+
+    /// The directory a relative `path` resolves against: `cwd` against
+    /// `base`, or `base` itself.
+    fn base(&self, base: &Path) -> PathBuf {
+        match &self.cwd {
+            Some(cwd) => base.join(cwd),
+            None => base.to_path_buf(),
+        }
     }
 }
 
@@ -141,6 +168,8 @@ pub fn read(req: &ReadRequest) -> Result<ReadOutput, StdError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_in(base: &Path, req: &ReadRequest) -> Result<ReadOutput, StdError> {
+    let base = req.base(base);
+    let base = base.as_path();
     let offset = at_least_one("read", "offset", req.offset, 1)?;
     let limit = at_least_one("read", "limit", req.limit, DEFAULT_READ_LIMIT)?;
     let path = req.path.as_str();

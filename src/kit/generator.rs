@@ -1998,6 +1998,7 @@ fn read_call(draws: &mut Draws, flows: &FlowContext<'_>) -> ReadRequest {
         path,
         offset: paging(draws, &OFFSETS, lines, 2000),
         limit: paging(draws, &LIMITS, lines, 2000),
+        cwd: None,
     }
 }
 
@@ -2028,6 +2029,7 @@ fn ls_call(draws: &mut Draws, flows: &FlowContext<'_>) -> LsRequest {
         path,
         offset: paging(draws, &OFFSETS, entries, crate::flows::MAX_ENTRIES),
         limit: paging(draws, &LIMITS, entries, crate::flows::MAX_ENTRIES),
+        cwd: None,
     }
 }
 

@@ -198,6 +198,19 @@ impl Regression {
     /// segment, so replaying can only ever touch the tree written for it.
     fn confined(&self, origin: &Path) -> Result<(), RegressionError> {
         let root = self.call.root();
+        // A read or ls `path` relative to a `cwd` must stay below it too.
+        let relative = match &self.call {
+            Call::Read(r) if r.cwd.is_some() => Some(r.path.as_str()),
+            Call::Ls(r) if r.cwd.is_some() => Some(r.path.as_str()),
+            _ => None,
+        };
+        if let Some(path) = relative.filter(|p| p.starts_with('/') || p.split('/').any(|s| s == "..")) {
+            return Err(RegressionError::Escapes {
+                path: origin.into(),
+                root: format!("{root}/{path}"),
+                tree: self.root.clone(),
+            });
+        }
         let inside = self.root.starts_with('/')
             && match root.strip_prefix(self.root.as_str()) {
                 Some("") => true,
@@ -423,5 +436,23 @@ mod tests {
                 .replay(&crate::portable::Portable::default(), Path::new("f.json"))
                 .is_ok()
         );
+    }
+
+    /// A read with a `cwd` inside the tree may not climb out of it with
+    /// its relative path, nor name an absolute one.
+    #[test]
+    fn a_relative_read_climbing_out_of_its_cwd_is_refused() {
+        let read = |path: &str| {
+            let mut regression = sample("/r");
+            regression.call = Call::Read(crate::flows::ReadRequest::new(path).cwd("/r/sub"));
+            regression.replay(&crate::portable::Portable::default(), Path::new("f.json"))
+        };
+        for path in ["../../etc/passwd", "/etc/passwd", "a/../../x"] {
+            assert!(
+                matches!(read(path), Err(RegressionError::Escapes { .. })),
+                "{path}"
+            );
+        }
+        assert!(!matches!(read("a.ts"), Err(RegressionError::Escapes { .. })));
     }
 }
