@@ -92,6 +92,7 @@ pub mod bench;
 pub mod call;
 pub mod conformance;
 pub mod contract;
+pub mod differences;
 pub mod flow;
 pub mod flows;
 pub mod kit;

@@ -339,18 +339,12 @@ pub trait Search: Send + Sync {
     fn health(&self) -> Option<Health> {
         None
     }
-    /// A documented difference of this peer that explains `answer`
-    /// differing from the reference's `expected` on `call`, if the answer
-    /// is what that difference predicts (e.g. `ripgrep-walk`'s listed
-    /// differences, [`crate::ripgrep::walk_peer`]). The default explains
-    /// nothing: every difference counts.
-    fn explain(
-        &self,
-        call: &crate::call::Call,
-        expected: &serde_json::Value,
-        answer: &serde_json::Value,
-    ) -> Option<&'static str> {
-        let _ = (call, expected, answer);
+    /// The known differences of this peer ([`crate::differences`]) that
+    /// explain its answer differing from the reference's, when the answer
+    /// is exactly what they predict ([`crate::kit::explain`]). The default
+    /// explains nothing: every difference counts.
+    fn explain(&self, evidence: &crate::kit::explain::Evidence<'_>) -> Option<String> {
+        let _ = evidence;
         None
     }
 }
@@ -400,13 +394,8 @@ macro_rules! forward_search {
             fn language(&self) -> Option<String> {
                 (**self).language()
             }
-            fn explain(
-                &self,
-                call: &crate::call::Call,
-                expected: &serde_json::Value,
-                answer: &serde_json::Value,
-            ) -> Option<&'static str> {
-                (**self).explain(call, expected, answer)
+            fn explain(&self, evidence: &crate::kit::explain::Evidence<'_>) -> Option<String> {
+                (**self).explain(evidence)
             }
         }
     };
@@ -522,12 +511,7 @@ impl Search for Named {
     fn language(&self) -> Option<String> {
         self.inner.language()
     }
-    fn explain(
-        &self,
-        call: &crate::call::Call,
-        expected: &serde_json::Value,
-        answer: &serde_json::Value,
-    ) -> Option<&'static str> {
-        self.inner.explain(call, expected, answer)
+    fn explain(&self, evidence: &crate::kit::explain::Evidence<'_>) -> Option<String> {
+        self.inner.explain(evidence)
     }
 }

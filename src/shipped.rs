@@ -15,8 +15,9 @@ pub fn laws() -> &'static [(&'static str, &'static str)] {
     LAWS
 }
 
-/// The shipped expected-failure tables of the built-in peers: `(path under
-/// peers/expected/, text)`, sorted by path.
+/// The shipped tables of the built-in peers' known differences (read by
+/// [`crate::differences`]): `(path under peers/expected/, text)`, sorted
+/// by path.
 pub fn expected() -> &'static [(&'static str, &'static str)] {
     EXPECTED
 }

@@ -18,7 +18,7 @@ use lawsuite::contract::{ErrorCode, GlobRequest, GrepRequest, StdError};
 use lawsuite::flow;
 use lawsuite::peer::Search;
 use lawsuite::portable::Portable;
-use lawsuite::ripgrep::{Ripgrep, RipgrepWalk, expected_differences};
+use lawsuite::ripgrep::{Ripgrep, RipgrepWalk};
 use serde_json::{Value, json};
 
 fn peers() -> Vec<Box<dyn Search>> {
@@ -41,16 +41,12 @@ fn peers() -> Vec<Box<dyn Search>> {
     peers
 }
 
-/// Why `peer` is known to answer `case` differently, if it is: the
-/// documented `rg` semantic differences of `ripgrep-walk`.
+/// Why `peer` is known to answer `case` differently, if it is: an entry of
+/// `peers/expected/differences.toml` that names the case among its tests.
 fn expected_to_differ(peer: &str, case: &str) -> Option<&'static str> {
-    match peer {
-        "ripgrep-walk" => expected_differences()
-            .iter()
-            .find(|d| d.case == case)
-            .map(|d| d.reason),
-        _ => None,
-    }
+    lawsuite::differences::by_test(case)
+        .filter(|d| d.peers.iter().any(|p| p == peer))
+        .map(|d| d.reason.as_str())
 }
 
 /// Run `case`'s body on every peer. A peer expected to differ on it is not

@@ -3,10 +3,10 @@
 //! on trees built for one walk rule each.
 //!
 //! Every agreement test compares the two peers' whole answers. Every known
-//! difference has its own test named after its
-//! [`expected_differences`] entry, which asserts that the peers still differ
-//! there; [`every_expected_difference_has_a_test`] keeps the list and the
-//! tests in step. Without `rg` the tests say so on stderr and pass.
+//! difference (`peers/expected/differences.toml`) names the tests that show
+//! it, which assert that the peers still differ there;
+//! [`every_expected_difference_names_tests_that_exist`] keeps the table and
+//! the tests in step. Without `rg` the tests say so on stderr and pass.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -16,7 +16,7 @@ use lawsuite::contract::{ErrorCode, GlobInput, GlobOutput, GrepInput, GrepOutput
 use lawsuite::kit::smthrs::{GLOB_PATTERNS, GREP_GLOBS, IGNORE_FIXTURE};
 use lawsuite::peer::Search;
 use lawsuite::portable::Portable;
-use lawsuite::ripgrep::{RipgrepWalk, expected_differences};
+use lawsuite::ripgrep::RipgrepWalk;
 use serde::Serialize;
 
 /// The two peers, or `None` (with a note) when no suitable `rg` exists.
@@ -139,13 +139,16 @@ fn listed(answer: &Answer<GlobOutput>, root: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The reason of `case`'s entry; panics when the entry is missing.
+/// The reason of the known difference `case` shows; panics when no entry
+/// of `peers/expected/differences.toml` names the test.
 fn expected(case: &str) -> &'static str {
-    expected_differences()
-        .iter()
-        .find(|d| d.case == case)
-        .unwrap_or_else(|| panic!("{case} is not in expected_differences()"))
+    lawsuite::differences::by_test(case)
+        .filter(|d| d.peers.iter().any(|p| p == "ripgrep-walk"))
+        .unwrap_or_else(|| {
+            panic!("no ripgrep-walk entry of differences.toml names the test {case}")
+        })
         .reason
+        .as_str()
 }
 
 /// Assert the peers really differ on a listed case.
@@ -159,19 +162,20 @@ fn differ<T: Serialize + PartialEq>(case: &str, answers: &[Answer<T>; 2]) {
 }
 
 #[test]
-fn every_expected_difference_has_a_test() {
+fn every_expected_difference_names_tests_that_exist() {
     let sources = [
         include_str!("ripgrep_walk.rs"),
         include_str!("kit_cases.rs"),
     ];
-    for d in expected_differences() {
-        let decl = format!("fn {}(", d.case);
-        assert!(
-            sources.iter().any(|s| s.contains(&decl)),
-            "expected difference {:?} names no test in tests/ripgrep_walk.rs or tests/kit_cases.rs",
-            d.case
-        );
-        assert!(!d.reason.is_empty());
+    for d in &lawsuite::differences::table().differences {
+        for test in &d.tests {
+            let decl = format!("fn {test}(");
+            assert!(
+                sources.iter().any(|s| s.contains(&decl)),
+                "difference {:?} names the test {test}, which is not in tests/ripgrep_walk.rs or tests/kit_cases.rs",
+                d.id
+            );
+        }
     }
 }
 
@@ -753,6 +757,18 @@ fn brace_alternatives_share_anchoring() {
     assert!(listed(&answers[0], &root).contains("x/b.ts"));
     assert!(!listed(&answers[1], &root).contains("x/b.ts"));
     differ("brace_alternatives_share_anchoring", &answers);
+}
+
+#[test]
+fn empty_brace_alternative() {
+    let Some((p, w)) = peers() else { return };
+    let t = Tree::new(&[("x.ts", ""), ("xa.ts", ""), ("y.ts", "")]);
+    let root = t.root();
+    let answers = globs(&p, &w, &GlobInput::new("x{a,}.ts", root.clone()));
+    assert!(listed(&answers[0], &root).contains("x.ts"));
+    assert!(!listed(&answers[1], &root).contains("x.ts"));
+    assert!(listed(&answers[1], &root).contains("xa.ts"));
+    differ("empty_brace_alternative", &answers);
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! with the reason, so a run is green while the list is true and red the
 //! moment it is not (a listed law that passes is an unexpected pass).
 //!
-//! Two kinds of table, both TOML with one table per peer mapping an id to
-//! its reason:
+//! Two kinds of listing. A project's is TOML with one table per peer
+//! mapping an id to its reason:
 //!
 //! ```toml
 //! [mine]
@@ -11,7 +11,7 @@
 //! ```
 //!
 //! * lawsuite's own, for its built-in peers ([`Expectations::shipped`],
-//!   compiled in from `peers/expected/`): keyed by the **built-in**, so they
+//!   the laws of [`crate::differences`]): keyed by the **built-in**, so they
 //!   follow `ripgrep` whatever it is registered as, and never touch a
 //!   user's peer that happens to share a name;
 //! * a project's, for the peers it registers ([`Expectations::load_dir`],
@@ -43,16 +43,34 @@ pub struct Expectations {
 }
 
 impl Expectations {
-    /// lawsuite's own expected failures for its built-in peers.
+    /// lawsuite's own expected failures for its built-in peers: the laws
+    /// of every entry of [`crate::differences`], keyed by built-in.
     pub fn shipped() -> Expectations {
         let mut out = Expectations::default();
-        for (file, text) in crate::shipped::expected() {
+        let table = crate::differences::table();
+        if let Some(problem) = &table.problem {
+            out.problems.push((
+                "lawsuite's known differences of its built-in peers".into(),
+                problem.clone(),
+            ));
+        }
+        for d in &table.differences {
             let source = format!(
-                "lawsuite's expected failures for its built-in peers (peers/expected/{file})"
+                "lawsuite's known differences of its built-in peers (peers/expected/{}, {})",
+                crate::differences::FILE,
+                d.id
             );
-            match toml::from_str::<PeerTable>(text) {
-                Ok(tables) => insert(&mut out.by_builtin, tables, &source),
-                Err(e) => out.problems.push((source, e.to_string())),
+            for peer in &d.peers {
+                let listed = out.by_builtin.entry(peer.clone()).or_default();
+                for law in &d.laws {
+                    listed.insert(
+                        law.clone(),
+                        Expected {
+                            reason: format!("{}: {}", d.id, d.reason),
+                            source: source.clone(),
+                        },
+                    );
+                }
             }
         }
         out

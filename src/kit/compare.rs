@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::case::{Call, answer, rebase};
+use super::explain::Evidence;
 use super::materialize::{MaterializeError, TempTree};
 use super::plan::{GeneratedFile, Plan};
 use crate::peer::{Ground, Search};
@@ -173,12 +174,28 @@ pub fn compare_plan(
             explained: None,
         }];
         let mut differs = false;
+        // A recogniser asks the reference again, on this tree or on one it
+        // rewrote (`kit::explain`).
+        let ask = |files: Option<&[GeneratedFile]>, call: &Call| match files {
+            None => Some(tree.answer(reference, call)),
+            Some(files) => Materialized::new(&plan.root, files)
+                .ok()
+                .map(|t| t.answer(reference, call)),
+        };
         for subject in asked {
             let got = tree.answer(subject, &call);
             let explained = (got != expected)
-                .then(|| subject.explain(&call, &expected, &got))
-                .flatten()
-                .map(str::to_string);
+                .then(|| {
+                    subject.explain(&Evidence {
+                        call: &call,
+                        reference: &expected,
+                        answer: &got,
+                        root: &plan.root,
+                        tree: &plan.files,
+                        ask: &ask,
+                    })
+                })
+                .flatten();
             differs |= got != expected;
             answers.push(PeerAnswer {
                 peer: subject.name().to_string(),

@@ -1,72 +1,299 @@
-//! Known, documented differences of a peer, recognised in a divergence so
-//! a sweep can tell "a new bug" from "the difference we already listed".
+//! Recognising a known difference in a divergence, by predicting the
+//! answer it implies (the `recogniser` of an entry of
+//! [`crate::differences`]).
 //!
-//! Only `ripgrep-walk` has such differences: it lets `rg` walk, and `rg`'s
-//! globs and ignore reporting differ from the contract in ways listed (with
-//! a test each) in [`crate::ripgrep::walk_peer::expected_differences`]. The
-//! recognisers here are deliberately narrow: each looks at the call (and,
-//! for the ignore notice, at the two answers) and names the listed case,
-//! or says nothing, in which case the divergence counts.
+//! A sweep must tell a new bug from a difference already listed. Looking
+//! at the call's shape is not enough: a call with a `!` glob can still
+//! meet a real bug, and would be excused with it. So each recogniser turns
+//! the documented rule into a prediction, and the divergence is documented
+//! only when the peer answered exactly that:
+//!
+//! * a rule about how `rg` reads a glob rewrites the call into the
+//!   contract's spelling of `rg`'s reading (`x{a,}.ts` → `xa.ts`;
+//!   `{nested/a.ts,b.ts}` → `{nested/a.ts,/b.ts}`);
+//! * a rule about what `rg` walks rewrites the tree (a directory a `!` glob
+//!   matches is pruned: the tree without the files under it);
+//!
+//! and the reference answers the rewritten call on the rewritten tree.
+//! Recognisers that apply compose (one call may meet two differences). The
+//! ignore-notice entry is the one exception: its rule only says the ignore
+//! sentence may differ, so it accepts the prediction with that sentence
+//! alone changed.
+
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 
 use super::case::Call;
-use crate::contract::glob::{brace_expansions, canonical_glob};
+use super::plan::{FileKind, GeneratedFile};
+use crate::contract::glob::{brace_expansions, canonical_glob, matches_glob};
 use crate::contract::notice::IGNORE_NOTICE;
+use crate::differences::{self, Difference};
 
-/// The listed `ripgrep-walk` difference that explains `answer` differing
-/// from `reference` for `call`, if there is one (`RipgrepWalk`'s
-/// [`Search::explain`](crate::peer::Search::explain)).
-pub fn explain(call: &Call, reference: &Value, answer: &Value) -> Option<&'static str> {
-    let globs: Vec<&str> = match call {
-        Call::Grep(g) => g.globs.iter().map(String::as_str).collect(),
-        Call::Glob(g) => vec![g.pattern.as_str()],
-        // Flow calls are validated before rg sees them, and rg takes no
-        // part in the file flows: nothing of theirs is listed.
-        _ => return None,
+/// What a recogniser may look at: a divergent call, both answers, the
+/// plan's tree, and the reference, to ask again.
+pub struct Evidence<'a> {
+    /// The call, spelled with the plan's symbolic root.
+    pub call: &'a Call,
+    /// The reference's answer.
+    pub reference: &'a Value,
+    /// The peer's answer.
+    pub answer: &'a Value,
+    /// The plan's symbolic root (e.g. `/r`).
+    pub root: &'a str,
+    /// The plan's tree, paths relative to `root`.
+    pub tree: &'a [GeneratedFile],
+    /// The reference's answer to `call` on `tree` (or on the same tree,
+    /// given `None`); `None` when that tree cannot be written.
+    pub ask: &'a dyn Fn(Option<&[GeneratedFile]>, &Call) -> Option<Value>,
+}
+
+impl std::fmt::Debug for Evidence<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Evidence")
+            .field("call", self.call)
+            .field("reference", self.reference)
+            .field("answer", self.answer)
+            .field("root", &self.root)
+            .field("tree", &self.tree.len())
+            .finish()
+    }
+}
+
+/// How one difference predicts an answer.
+enum Recogniser {
+    /// Rewrites the call (`None`: the call does not meet the difference).
+    Call(fn(&Call) -> Option<Call>),
+    /// Rewrites the tree the call runs on.
+    Tree(fn(&Call, &str, &[GeneratedFile]) -> Option<Vec<GeneratedFile>>),
+    /// Accepts the prediction with only the ignore sentence changed.
+    IgnoreSentence,
+}
+
+/// The differences with a recogniser, by id (each must be an entry of the
+/// table with a `recogniser` sentence: a test checks both ways).
+#[cfg(test)]
+const RECOGNISED: [&str; 4] = [
+    "empty-brace-alternative",
+    "brace-alternatives-share-anchoring",
+    "negative-glob-prunes-directories",
+    "ignore-notice-inferred-from-listings",
+];
+
+fn recogniser(d: &Difference) -> Option<Recogniser> {
+    d.recogniser.as_ref()?;
+    match d.id.as_str() {
+        "empty-brace-alternative" => Some(Recogniser::Call(|call| {
+            rewrite_globs(call, drop_empty_alternatives)
+        })),
+        "brace-alternatives-share-anchoring" => {
+            Some(Recogniser::Call(|call| rewrite_globs(call, anchor_all)))
+        }
+        "negative-glob-prunes-directories" => Some(Recogniser::Tree(prune)),
+        "ignore-notice-inferred-from-listings" => Some(Recogniser::IgnoreSentence),
+        _ => None,
+    }
+}
+
+/// The known differences of the built-in `builtin` that explain the
+/// divergence: their ids joined by ` + `, when the answer is exactly what
+/// they predict together; `None` when it is not (the divergence counts).
+pub fn explain(builtin: &str, evidence: &Evidence<'_>) -> Option<String> {
+    let mut call = evidence.call.clone();
+    let mut tree: Option<Vec<GeneratedFile>> = None;
+    let mut applied: Vec<&str> = Vec::new();
+    let mut sentence = None;
+    for d in differences::of(builtin) {
+        match recogniser(d) {
+            Some(Recogniser::Call(rewrite)) => {
+                if let Some(rewritten) = rewrite(&call) {
+                    call = rewritten;
+                    applied.push(&d.id);
+                }
+            }
+            Some(Recogniser::Tree(rewrite)) => {
+                let files = tree.as_deref().unwrap_or(evidence.tree);
+                if let Some(rewritten) = rewrite(&call, evidence.root, files) {
+                    tree = Some(rewritten);
+                    applied.push(&d.id);
+                }
+            }
+            Some(Recogniser::IgnoreSentence) => sentence = Some(d.id.as_str()),
+            None => {}
+        }
+    }
+    let predicted = if applied.is_empty() {
+        evidence.reference.clone()
+    } else {
+        (evidence.ask)(tree.as_deref(), &call)?
     };
-    // Generated seam calls carry only validated globs (plans put what
-    // validation refuses in flow calls), so rg's reading of an unvalidated
-    // glob is no longer a difference to excuse.
-    if globs.iter().any(|g| g.starts_with('!')) {
-        return Some("negative_glob_prunes_directories");
+    if !applied.is_empty() && &predicted == evidence.answer {
+        return Some(applied.join(" + "));
     }
-    if globs.iter().any(|g| has_empty_alternative(g)) {
-        return Some("empty_brace_alternative");
-    }
-    if globs.iter().any(|g| mixed_anchoring(g)) {
-        return Some("brace_alternatives_share_anchoring");
-    }
-    if only_ignore_sentence_differs(reference, answer) {
-        return Some("ignore_notice_inferred_from_listings");
+    let id = sentence?;
+    if equal_but_for_the_ignore_sentence(&predicted, evidence.answer) {
+        applied.push(id);
+        return Some(applied.join(" + "));
     }
     None
 }
 
-/// `{a,}`: rg's globset drops the empty alternative, the contract keeps it.
-fn has_empty_alternative(glob: &str) -> bool {
-    let Some(open) = glob.find('{') else {
-        return false;
+/// The call with each glob rewritten by `rewrite` (`None` keeps it);
+/// `None` when no glob changed.
+fn rewrite_globs(call: &Call, rewrite: fn(&str) -> Option<String>) -> Option<Call> {
+    let mut call = call.clone();
+    let mut changed = false;
+    let mut apply = |glob: &mut String| {
+        if let Some(new) = rewrite(glob) {
+            *glob = new;
+            changed = true;
+        }
     };
-    let Some(close) = glob[open..].find('}') else {
-        return false;
-    };
-    glob[open + 1..open + close].split(',').any(str::is_empty)
+    match &mut call {
+        Call::Grep(g) => g.globs.iter_mut().for_each(&mut apply),
+        Call::Glob(g) => apply(&mut g.pattern),
+        // rg reads no glob of the flow calls: they are validated first,
+        // and the file flows have none.
+        _ => return None,
+    }
+    changed.then_some(call)
 }
 
-/// Brace alternatives of which some hold a `/` and some do not: rg anchors
-/// the whole glob, the contract decides per expansion.
-fn mixed_anchoring(glob: &str) -> bool {
-    let expansions = brace_expansions(&canonical_glob(glob));
-    let slashed = expansions
+/// globset's reading of `x{a,}.ts`: the empty alternative dropped, a
+/// group left with one part replaced by it (`xa.ts`). `None` when the glob
+/// has no empty alternative, or has nested braces or only empty parts
+/// (no prediction: such a divergence counts).
+fn drop_empty_alternatives(glob: &str) -> Option<String> {
+    let mut out = String::with_capacity(glob.len());
+    let mut rest = glob;
+    let mut changed = false;
+    // The contract's groups (§8.3 step 2): the first `{`, the first `}`
+    // after it, at least one `,` between.
+    while let Some(open) = rest.find('{') {
+        let Some(len) = rest[open..].find('}') else {
+            break;
+        };
+        let inner = &rest[open + 1..open + len];
+        if !inner.contains(',') {
+            out.push_str(&rest[..=open + len]);
+            rest = &rest[open + len + 1..];
+            continue;
+        }
+        if inner.contains('{') {
+            return None;
+        }
+        let parts: Vec<&str> = inner.split(',').filter(|p| !p.is_empty()).collect();
+        changed |= parts.len() != inner.split(',').count();
+        out.push_str(&rest[..open]);
+        match parts.len() {
+            0 => return None,
+            1 => out.push_str(parts[0]),
+            _ => {
+                out.push('{');
+                out.push_str(&parts.join(","));
+                out.push('}');
+            }
+        }
+        rest = &rest[open + len + 1..];
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// rg's reading of a glob whose brace alternatives are anchored in part
+/// (some hold a `/`, some do not): anchored as a whole, so every
+/// alternative matches the root-relative path, which the contract spells
+/// with a leading `/`. `None` for a glob anchored alike throughout, or
+/// whose expansions hold a brace or comma (no prediction).
+fn anchor_all(glob: &str) -> Option<String> {
+    let (bang, positive) = match glob.strip_prefix('!') {
+        Some(rest) => ("!", rest),
+        None => ("", glob),
+    };
+    let expansions = brace_expansions(&canonical_glob(positive));
+    let slashed = |e: &str| e.trim_start_matches('/').contains('/');
+    let anchored = expansions.iter().filter(|e| slashed(e)).count();
+    if anchored == 0 || anchored == expansions.len() {
+        return None;
+    }
+    if expansions.iter().any(|e| e.contains(['{', '}', ','])) {
+        return None;
+    }
+    let parts: Vec<String> = expansions
         .iter()
-        .filter(|e| e.trim_start_matches('/').contains('/'))
-        .count();
-    slashed > 0 && slashed < expansions.len()
+        .map(|e| {
+            if slashed(e) {
+                e.clone()
+            } else {
+                format!("/{}", e.trim_start_matches('/'))
+            }
+        })
+        .collect();
+    Some(format!("{bang}{{{}}}", parts.join(",")))
+}
+
+/// rg's walk with a `!` glob: a directory whose last matching glob is a
+/// `!` one is pruned, as if its files were not there (the directory itself
+/// stays, empty). `None` when the call prunes nothing.
+fn prune(call: &Call, root: &str, tree: &[GeneratedFile]) -> Option<Vec<GeneratedFile>> {
+    let globs: Vec<&str> = match call {
+        Call::Grep(g) => g.globs.iter().map(String::as_str).collect(),
+        Call::Glob(g) => vec![g.pattern.as_str()],
+        _ => return None,
+    };
+    if !globs.iter().any(|g| g.starts_with('!')) {
+        return None;
+    }
+    // The call's root below the plan's, as a tree path prefix.
+    let below = call.root().strip_prefix(root)?;
+    let below = below.trim_start_matches('/');
+    let dirs: BTreeSet<&str> = tree
+        .iter()
+        .flat_map(|f| {
+            let own = (f.kind == FileKind::Dir).then_some(f.path.as_str());
+            ancestors(&f.path).chain(own)
+        })
+        .collect();
+    let pruned: Vec<&str> = dirs
+        .into_iter()
+        .filter_map(|dir| {
+            let relative = if below.is_empty() {
+                dir
+            } else {
+                dir.strip_prefix(below)?.strip_prefix('/')?
+            };
+            let basename = relative.rsplit('/').next().unwrap_or(relative);
+            let last = globs.iter().rev().find(|g| {
+                let positive = g.strip_prefix('!').unwrap_or(g);
+                matches_glob(positive, relative, basename)
+            })?;
+            last.starts_with('!').then_some(dir)
+        })
+        .collect();
+    if pruned.is_empty() {
+        return None;
+    }
+    let under = |path: &str| {
+        pruned
+            .iter()
+            .any(|d| path.strip_prefix(d).is_some_and(|r| r.starts_with('/')))
+    };
+    let mut kept: Vec<GeneratedFile> = tree.iter().filter(|f| !under(&f.path)).cloned().collect();
+    for dir in &pruned {
+        if !under(dir) && !kept.iter().any(|f| f.path == *dir) {
+            kept.push(GeneratedFile::dir(*dir));
+        }
+    }
+    Some(kept)
+}
+
+/// The proper ancestors of a `/`-separated path (`a/b/c` → `a`, `a/b`).
+fn ancestors(path: &str) -> impl Iterator<Item = &str> {
+    path.match_indices('/').map(move |(i, _)| &path[..i])
 }
 
 /// The answers are equal but for the ignore sentence of the notice.
-fn only_ignore_sentence_differs(reference: &Value, answer: &Value) -> bool {
+fn equal_but_for_the_ignore_sentence(predicted: &Value, answer: &Value) -> bool {
     let strip = |v: &Value| {
         let mut v = v.clone();
         if let Some(obj) = v.as_object_mut() {
@@ -86,7 +313,7 @@ fn only_ignore_sentence_differs(reference: &Value, answer: &Value) -> bool {
         }
         v
     };
-    reference != answer && strip(reference) == strip(answer)
+    predicted != answer && strip(predicted) == strip(answer)
 }
 
 #[cfg(test)]
@@ -95,33 +322,154 @@ mod tests {
     use crate::contract::GlobInput;
     use serde_json::json;
 
-    fn glob(p: &str) -> Call {
-        Call::Glob(GlobInput::new(p, "/r"))
+    #[test]
+    fn every_recogniser_is_a_table_entry_and_every_entry_with_one_has_code() {
+        for id in RECOGNISED {
+            let d = differences::table()
+                .differences
+                .iter()
+                .find(|d| d.id == id)
+                .unwrap_or_else(|| panic!("{id} is not in the table"));
+            assert!(recogniser(d).is_some(), "{id} has no `recogniser` sentence");
+        }
+        for d in &differences::table().differences {
+            assert_eq!(
+                d.recogniser.is_some(),
+                RECOGNISED.contains(&d.id.as_str()),
+                "{}: a `recogniser` sentence and code go together",
+                d.id
+            );
+        }
     }
 
     #[test]
-    fn recognisers_are_narrow() {
-        let a = json!({"paths":[],"total":0,"truncated":false});
-        let b = json!({"paths":["x"],"total":1,"truncated":false});
-        // An unvalidated glob is never excused (plans no longer send one).
-        assert_eq!(explain(&glob("{a,b"), &a, &b), None);
+    fn empty_alternatives_are_dropped_as_globset_does() {
         assert_eq!(
-            explain(&glob("!cache"), &a, &b),
-            Some("negative_glob_prunes_directories")
+            drop_empty_alternatives("x{a,}.ts").as_deref(),
+            Some("xa.ts")
         );
         assert_eq!(
-            explain(&glob("*{.ts,}"), &a, &b),
-            Some("empty_brace_alternative")
+            drop_empty_alternatives("{a,,b}/{c,d}").as_deref(),
+            Some("{a,b}/{c,d}")
+        );
+        assert_eq!(drop_empty_alternatives("{a,b}.ts"), None);
+        assert_eq!(drop_empty_alternatives("{,}"), None);
+        assert_eq!(drop_empty_alternatives("{a}{b,}"), Some("{a}b".into()));
+    }
+
+    #[test]
+    fn mixed_anchoring_is_anchored_throughout() {
+        assert_eq!(
+            anchor_all("{nested/a.ts,b.ts}").as_deref(),
+            Some("{nested/a.ts,/b.ts}")
+        );
+        assert_eq!(anchor_all("!{a/b,c}").as_deref(), Some("!{a/b,/c}"));
+        assert_eq!(anchor_all("{a,b}.ts"), None);
+        assert_eq!(anchor_all("{x/a,y/b}"), None);
+    }
+
+    #[test]
+    fn a_negative_glob_prunes_the_directories_it_matches_last() {
+        let tree = vec![
+            GeneratedFile::new("nested/a.ts", "x"),
+            GeneratedFile::new("nested/sub/deep.ts", "x"),
+            GeneratedFile::new("keep/a.ts", "x"),
+        ];
+        let call = |globs: &[&str]| {
+            let mut input = crate::contract::GrepInput::new("x", "/r");
+            input.globs = globs.iter().map(|g| g.to_string()).collect();
+            Call::Grep(input)
+        };
+        let paths = |t: Option<Vec<GeneratedFile>>| -> Vec<String> {
+            t.unwrap().into_iter().map(|f| f.path).collect()
+        };
+        assert_eq!(
+            paths(prune(&call(&["!nested"]), "/r", &tree)),
+            ["keep/a.ts", "nested"]
         );
         assert_eq!(
-            explain(&glob("{nested/a.ts,b.ts}"), &a, &b),
-            Some("brace_alternatives_share_anchoring")
+            paths(prune(&call(&["!nested/*"]), "/r", &tree)),
+            ["nested/a.ts", "keep/a.ts", "nested/sub"]
         );
-        assert_eq!(explain(&glob("*.ts"), &a, &b), None);
-        let with = json!({"paths":[],"total":0,"truncated":false,"notice": IGNORE_NOTICE});
+        // A later positive glob matching the directory keeps it.
+        assert_eq!(prune(&call(&["!nested", "nested"]), "/r", &tree), None);
+        assert_eq!(prune(&call(&["*.ts"]), "/r", &tree), None);
+        // Relative to the call's root.
+        let mut below = call(&["!sub"]);
+        if let Call::Grep(g) = &mut below {
+            g.root = "/r/nested".into();
+        }
         assert_eq!(
-            explain(&glob("*.ts"), &a, &with),
-            Some("ignore_notice_inferred_from_listings")
+            paths(prune(&below, "/r", &tree)),
+            ["nested/a.ts", "keep/a.ts", "nested/sub"]
+        );
+    }
+
+    /// A difference is documented only when the answer is the predicted
+    /// one: the same call with a wrong answer counts.
+    #[test]
+    fn only_the_predicted_answer_is_documented() {
+        let tree = vec![
+            GeneratedFile::new("nested/a.ts", "x"),
+            GeneratedFile::new("b.ts", "x"),
+        ];
+        let listing =
+            |paths: &[&str]| json!({"paths": paths, "total": paths.len(), "truncated": false});
+        let reference = listing(&["/r/b.ts", "/r/nested/a.ts"]);
+        // A stand-in reference: lists the tree's `.ts` files.
+        let ask = |files: Option<&[GeneratedFile]>, _: &Call| {
+            let files = files.unwrap_or(&tree);
+            let mut paths: Vec<String> = files
+                .iter()
+                .filter(|f| f.kind == FileKind::File)
+                .map(|f| format!("/r/{}", f.path))
+                .collect();
+            paths.sort();
+            let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+            Some(listing(&paths))
+        };
+        let call = Call::Glob(GlobInput::new("!nested", "/r"));
+        let evidence = |answer: &Value| {
+            explain(
+                "ripgrep-walk",
+                &Evidence {
+                    call: &call,
+                    reference: &reference,
+                    answer,
+                    root: "/r",
+                    tree: &tree,
+                    ask: &ask,
+                },
+            )
+        };
+        assert_eq!(
+            evidence(&listing(&["/r/b.ts"])).as_deref(),
+            Some("negative-glob-prunes-directories")
+        );
+        // The same call, an answer no listed rule predicts: a bug.
+        assert_eq!(evidence(&listing(&[])), None);
+        assert_eq!(evidence(&listing(&["/r/nested/a.ts"])), None);
+        // The ignore sentence alone may differ on top of a prediction.
+        let mut noted = listing(&["/r/b.ts"]);
+        noted["notice"] = json!(IGNORE_NOTICE);
+        assert_eq!(
+            evidence(&noted).as_deref(),
+            Some("negative-glob-prunes-directories + ignore-notice-inferred-from-listings")
+        );
+        // Other peers have no recognisers.
+        assert_eq!(
+            explain(
+                "ripgrep",
+                &Evidence {
+                    call: &call,
+                    reference: &reference,
+                    answer: &listing(&["/r/b.ts"]),
+                    root: "/r",
+                    tree: &tree,
+                    ask: &ask,
+                }
+            ),
+            None
         );
     }
 }

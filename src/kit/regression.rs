@@ -204,7 +204,9 @@ impl Regression {
             Call::Ls(r) if r.cwd.is_some() => Some(r.path.as_str()),
             _ => None,
         };
-        if let Some(path) = relative.filter(|p| p.starts_with('/') || p.split('/').any(|s| s == "..")) {
+        if let Some(path) =
+            relative.filter(|p| p.starts_with('/') || p.split('/').any(|s| s == ".."))
+        {
             return Err(RegressionError::Escapes {
                 path: origin.into(),
                 root: format!("{root}/{path}"),
@@ -453,6 +455,9 @@ mod tests {
                 "{path}"
             );
         }
-        assert!(!matches!(read("a.ts"), Err(RegressionError::Escapes { .. })));
+        assert!(!matches!(
+            read("a.ts"),
+            Err(RegressionError::Escapes { .. })
+        ));
     }
 }

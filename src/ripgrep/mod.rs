@@ -37,7 +37,7 @@ use crate::contract::{
 use crate::peer::Search;
 use crate::portable::walk::{self, WalkOptions, basename};
 use process::{Output, cannot_start, rg_program, rg_timeout, run_batched};
-pub use walk_peer::{ExpectedDifference, RipgrepWalk, expected_differences};
+pub use walk_peer::RipgrepWalk;
 
 /// The oldest `rg` the peer accepts (README Q6: measured on 14.1.1).
 pub const MIN_VERSION: (u64, u64, u64) = (14, 1, 1);

@@ -86,8 +86,10 @@
 //!
 //! # Known differences between `rg`'s walk and the contract
 //!
-//! [`expected_differences`] lists them with the test that shows each; the
-//! tests assert each still differs, so the list cannot go stale.
+//! [`crate::differences`] lists them (`peers/expected/differences.toml`)
+//! with the laws they fail, the tests that show each, and how a sweep
+//! recognises them by the answer they predict; the tests assert each still
+//! differs, so the list cannot go stale.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -105,66 +107,6 @@ use crate::contract::{
     validate_pattern,
 };
 use crate::peer::Search;
-
-/// A place where this peer is known to answer differently from the contract
-/// because `rg`'s walk or glob semantics differ, and the test that shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ExpectedDifference {
-    /// The test case (a test function name in `tests/kit_cases.rs` or
-    /// `tests/ripgrep_walk.rs`) whose answer differs.
-    pub case: &'static str,
-    /// Why, with the minimal situation that shows it.
-    pub reason: &'static str,
-}
-
-/// Every known difference, one entry per test that shows it, each
-/// measured on rg 15.2.0.
-///
-/// ```
-/// let list = lawsuite::ripgrep::expected_differences();
-/// assert!(list.iter().all(|d| !d.reason.is_empty()));
-/// ```
-pub fn expected_differences() -> &'static [ExpectedDifference] {
-    &[
-        ExpectedDifference {
-            case: "negative_glob_prunes_directories",
-            reason: "rg applies -g to directories too and prunes a matched directory: \
-                `!nested` drops `nested/a.ts` and `!nested/*` drops `nested/sub/deep.ts`; \
-                the contract applies globs to files only (§8.4)",
-        },
-        ExpectedDifference {
-            case: "brace_alternatives_share_anchoring",
-            reason: "rg decides anchoring on the whole glob before expanding braces: \
-                `{nested/a.ts,b.ts}` is anchored, so `x/b.ts` is not admitted; the contract \
-                expands first and `b.ts` matches by basename at any depth (§8.3)",
-        },
-        ExpectedDifference {
-            case: "double_star_matches_newline",
-            reason: "rg's `**` matches `\\n` and `\\r`: glob `**` admits a file named `a\\nb`, \
-                and the `.gitignore` rule `tree/**` ignores `tree/b\\nc`; the contract's \
-                \"anything\" excludes `\\n` and `\\r` (§8.3, §9.3)",
-        },
-        ExpectedDifference {
-            case: "non_utf8_name_breaks_json",
-            reason: "rg walks into a file whose name is not UTF-8 and reports it in --json as \
-                `{\"bytes\": …}`, which the strict parser refuses (native-peer §2.4): a grep \
-                matching in `bad\\xffname.txt` fails with `request_failed`; the contract's \
-                walk drops such a name (README Q5)",
-        },
-        ExpectedDifference {
-            case: "ignore_notice_misses_ignored_directory_without_files",
-            reason: "the ignored flag (§7.5) is inferred from listings, which cannot see an \
-                ignored directory with no listed file under it (`cache/` holding only \
-                `cache/.h`): the ignore sentence is missing",
-        },
-        ExpectedDifference {
-            case: "ignore_notice_sees_directory_of_ignored_files",
-            reason: "the ignored flag (§7.5) is inferred from listings, which take a directory \
-                whose every file a file rule dropped for a dropped directory (`*.log` + \
-                `logs/a.log`, globs `[\"*.ts\"]`): an ignore sentence the contract does not write",
-        },
-    ]
-}
 
 /// The `ripgrep-walk` peer.
 #[derive(Debug, Default)]
@@ -388,15 +330,10 @@ impl Search for RipgrepWalk {
         "ripgrep-walk"
     }
 
-    /// The differences listed in [`expected_differences`], recognised by
-    /// [`crate::kit::explain`].
-    fn explain(
-        &self,
-        call: &crate::call::Call,
-        expected: &serde_json::Value,
-        answer: &serde_json::Value,
-    ) -> Option<&'static str> {
-        crate::kit::explain::explain(call, expected, answer)
+    /// Its known differences ([`crate::differences`]), recognised by the
+    /// answers they predict ([`crate::kit::explain`]).
+    fn explain(&self, evidence: &crate::kit::explain::Evidence<'_>) -> Option<String> {
+        crate::kit::explain::explain("ripgrep-walk", evidence)
     }
 
     fn version(&self) -> String {
