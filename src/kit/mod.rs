@@ -29,6 +29,7 @@
 
 pub mod case;
 pub mod compare;
+pub(crate) mod draws;
 pub mod explain;
 pub mod generator;
 pub mod materialize;
