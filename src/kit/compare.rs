@@ -144,6 +144,55 @@ impl Materialized {
     }
 }
 
+/// Run `call` through `reference` and each of `subjects` that
+/// [supports](Search::supports) its method, asking each with `answer`
+/// (which may run it on a materialised tree, or as it is); every answer,
+/// the reference's first, a differing subject's with the listed difference
+/// that [explains](Search::explain) it, if any. `None` when no subject is
+/// asked (an external peer that does not declare the method is skipped,
+/// not compared).
+pub fn answer_all(
+    call: &Call,
+    reference: &dyn Search,
+    subjects: &[&dyn Search],
+    answer: impl Fn(&dyn Search, &Call) -> Value,
+) -> Option<Vec<PeerAnswer>> {
+    let asked: Vec<&dyn Search> = subjects
+        .iter()
+        .copied()
+        .filter(|s| s.supports(call.method()))
+        .collect();
+    if asked.is_empty() && !subjects.is_empty() {
+        return None;
+    }
+    let expected = answer(reference, call);
+    let mut answers = vec![PeerAnswer {
+        peer: reference.name().to_string(),
+        answer: expected.clone(),
+        explained: None,
+    }];
+    for subject in asked {
+        let got = answer(subject, call);
+        let explained = (got != expected)
+            .then(|| subject.explain(call, &expected, &got))
+            .flatten()
+            .map(str::to_string);
+        answers.push(PeerAnswer {
+            peer: subject.name().to_string(),
+            answer: got,
+            explained,
+        });
+    }
+    Some(answers)
+}
+
+/// Does a subject's answer differ from the reference's (the first)?
+pub fn differs(answers: &[PeerAnswer]) -> bool {
+    answers
+        .split_first()
+        .is_some_and(|(reference, rest)| rest.iter().any(|a| a.answer != reference.answer))
+}
+
 /// Run every call of `plan` through `reference` and each of `subjects`;
 /// return the divergences, in call order. A subject is not asked the calls
 /// whose method it does not [support](Search::supports).
@@ -156,37 +205,12 @@ pub fn compare_plan(
     let summary = TreeSummary::of(&plan.files);
     let mut out = Vec::new();
     for (index, call) in calls(plan).into_iter().enumerate() {
-        // A subject that does not declare the method (an external peer's
-        // capabilities, `crate::protocol`) is skipped, not compared.
-        let asked: Vec<&dyn Search> = subjects
-            .iter()
-            .copied()
-            .filter(|s| s.supports(call.method()))
-            .collect();
-        if asked.is_empty() && !subjects.is_empty() {
+        let Some(answers) = answer_all(&call, reference, subjects, |peer, call| {
+            tree.answer(peer, call)
+        }) else {
             continue;
-        }
-        let expected = tree.answer(reference, &call);
-        let mut answers = vec![PeerAnswer {
-            peer: reference.name().to_string(),
-            answer: expected.clone(),
-            explained: None,
-        }];
-        let mut differs = false;
-        for subject in asked {
-            let got = tree.answer(subject, &call);
-            let explained = (got != expected)
-                .then(|| subject.explain(&call, &expected, &got))
-                .flatten()
-                .map(str::to_string);
-            differs |= got != expected;
-            answers.push(PeerAnswer {
-                peer: subject.name().to_string(),
-                answer: got,
-                explained,
-            });
-        }
-        if differs {
+        };
+        if differs(&answers) {
             out.push(Divergence {
                 generator: plan.generator.clone(),
                 version: plan.version,
