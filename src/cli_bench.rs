@@ -165,7 +165,7 @@ fn builtin_calls(root: &str, only: &[String]) -> anyhow::Result<Vec<BenchCall>> 
 /// The peers by name: registered ones first, then built-ins. A name that is
 /// neither is an error listing the registered names; a peer that cannot run
 /// here (no `rg`, say) is left out with the reason and the run goes on.
-fn resolve_peers(
+pub(crate) fn resolve_peers(
     names: &[String],
     registry: Option<&Path>,
 ) -> anyhow::Result<(Vec<Contender>, Vec<Unavailable>)> {

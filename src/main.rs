@@ -179,6 +179,19 @@ enum Command {
     ///   lawsuite bench --peer portable --peer python-glob --corpus ~/src --calls calls.jsonl
     #[command(verbatim_doc_comment)]
     Bench(cli_bench::BenchArgs),
+    /// Compare peers on a real directory, searched in place (never written
+    /// to): many grep and glob calls drawn from its own words, extensions
+    /// and directories (seeded, so a run is reproducible), each answer
+    /// compared with the reference's, and the agreements, documented
+    /// differences and divergences counted per peer (exit status 1 on a
+    /// divergence).
+    ///
+    /// Examples:
+    ///   lawsuite differ ~/src/project
+    ///   lawsuite differ ~/.cargo/registry/src --calls 5000 --seed 3
+    ///   lawsuite differ ~/src --peer mine --json > tally.json
+    #[command(verbatim_doc_comment)]
+    Differ(cli_differ::DifferArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -353,6 +366,7 @@ enum CheckKind {
 
 mod cli_bench;
 mod cli_data;
+mod cli_differ;
 mod cli_peers;
 mod cli_run;
 
@@ -392,6 +406,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Run(args) => cli_run::run(args),
         Command::Bench(args) => cli_bench::bench(args),
+        Command::Differ(args) => cli_differ::differ(args),
         Command::Plan {
             seed,
             generator,

@@ -354,8 +354,14 @@ impl Replay {
     }
 }
 
-/// `word` quoted for a POSIX shell when it needs to be.
-fn shell_word(word: &str) -> String {
+/// `word` quoted for a POSIX shell when it needs to be (replay commands).
+///
+/// ```
+/// use lawsuite::conformance::shell_word;
+/// assert_eq!(shell_word("law::grep::a"), "law::grep::a");
+/// assert_eq!(shell_word(r#"{"a":"it's"}"#), r#"'{"a":"it'\''s"}'"#);
+/// ```
+pub fn shell_word(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

@@ -145,6 +145,79 @@ impl Materialized {
     }
 }
 
+/// Run `call` through `reference` and each of `subjects` that
+/// [supports](Search::supports) its method, asking each with `answer`
+/// (which may run it on a materialised tree, or as it is); every answer,
+/// the reference's first, a differing subject's with the listed difference
+/// that [explains](Search::explain) it, if any. `None` when no subject is
+/// asked (an external peer that does not declare the method is skipped,
+/// not compared).
+///
+/// `plan` is the generated tree the call runs on (its symbolic root and
+/// files), which a recogniser may rewrite to predict an answer
+/// ([`super::explain`]); `None` for a tree searched in place, where only
+/// recognisers that rewrite the call can predict.
+pub fn answer_all(
+    call: &Call,
+    reference: &dyn Search,
+    subjects: &[&dyn Search],
+    answer: impl Fn(&dyn Search, &Call) -> Value,
+    plan: Option<(&str, &[GeneratedFile])>,
+) -> Option<Vec<PeerAnswer>> {
+    let asked: Vec<&dyn Search> = subjects
+        .iter()
+        .copied()
+        .filter(|s| s.supports(call.method()))
+        .collect();
+    if asked.is_empty() && !subjects.is_empty() {
+        return None;
+    }
+    let expected = answer(reference, call);
+    let mut answers = vec![PeerAnswer {
+        peer: reference.name().to_string(),
+        answer: expected.clone(),
+        explained: None,
+    }];
+    // A recogniser asks the reference again, on this tree or on one it
+    // rewrote.
+    let ask = |files: Option<&[GeneratedFile]>, call: &Call| match (files, plan) {
+        (None, _) => Some(answer(reference, call)),
+        (Some(files), Some((root, _))) => Materialized::new(root, files)
+            .ok()
+            .map(|t| t.answer(reference, call)),
+        (Some(_), None) => None,
+    };
+    let (root, tree) = plan.unwrap_or(("", &[]));
+    for subject in asked {
+        let got = answer(subject, call);
+        let explained = (got != expected)
+            .then(|| {
+                subject.explain(&Evidence {
+                    call,
+                    reference: &expected,
+                    answer: &got,
+                    root,
+                    tree,
+                    ask: &ask,
+                })
+            })
+            .flatten();
+        answers.push(PeerAnswer {
+            peer: subject.name().to_string(),
+            answer: got,
+            explained,
+        });
+    }
+    Some(answers)
+}
+
+/// Does a subject's answer differ from the reference's (the first)?
+pub fn differs(answers: &[PeerAnswer]) -> bool {
+    answers
+        .split_first()
+        .is_some_and(|(reference, rest)| rest.iter().any(|a| a.answer != reference.answer))
+}
+
 /// Run every call of `plan` through `reference` and each of `subjects`;
 /// return the divergences, in call order. A subject is not asked the calls
 /// whose method it does not [support](Search::supports).
@@ -157,53 +230,16 @@ pub fn compare_plan(
     let summary = TreeSummary::of(&plan.files);
     let mut out = Vec::new();
     for (index, call) in calls(plan).into_iter().enumerate() {
-        // A subject that does not declare the method (an external peer's
-        // capabilities, `crate::protocol`) is skipped, not compared.
-        let asked: Vec<&dyn Search> = subjects
-            .iter()
-            .copied()
-            .filter(|s| s.supports(call.method()))
-            .collect();
-        if asked.is_empty() && !subjects.is_empty() {
+        let Some(answers) = answer_all(
+            &call,
+            reference,
+            subjects,
+            |peer, call| tree.answer(peer, call),
+            Some((&plan.root, &plan.files)),
+        ) else {
             continue;
-        }
-        let expected = tree.answer(reference, &call);
-        let mut answers = vec![PeerAnswer {
-            peer: reference.name().to_string(),
-            answer: expected.clone(),
-            explained: None,
-        }];
-        let mut differs = false;
-        // A recogniser asks the reference again, on this tree or on one it
-        // rewrote (`kit::explain`).
-        let ask = |files: Option<&[GeneratedFile]>, call: &Call| match files {
-            None => Some(tree.answer(reference, call)),
-            Some(files) => Materialized::new(&plan.root, files)
-                .ok()
-                .map(|t| t.answer(reference, call)),
         };
-        for subject in asked {
-            let got = tree.answer(subject, &call);
-            let explained = (got != expected)
-                .then(|| {
-                    subject.explain(&Evidence {
-                        call: &call,
-                        reference: &expected,
-                        answer: &got,
-                        root: &plan.root,
-                        tree: &plan.files,
-                        ask: &ask,
-                    })
-                })
-                .flatten();
-            differs |= got != expected;
-            answers.push(PeerAnswer {
-                peer: subject.name().to_string(),
-                answer: got,
-                explained,
-            });
-        }
-        if differs {
+        if differs(&answers) {
             out.push(Divergence {
                 generator: plan.generator.clone(),
                 version: plan.version,

@@ -41,8 +41,8 @@
 //!
 //! # Reproducibility and the draw order
 //!
-//! The PRNG is [`ChaCha8Rng::seed_from_u64`]`(seed)`, whose stream is fixed
-//! by its specification on every platform. Only integer draws are used:
+//! The PRNG is [`ChaCha8Rng`](rand_chacha::ChaCha8Rng)`::seed_from_u64(seed)`,
+//! whose stream is fixed by its specification on every platform. Only integer draws are used:
 //! every draw is one `next_u64` mapped to `0..n` by the multiply-shift
 //! `(x · n) >> 64`, and a percentage is `below(100) < p`. A plan's JSON is
 //! therefore the same bytes everywhere for the same seed, root, options
@@ -136,14 +136,13 @@
 
 use std::collections::HashSet;
 
-use rand_chacha::ChaCha8Rng;
-use rand_core::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::call::Call;
 use crate::contract::skip::SKIP_LIST;
 use crate::contract::{GlobInput, GlobRequest, GrepInput, GrepRequest};
 use crate::flows::{LsRequest, ReadRequest};
+use crate::kit::draws::Draws;
 use crate::kit::plan::{FileKind, GeneratedFile, Plan};
 
 /// The name recorded in [`Plan::generator`].
@@ -647,50 +646,6 @@ const COMMENT_RULES: [&str; 3] = ["# comment", "#needle.txt", "  # indented, so 
 const BLANK_RULES: [&str; 2] = ["", "   "];
 const MALFORMED_RULES: [&str; 5] = ["[z-a]", "{broken", "bad}.txt", "invalid\\", "[z-a].txt"];
 
-/// The integer-only draw helpers over ChaCha8 (module doc: one `next_u64`
-/// per draw).
-struct Draws(ChaCha8Rng);
-
-impl Draws {
-    /// A uniform-enough integer in `0..n` (0 when `n` is 0), by
-    /// multiply-shift: one draw whatever `n`, and no floats.
-    fn below(&mut self, n: usize) -> usize {
-        let wide = u128::from(self.0.next_u64()) * (n as u128);
-        // < n ≤ usize::MAX, so the narrowing is lossless.
-        (wide >> 64) as usize
-    }
-
-    /// `below(100) < p`.
-    fn percent(&mut self, p: usize) -> bool {
-        self.below(100) < p
-    }
-
-    /// One element of `list`, `None` when it is empty. One draw either way.
-    fn pick<'a, T>(&mut self, list: &'a [T]) -> Option<&'a T> {
-        let index = self.below(list.len());
-        list.get(index)
-    }
-
-    /// One element of a constant vocabulary (non-empty, so the `""`
-    /// fallback only guards against a future empty constant).
-    fn word(&mut self, list: &[&'static str]) -> &'static str {
-        self.pick(list).copied().unwrap_or("")
-    }
-
-    /// A value from a weight table: one draw of `below(total weight)`.
-    fn weighted<T: Copy + Default>(&mut self, table: &[(usize, T)]) -> T {
-        let total = table.iter().map(|(weight, _)| weight).sum();
-        let mut draw = self.below(total);
-        for &(weight, value) in table {
-            if draw < weight {
-                return value;
-            }
-            draw -= weight;
-        }
-        T::default()
-    }
-}
-
 /// What the tree holds, and the names later steps draw from.
 #[derive(Default)]
 struct Tree {
@@ -870,7 +825,7 @@ fn relative(from_dir: &str, to: &str) -> String {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn plan(seed: u64, root: &str, options: &GeneratorOptions) -> Plan {
-    let mut draws = Draws(ChaCha8Rng::seed_from_u64(seed));
+    let mut draws = Draws::seeded(seed);
     let full = options.ground == Ground::Full;
     let mut tree = Tree::default();
 
@@ -2162,7 +2117,7 @@ mod tests {
 
     #[test]
     fn draws_are_integer_and_in_range() {
-        let mut draws = Draws(ChaCha8Rng::seed_from_u64(3));
+        let mut draws = Draws::seeded(3);
         assert_eq!(draws.below(0), 0);
         assert!((0..1000).all(|_| draws.below(7) < 7));
         assert!((0..1000).all(|_| draws.below(1) == 0));

@@ -19,6 +19,7 @@
 //! | [`report`] | §5: diffs of answers, look-alike characters made visible (whole reports: `conformance::format`) |
 //! | [`shrink`] | reducing a divergence to a minimal tree and call |
 //! | [`regression`] | `fixtures/regressions/*.json`: recorded, replayed |
+//! | [`real_tree`] | the differential on a real directory searched in place (`lawsuite differ`): calls drawn from its own words, counted per peer |
 //!
 //! The `smthrs` generator is a port, not a reinterpretation: a seed must
 //! give the same tree and calls as `@smthrs/std`'s `plan`, so that a
@@ -29,10 +30,12 @@
 
 pub mod case;
 pub mod compare;
+pub(crate) mod draws;
 pub mod explain;
 pub mod generator;
 pub mod materialize;
 pub mod plan;
+pub mod real_tree;
 pub mod regression;
 pub mod report;
 pub mod shrink;

@@ -7,6 +7,12 @@
 //! reports which hold a NUL byte, and echoes the list for `glob`. The answer
 //! is then reconciled to the contract (maxCount demotion, grouping, counts).
 //!
+//! One departure from native-peer §2.3: the NUL detector runs *before* the
+//! search, which is given only the files without a NUL. `rg` searches a file
+//! named on its command line to the end, so a large executable's rows
+//! overflowed the 64 MiB capture cap before they could be dropped as
+//! binary (`laws/grep/binary-large.toml`); the answers are otherwise the same.
+//!
 //! [`walk_peer`] holds the sibling peer, `ripgrep-walk`, which lets `rg`
 //! walk so that the shared walk itself is checked.
 //!
@@ -225,34 +231,31 @@ impl Search for Ripgrep {
         let deadline = self.deadline();
         let cwd = Path::new(if t.cwd.is_empty() { "." } else { &t.cwd });
 
-        let search_args = search_args(input);
-        let search_args: Vec<&str> = search_args.iter().map(String::as_str).collect();
+        // The binary set first, and only the other targets searched. `rg`
+        // given a file by name searches all of it (its binary detection only
+        // turns NULs into line ends), so a large binary's rows (an
+        // executable's empty or non-ASCII lines) overflowed the capture cap
+        // before step 2.6.1 could drop them. native-peer §2.3 runs the two
+        // invocations concurrently; the answer is the same either way, as
+        // rows of binary files are never kept.
         let binary_args = binary_args(input.no_ignore, input.hidden);
-
-        // §2.3 step 1: both invocations run concurrently.
-        let (search, binary) = std::thread::scope(|scope| {
-            let binary =
-                scope.spawn(|| run_batched(&self.program, cwd, &binary_args, &t.targets, deadline));
-            let search = run_batched(&self.program, cwd, &search_args, &t.targets, deadline);
-            (
-                search,
-                binary.join().unwrap_or_else(|_| Err(cannot_start())),
-            )
-        });
-        let (search, binary) = (search?, binary?);
-        for result in [&search, &binary] {
-            if let Some(message) = result.rejection() {
-                return Err(StdError::new(
-                    crate::contract::ErrorCode::RequestFailed,
-                    message,
-                ));
-            }
-        }
+        let binary = run_batched(&self.program, cwd, &binary_args, &t.targets, deadline)?;
+        rejected(&binary)?;
         let binary_set: HashSet<String> =
             nul_paths(&binary).map(|p| output_path(&t.cwd, p)).collect();
         if t.explicit_file && !binary_set.is_empty() {
             return Err(StdError::binary_root(&input.root));
         }
+        let text: Vec<String> = t
+            .targets
+            .iter()
+            .filter(|p| !binary_set.contains(&output_path(&t.cwd, p)))
+            .cloned()
+            .collect();
+        let search_args = search_args(input);
+        let search_args: Vec<&str> = search_args.iter().map(String::as_str).collect();
+        let search = run_batched(&self.program, cwd, &search_args, &text, deadline)?;
+        rejected(&search)?;
         let rows = json::parse_stream(&search.stdout)?;
         grep_answer(input, &t.cwd, rows, &binary_set, t.targets.len(), || {
             Ok(t.ignored)
@@ -283,6 +286,18 @@ impl Search for Ripgrep {
             .map(|p| output_path(&t.cwd, p))
             .collect();
         glob_answer(input, paths, || Ok(t.ignored))
+    }
+}
+
+/// native-peer §2.3 step 2: a rejection of either invocation fails the
+/// call with `request_failed` and `rg`'s trimmed stderr.
+pub(crate) fn rejected(result: &Output) -> Result<(), StdError> {
+    match result.rejection() {
+        Some(message) => Err(StdError::new(
+            crate::contract::ErrorCode::RequestFailed,
+            message,
+        )),
+        None => Ok(()),
     }
 }
 

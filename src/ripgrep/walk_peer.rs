@@ -14,7 +14,8 @@
 //! * Root (§7.1): `stat` and listing failures map exactly as the contract
 //!   says; a directory root runs `rg` in the root on the path `.`; a file
 //!   root runs it in the parent on the basename (with no globs: §7.1 step 2)
-//!   and a NUL byte in it is `binary_file`.
+//!   and a NUL byte in it is `binary_file`, found before it is searched
+//!   (`rg` searches a file named on its command line to the end).
 //! * Walk flags: the host-independence set of native-peer §2.1 (so only
 //!   `.gitignore` files count, §9.1), `--no-ignore` when `noIgnore`, and
 //!   `--hidden` when `hidden`. `rg` does not follow symlinks by default,
@@ -355,13 +356,34 @@ impl Search for RipgrepWalk {
         let search_args = search_args(input);
         let search_args = walk.with_globs(search_args.iter().map(String::as_str).collect(), true);
         let binary_args = walk.with_globs(binary_args(input.no_ignore, input.hidden), true);
+        // A file root is checked for a NUL before it is searched: `rg` given
+        // a file by name searches all of it, and a large binary's rows
+        // overflowed the capture cap before §11.1 could refuse the root.
+        // Files `rg` finds by walking are safe: it stops at their first NUL.
+        let checked = if walk.explicit_file {
+            Some(walk.run(&binary_args, code)?)
+        } else {
+            None
+        };
+        if checked
+            .as_ref()
+            .is_some_and(|b| nul_paths(b).next().is_some())
+        {
+            return Err(StdError::binary_root(&input.root));
+        }
         let (listings, search, binary) = std::thread::scope(|s| {
             let search = s.spawn(|| walk.run(&search_args, code));
-            let binary = s.spawn(|| walk.run(&binary_args, code));
+            let binary = checked
+                .is_none()
+                .then(|| s.spawn(|| walk.run(&binary_args, code)));
             let listings = walk.listings(code);
-            (listings, joined(search), joined(binary))
+            (listings, joined(search), binary.map(joined))
         });
-        let (listings, search, binary) = (listings?, search?, binary?);
+        let (listings, search) = (listings?, search?);
+        let binary = match binary {
+            Some(binary) => binary?,
+            None => checked.unwrap_or_default(),
+        };
         let candidates = &listings.candidates;
         let binary_set: HashSet<String> = nul_paths(&binary)
             .map(relative)

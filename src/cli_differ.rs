@@ -1,0 +1,184 @@
+//! `lawsuite differ`: the real-tree differential (the logic is
+//! `lawsuite::kit::real_tree`; this is argument handling and output).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, anyhow, bail};
+use lawsuite::bench::run::first_difference;
+use lawsuite::conformance::shell_word;
+use lawsuite::kit::case::Call;
+use lawsuite::kit::real_tree::{Divergent, Survey, Tally, draw, run};
+use lawsuite::peer::Search;
+
+/// The arguments of `lawsuite differ`.
+#[derive(Debug, clap::Args)]
+pub struct DifferArgs {
+    /// The directory to compare the peers on, searched in place (read
+    /// only: nothing is written in it).
+    dir: PathBuf,
+    /// How many calls to draw.
+    #[arg(long, default_value_t = 2000)]
+    calls: usize,
+    /// The seed of the survey's sample and of the draws: the same tree,
+    /// seed and count give the same calls.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The reference peer: a name from the registry, or a built-in.
+    #[arg(long, default_value = "portable")]
+    reference: String,
+    /// A peer compared with the reference (repeatable); default: ripgrep
+    /// and ripgrep-walk.
+    #[arg(long = "peer")]
+    peers: Vec<String>,
+    /// Divergent calls reported in full (the call, each differing answer's
+    /// first difference, a replay command); the rest are counted.
+    #[arg(long, default_value_t = 10)]
+    max_reports: usize,
+    /// Print the tally as one JSON document, every kept divergence whole.
+    #[arg(long)]
+    json: bool,
+    /// The peer registry.
+    #[arg(long)]
+    registry: Option<PathBuf>,
+}
+
+/// `lawsuite differ`: exit status 1 when a peer diverged from the reference
+/// in a way it does not document.
+pub fn differ(args: DifferArgs) -> anyhow::Result<ExitCode> {
+    let dir = args.dir.to_str().ok_or_else(|| {
+        anyhow!(
+            "the path {} is not UTF-8, which the contract's roots must be",
+            args.dir.display()
+        )
+    })?;
+    // Absolute, so answers and replay commands name the same files from anywhere.
+    let dir = crate::cli_data::absolute(std::path::Path::new(dir))
+        .to_string_lossy()
+        .into_owned();
+    // The directory first: a wrong path is the likeliest mistake.
+    let started = Instant::now();
+    let survey = Survey::of(&dir, args.seed).with_context(|| format!("surveying {dir}"))?;
+    let subjects = if args.peers.is_empty() {
+        vec!["ripgrep".to_string(), "ripgrep-walk".to_string()]
+    } else {
+        args.peers.clone()
+    };
+    let mut names = vec![args.reference.clone()];
+    names.extend(subjects);
+    let (contenders, unavailable) =
+        crate::cli_bench::resolve_peers(&names, args.registry.as_deref())?;
+    if let Some(u) = unavailable.iter().find(|u| u.peer == args.reference) {
+        bail!("the reference {} cannot run here: {}", u.peer, u.reason);
+    }
+    for u in &unavailable {
+        eprintln!("warning: {} is left out: {}", u.peer, u.reason);
+    }
+    let Some((reference, subjects)) = contenders.split_first() else {
+        bail!("no peer can run here; see the warnings above");
+    };
+    if subjects.is_empty() {
+        bail!("no peer to compare with the reference can run here; see the warnings above");
+    }
+
+    eprintln!(
+        "surveyed {dir}: {} files, {} directories, {} extensions, {} words",
+        survey.files.len(),
+        survey.dirs.len(),
+        survey.extensions.len(),
+        survey.words.len()
+    );
+    let calls = draw(&survey, args.seed, args.calls);
+    let greps = calls.iter().filter(|c| matches!(c, Call::Grep(_))).count();
+    eprintln!(
+        "running {} calls (seed {}: {greps} grep, {} glob) through {} and {}",
+        calls.len(),
+        args.seed,
+        calls.len() - greps,
+        reference.name,
+        subjects
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let peers: Vec<&dyn Search> = subjects.iter().map(|c| c.peer.as_ref()).collect();
+    let total = calls.len();
+    let tally = run(&calls, reference.peer.as_ref(), &peers, &mut |i| {
+        if (i + 1) % 100 == 0 || i + 1 == total {
+            eprintln!(
+                "  {}/{total} calls, {:.0} s",
+                i + 1,
+                started.elapsed().as_secs_f64()
+            );
+        }
+    });
+
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&tally)?)?;
+    } else {
+        write!(out, "{}", report(&tally, args.max_reports))?;
+    }
+    Ok(if tally.has_divergence() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The text report: the counts per subject, then the first `max_reports`
+/// divergent calls.
+fn report(tally: &Tally, max_reports: usize) -> String {
+    let mut out = tally.summary();
+    out.push_str(&format!(
+        "divergent calls: {} of {}\n",
+        tally.divergent_calls, tally.calls
+    ));
+    for d in tally.divergences.iter().take(max_reports) {
+        out.push_str(&divergent(d));
+    }
+    let shown = tally.divergences.len().min(max_reports);
+    if tally.divergent_calls > shown {
+        out.push_str(&format!(
+            "... and {} more divergent calls (--max-reports, --json)\n",
+            tally.divergent_calls - shown
+        ));
+    }
+    out
+}
+
+/// One divergent call: the call, and per differing answer its first
+/// difference and the `lawsuite call` that asks it again.
+fn divergent(d: &Divergent) -> String {
+    let call = serde_json::to_value(&d.call).unwrap_or_default();
+    let method = call["method"].as_str().unwrap_or("grep");
+    let input = call["input"].to_string();
+    let mut out = format!("\ncall {}: {method} {input}\n", d.index);
+    let Some((expected, rest)) = d.answers.split_first() else {
+        return out;
+    };
+    for got in rest.iter().filter(|a| a.answer != expected.answer) {
+        let what = match &got.explained {
+            Some(case) => format!("documented: {case}"),
+            // A failure is compared by its code alone: say which, not
+            // "/matches: missing".
+            None => match got.answer.get("failure") {
+                Some(code) if expected.answer.get("failure").is_none() => {
+                    format!("failed with {code} where the reference answered")
+                }
+                _ => first_difference(&expected.answer, &got.answer, "")
+                    .unwrap_or_else(|| "differs".to_string()),
+            },
+        };
+        out.push_str(&format!(
+            "  {}: {what}\n    replay: lawsuite call --peer {} {method} {}\n",
+            got.peer,
+            shell_word(&got.peer),
+            shell_word(&input)
+        ));
+    }
+    out
+}

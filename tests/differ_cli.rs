@@ -1,0 +1,125 @@
+//! `lawsuite differ` end to end on a small tree: the peers agree, the
+//! tree is left exactly as it was, and a path that is not a directory is
+//! refused.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
+
+fn differ(args: &[&str]) -> Output {
+    Command::new(LAWSUITE)
+        .arg("differ")
+        .args(args)
+        .output()
+        .expect("lawsuite runs")
+}
+
+/// Every entry under `dir`: its kind, length, modification time and mode.
+fn snapshot(dir: &Path) -> BTreeMap<String, String> {
+    use std::os::unix::fs::MetadataExt;
+
+    let mut out = BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                todo.push(path.clone());
+            }
+            let key = path.strip_prefix(dir).unwrap().display().to_string();
+            let value = format!(
+                "{:?} {} {} {} {:o}",
+                meta.file_type(),
+                meta.len(),
+                meta.mtime(),
+                meta.mtime_nsec(),
+                meta.mode()
+            );
+            out.insert(key, value);
+        }
+    }
+    out
+}
+
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let files: [(&str, &[u8]); 7] = [
+        (".gitignore", b"target/\n*.log\n"),
+        (
+            "src/main.rs",
+            b"fn main() {\n    // TODO: call_handler\n}\n",
+        ),
+        (
+            "src/lib.rs",
+            b"pub fn call_handler() {}\n\npub struct Session;\n",
+        ),
+        (
+            "docs/notes.md",
+            b"# Notes\n\ncaf\xc3\xa9 handler\n\tindented\n",
+        ),
+        ("target/out.rs", b"call_handler\n"),
+        ("run.log", b"call_handler\n"),
+        (
+            "tool.bin",
+            b"\x7fELF\x02\x01\x01\x00\n\n\xc3\xa9t\xc3\xa9\n",
+        ),
+    ];
+    for (path, bytes) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn peers_agree_on_a_small_tree_which_is_left_untouched() {
+    if let Err(why) = lawsuite::ripgrep::Ripgrep::default().availability() {
+        // Never green by skipping where the tool must be: CI installs rg.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "rg is needed in CI: {why}"
+        );
+        eprintln!("note: skipped: {why}");
+        return;
+    }
+    let tree = tree();
+    let before = snapshot(tree.path());
+    let root = tree.path().to_str().unwrap();
+    let out = differ(&[root, "--calls", "120", "--seed", "5", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let tally: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr:\n{stderr}"));
+    assert!(out.status.success(), "{tally:#}\n{stderr}");
+    assert_eq!(tally["calls"], 120);
+    assert_eq!(tally["reference"], "portable");
+    let peers = tally["peers"].as_array().unwrap();
+    let names: Vec<&str> = peers.iter().filter_map(|p| p["peer"].as_str()).collect();
+    assert_eq!(names, ["ripgrep", "ripgrep-walk"]);
+    for p in peers {
+        assert_eq!(p["divergent"], 0, "{p}");
+        assert_eq!(p["asked"], 120, "{p}");
+    }
+    assert_eq!(snapshot(tree.path()), before, "the tree was changed");
+
+    // The same seed draws the same calls: the same counts again.
+    let again = differ(&[root, "--calls", "120", "--seed", "5", "--json"]);
+    let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again, tally);
+}
+
+#[test]
+fn a_path_that_is_not_a_directory_is_refused() {
+    let tree = tree();
+    for path in [tree.path().join("missing"), tree.path().join("src/lib.rs")] {
+        let out = differ(&[path.to_str().unwrap(), "--calls", "5"]);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("is not a directory"), "{stderr}");
+    }
+}
