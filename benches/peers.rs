@@ -10,6 +10,7 @@
 //! LAWSUITE_BENCH_HUGE=1 cargo bench --bench peers -- huge/ # one 1 GiB file
 //! LAWSUITE_BENCH_REAL=/some/tree cargo bench --bench peers # another real tree (0: none)
 //! LAWSUITE_BENCH_PAIRED=9 cargo bench --bench peers        # interleaved, no criterion (see below)
+//! LAWSUITE_BENCH_PAIRED=9 LAWSUITE_BENCH_PAIRED_CORPUS=real cargo bench --bench peers # the same on the real tree
 //! ```
 //!
 //! Corpora come from `lawsuite::bench::corpus` (generated into temp dirs,
@@ -186,6 +187,9 @@ struct Target {
     queries: Vec<&'static str>,
     /// Query kinds the `ripgrep` peer is timed on (it costs 2–4 s a call on M).
     ripgrep_on: Vec<&'static str>,
+    /// Grep calls ask for symbols (§15), the contract's default: `rg` has
+    /// none, but a caller of the contract gets them unless it says no.
+    symbols: bool,
 }
 
 impl Target {
@@ -197,6 +201,12 @@ impl Target {
         builtin(self.root())
             .into_iter()
             .filter(|q| self.queries.is_empty() || self.queries.contains(&q.name))
+            .map(|mut q| {
+                if let Call::Grep(input) = &mut q.call {
+                    input.symbols = self.symbols;
+                }
+                q
+            })
             .collect()
     }
 }
@@ -424,6 +434,7 @@ fn target(name: &str, corpus: Corpus, ripgrep_on: &[&'static str]) -> Target {
         corpus: prepare(name, corpus),
         queries: Vec::new(),
         ripgrep_on: ripgrep_on.to_vec(),
+        symbols: false,
     }
 }
 
@@ -448,6 +459,25 @@ fn real_tree() -> Option<PathBuf> {
     }
 }
 
+/// The real tree with issue 17's query kinds, searched as a caller of the
+/// contract would by default: with symbols.
+fn real_target(path: PathBuf) -> Target {
+    let mut real = target("real", Corpus::Path(path), &[]);
+    real.queries = vec![
+        "rare_literal",
+        "common_literal_budget",
+        "case_insensitive",
+        "alternation",
+        "regex_inner_literal",
+        "regex_no_literal",
+        "globbed_search",
+        "files_with_matches",
+        "glob_listing",
+    ];
+    real.symbols = true;
+    real
+}
+
 fn flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
 }
@@ -464,8 +494,11 @@ fn main() {
     {
         let name = std::env::var("LAWSUITE_BENCH_PAIRED_CORPUS")
             .unwrap_or_else(|_| "generated:M".to_string());
-        let corpus: Corpus = name.parse().expect("a corpus name");
-        let mut target = target(&name, corpus, &[]);
+        let mut target = if name == "real" {
+            real_target(real_tree().expect("a real tree: set LAWSUITE_BENCH_REAL"))
+        } else {
+            target(&name, name.parse().expect("a corpus name"), &[])
+        };
         if let Ok(only) = std::env::var("LAWSUITE_BENCH_PAIRED_QUERIES") {
             let kinds = builtin("");
             target.queries = kinds
@@ -498,16 +531,7 @@ fn main() {
         bench_target(&mut c, &huge, None);
     }
     if let Some(path) = real_tree() {
-        let mut real = target("real", Corpus::Path(path), &[]);
-        real.queries = vec![
-            "rare_literal",
-            "common_literal_budget",
-            "case_insensitive",
-            "regex_no_literal",
-            "files_with_matches",
-            "glob_listing",
-        ];
-        bench_target(&mut c, &real, None);
+        bench_target(&mut c, &real_target(path), None);
     }
     c.final_summary();
 }

@@ -69,19 +69,25 @@ pub fn absolute(path: &Path) -> PathBuf {
 
 /// A registered peer by name (external ones included), else a built-in.
 pub fn resolve(name: &str, args: &ProjectArgs) -> anyhow::Result<Arc<dyn Search>> {
-    let loaded = args.registry();
-    if let Ok(registry) = &loaded {
+    // Only the named peer is built: building the others cost `lawsuite call
+    // --peer portable` two `rg --version` processes (5 ms of CPU).
+    let only = args.project().map(|p| p.registry_for(Some(name)));
+    if let Ok(Ok(registry)) = &only {
         if let Some(entry) = registry.peers.iter().find(|p| p.name == name) {
             return entry.peer.clone().map_err(|why| anyhow!(why));
         }
     }
-    match (builtin(name), loaded) {
-        (Ok(peer), _) => Ok(peer),
-        (Err(why), Ok(registry)) => Err(anyhow!(
+    let why = match builtin(name) {
+        Ok(peer) => return Ok(peer),
+        Err(why) => why,
+    };
+    // The full registry, for the list of names.
+    match args.registry() {
+        Ok(registry) => Err(anyhow!(
             "{why}; the registered peers are {}",
             registry.names()
         )),
-        (Err(why), Err(e)) => Err(anyhow!("{why} ({e:#})")),
+        Err(e) => Err(anyhow!("{why} ({e:#})")),
     }
 }
 

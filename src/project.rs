@@ -256,14 +256,22 @@ impl Project {
 
     /// Resolve the project's peers.
     pub fn registry(&self) -> Result<Registry, RegistryError> {
+        self.registry_for(None)
+    }
+
+    /// The project's peers with only the one named `only` (when given)
+    /// resolved and kept; the rest are checked, not built
+    /// ([`Registry::from_entries_for`]).
+    pub fn registry_for(&self, only: Option<&str>) -> Result<Registry, RegistryError> {
         match &self.peers {
-            Peers::Builtins => Ok(Registry::builtins()),
-            Peers::File(path) => Registry::load(path),
-            Peers::Inline { reference, entries } => Registry::from_entries(
+            Peers::Builtins => Ok(Registry::builtins_for(only)),
+            Peers::File(path) => Registry::load_for(path, only),
+            Peers::Inline { reference, entries } => Registry::from_entries_for(
                 reference,
                 entries.clone(),
                 &self.root,
                 self.file.as_deref().unwrap_or(Path::new(FILE_NAME)),
+                only,
             ),
         }
     }

@@ -193,6 +193,12 @@ impl Registry {
     /// `portable` as the reference, with `ripgrep` and `ripgrep-walk`
     /// (each unavailable, with the reason, where `rg` is missing).
     pub fn builtins() -> Registry {
+        Registry::builtins_for(None)
+    }
+
+    /// [`Registry::builtins`] with only the peer `only` resolved, when given
+    /// (see [`Registry::from_entries_for`]).
+    pub fn builtins_for(only: Option<&str>) -> Registry {
         let entries: Vec<Entry> = ["portable", "ripgrep", "ripgrep-walk"]
             .into_iter()
             .map(|name| Entry {
@@ -204,7 +210,8 @@ impl Registry {
                 timeout_ms: None,
             })
             .collect();
-        match Registry::from_entries("portable", entries, Path::new("."), Path::new("(built-in)")) {
+        let (base, path) = (Path::new("."), Path::new("(built-in)"));
+        match Registry::from_entries_for("portable", entries, base, path, only) {
             Ok(registry) => registry,
             // The entries above are all well-formed built-ins.
             Err(e) => unreachable!("the built-in registry is valid: {e}"),
@@ -213,6 +220,12 @@ impl Registry {
 
     /// Load and resolve a registry file.
     pub fn load(path: &Path) -> Result<Registry, RegistryError> {
+        Registry::load_for(path, None)
+    }
+
+    /// [`Registry::load`] with only the peer `only` resolved, when given
+    /// (see [`Registry::from_entries_for`]).
+    pub fn load_for(path: &Path, only: Option<&str>) -> Result<Registry, RegistryError> {
         let text = std::fs::read_to_string(path).map_err(|source| RegistryError::Io {
             path: path.into(),
             source,
@@ -222,7 +235,7 @@ impl Registry {
             message: e.to_string(),
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
-        Registry::from_entries(&file.reference, file.peers, base, path)
+        Registry::from_entries_for(&file.reference, file.peers, base, path, only)
     }
 
     /// Resolve `entries` (with `reference` among them); relative paths are
@@ -233,11 +246,27 @@ impl Registry {
         base: &Path,
         path: &Path,
     ) -> Result<Registry, RegistryError> {
+        Registry::from_entries_for(reference, entries, base, path, None)
+    }
+
+    /// [`Registry::from_entries`], with only the peer named `only` (when
+    /// given) resolved and kept: every entry is still checked, but no other
+    /// peer is built. A built-in `ripgrep` or `ripgrep-walk` runs
+    /// `rg --version` to learn whether it can run, two processes (about 5 ms
+    /// of CPU) that one call to `portable` never needed.
+    pub fn from_entries_for(
+        reference: &str,
+        entries: Vec<Entry>,
+        base: &Path,
+        path: &Path,
+        only: Option<&str>,
+    ) -> Result<Registry, RegistryError> {
         // Only external peers have paths to resolve.
         let _ = base;
-        let mut peers = Vec::new();
+        let mut peers: Vec<Registered> = Vec::new();
+        let mut names: Vec<String> = Vec::new();
         for entry in entries {
-            if peers.iter().any(|p: &Registered| p.name == entry.name) {
+            if names.contains(&entry.name) {
                 return Err(RegistryError::Invalid {
                     path: path.into(),
                     message: format!(
@@ -246,6 +275,8 @@ impl Registry {
                     ),
                 });
             }
+            names.push(entry.name.clone());
+            let wanted = only.is_none_or(|name| name == entry.name);
             #[cfg(feature = "external")]
             let mut external = None;
             let external_only =
@@ -260,6 +291,7 @@ impl Registry {
                         ),
                     });
                 }
+                (Some(_), None) if !wanted => continue,
                 (Some(b), None) => builtin(b).map(|peer| Named::wrap(&entry.name, peer)),
                 (None, Some(command)) if command.is_empty() => {
                     return Err(RegistryError::Invalid {
@@ -270,6 +302,7 @@ impl Registry {
                         ),
                     });
                 }
+                (None, Some(_)) if !wanted => continue,
                 #[cfg(feature = "external")]
                 (None, Some(command)) => {
                     match external_config(&entry, command, base).and_then(ExternalPeer::new) {
@@ -304,16 +337,12 @@ impl Registry {
                 external,
             });
         }
-        if !peers.iter().any(|p| p.name == reference) {
+        if !names.iter().any(|name| name == reference) {
             return Err(RegistryError::Invalid {
                 path: path.into(),
                 message: format!(
                     "the reference {reference:?} is not one of the registered peers ({})",
-                    peers
-                        .iter()
-                        .map(|p| p.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    names.join(", ")
                 ),
             });
         }

@@ -263,10 +263,27 @@ pub fn annotate_file(path: &std::path::Path, matches: &mut [crate::contract::Mat
     // Borrowed lines: for a valid UTF-8 file nothing is copied (owned lines
     // copied a 128 MB one-line file once more just to look above a hit).
     let text = crate::contract::text::decode_lossy(&bytes);
-    let lines: Vec<&str> = crate::contract::text::source_lines_of(&text).collect();
+    let lines = line_array(&text);
     for m in matches {
         m.symbol = enclosing_symbol(&lines, m.line);
     }
+}
+
+/// `source_lines_of(text)` collected, split with memchr's vector search:
+/// the `str` splitter, one line at a time, was half of `annotate_file`'s
+/// cost (2.5 % of a case-insensitive search of the cargo registry sources).
+fn line_array(text: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        // `\n` is a whole scalar, so both ends are char boundaries.
+        lines.push(&text[start..end]);
+        start = end + 1;
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -525,6 +542,12 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn line_array_is_source_lines(text in "[a\r\n\u{e9}]{0,12}") {
+            let expected: Vec<&str> = crate::contract::text::source_lines_of(&text).collect();
+            prop_assert_eq!(line_array(&text), expected);
+        }
+
         #[test]
         fn scanner_agrees_on_arbitrary_text(line in any::<String>()) {
             prop_assert_eq!(is_declaration(&line), reference_declaration(&line));

@@ -79,6 +79,9 @@ pub struct Matcher {
     /// A required inner literal set, when the candidate regex has no fast
     /// prefix prefilter of its own (see [`Matcher::find_candidate`]).
     inner: Option<Prefilter>,
+    /// A literal set every matching line holds verbatim in its raw bytes,
+    /// UTF-8 or not (see [`Matcher::find_line_candidate`]).
+    gate: Option<Prefilter>,
 }
 
 /// Which of the two translations to write.
@@ -109,10 +112,21 @@ impl Matcher {
     fn compile(ast: &Ast, insensitive: bool) -> Option<Matcher> {
         let exact_hir = parse(&translate(ast, Flavor::Line), insensitive)?;
         let candidate_hir = parse(&translate(ast, Flavor::Buffer), insensitive)?;
+        let prefix = prefix_prefilter(&candidate_hir).filter(|pre| pre.filter.is_fast());
+        let inner = match prefix {
+            Some(_) => None,
+            None => inner_prefilter(&candidate_hir),
+        };
+        let gate = [&inner, &prefix]
+            .into_iter()
+            .flatten()
+            .find(|pre| pre.raw_safe)
+            .map(|pre| pre.filter.clone());
         Some(Matcher {
             exact: build(&exact_hir)?,
             candidate: build(&candidate_hir)?,
-            inner: inner_prefilter(&candidate_hir),
+            inner: inner.map(|pre| pre.filter),
+            gate,
         })
     }
 
@@ -162,11 +176,38 @@ impl Matcher {
     /// a very long line) the search is linear in the line times the NFA
     /// size, as in the reference's Thompson NFA.
     pub fn find_candidate(&self, haystack: &str, from: usize) -> Option<usize> {
-        if from > haystack.len() {
+        self.search(haystack.as_bytes(), from, self.inner.as_ref())
+    }
+
+    /// Whether [`find_line_candidate`](Matcher::find_line_candidate) may be
+    /// given bytes that are not UTF-8.
+    ///
+    /// True when the pattern has a required literal set (a fast prefix or
+    /// inner one, as in [`find_candidate`](Matcher::find_candidate)) none of
+    /// whose literals holds a byte of U+FFFD's encoding (`EF BF BD`). A
+    /// lossily decoded line differs from its bytes only by the U+FFFD
+    /// replacing each invalid sequence, so such a literal occurs in the
+    /// decoded line exactly where it occurs, verbatim, in its bytes: a
+    /// scanner can skip lines without decoding (or validating) them.
+    pub fn searches_raw_bytes(&self) -> bool {
+        self.gate.is_some()
+    }
+
+    /// [`find_candidate`](Matcher::find_candidate) over bytes, for a
+    /// scanner that decodes only the lines it looks at. The guarantee is the
+    /// same, for the lines of the lossily decoded `haystack`, whatever its
+    /// bytes when [`searches_raw_bytes`](Matcher::searches_raw_bytes) holds
+    /// (the answer is then the start of the first line holding a required
+    /// literal); otherwise `haystack` must be UTF-8.
+    pub fn find_line_candidate(&self, haystack: &[u8], from: usize) -> Option<usize> {
+        self.search(haystack, from, self.gate.as_ref().or(self.inner.as_ref()))
+    }
+
+    fn search(&self, bytes: &[u8], from: usize, literals: Option<&Prefilter>) -> Option<usize> {
+        if from > bytes.len() {
             return None;
         }
-        let bytes = haystack.as_bytes();
-        let at = match &self.inner {
+        let at = match literals {
             Some(pre) => {
                 let hit = pre.find(bytes, Span::from(from..bytes.len()))?;
                 let line_start = memchr::memrchr(b'\n', &bytes[..hit.start]).map_or(0, |nl| nl + 1);
@@ -174,7 +215,7 @@ impl Matcher {
             }
             None => self
                 .candidate
-                .search(&Input::new(haystack).range(from..))?
+                .search(&Input::new(bytes).range(from..))?
                 .start(),
         };
         // After a final `\n` (or in an empty haystack) there is no line; an
@@ -218,36 +259,44 @@ fn build(hir: &Hir) -> Option<Regex> {
         .ok()
 }
 
-/// The required inner literals of `hir`, as a fast prefilter, when `hir`
-/// has no fast prefix prefilter (then `meta` already searches that one).
+/// The required inner literals of `hir`, as a fast prefilter (asked only
+/// when `hir` has no fast prefix prefilter: `meta` searches that one).
 ///
 /// Sound because every match of a top-level concatenation contains a match
 /// of each of its children, and the prefix literal set of a child is
 /// complete: every match of the child starts with one of them. A buffer
 /// match never spans lines, so the literal lies within the matching line.
-fn inner_prefilter(hir: &Hir) -> Option<Prefilter> {
-    if prefix_prefilter(hir).is_some_and(|pre| pre.is_fast()) {
-        return None;
-    }
+fn inner_prefilter(hir: &Hir) -> Option<Literals> {
     let HirKind::Concat(children) = hir.kind() else {
         return None;
     };
     // The first child with a fast literal set marks where the required
     // literals start; the whole suffix from there may give longer, rarer
     // literals (`[a-z]+ RESUME` → " RESUME", not " "), as `meta` does.
-    let (at, child) =
-        children.iter().enumerate().skip(1).find_map(|(i, child)| {
-            Some((i, prefix_prefilter(child).filter(Prefilter::is_fast)?))
-        })?;
+    let (at, child) = children.iter().enumerate().skip(1).find_map(|(i, child)| {
+        Some((
+            i,
+            prefix_prefilter(child).filter(|pre| pre.filter.is_fast())?,
+        ))
+    })?;
     let suffix = Hir::concat(children[at..].to_vec());
     Some(
         prefix_prefilter(&suffix)
-            .filter(Prefilter::is_fast)
+            .filter(|pre| pre.filter.is_fast())
             .unwrap_or(child),
     )
 }
 
-fn prefix_prefilter(hir: &Hir) -> Option<Prefilter> {
+/// A prefilter over a literal set, and whether it may search raw bytes.
+struct Literals {
+    filter: Prefilter,
+    /// No literal holds a byte of U+FFFD's UTF-8 encoding, so no literal
+    /// can overlap a replacement character of a lossy decoding
+    /// ([`Matcher::searches_raw_bytes`]).
+    raw_safe: bool,
+}
+
+fn prefix_prefilter(hir: &Hir) -> Option<Literals> {
     let mut extractor = Extractor::new();
     extractor.kind(ExtractKind::Prefix);
     let mut literals = extractor.extract(hir);
@@ -259,7 +308,33 @@ fn prefix_prefilter(hir: &Hir) -> Option<Prefilter> {
     if literals.is_empty() || literals.iter().any(|lit| lit.is_empty()) {
         return None;
     }
-    Prefilter::new(MatchKind::LeftmostFirst, literals)
+    let raw_safe = !literals
+        .iter()
+        .any(|lit| may_overlap_replacement(lit.as_bytes()));
+    Some(Literals {
+        filter: Prefilter::new(MatchKind::LeftmostFirst, literals)?,
+        raw_safe,
+    })
+}
+
+/// U+FFFD's UTF-8 encoding, which a lossy decoding puts in place of each
+/// invalid sequence.
+const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
+
+/// Whether an occurrence of `literal` in a decoded text could share a byte
+/// with a U+FFFD there: some shift of the two agrees on every byte where
+/// they overlap. Patterns are printable ASCII (§10), so only a case-folded
+/// letter (`ſ` is `C5 BF`, `K` is `E2 84 AA`) brings in other bytes, and
+/// none of them fits; the check keeps that an argument, not an accident.
+fn may_overlap_replacement(literal: &[u8]) -> bool {
+    let n = literal.len() as isize;
+    // `shift` is where the replacement starts relative to the literal.
+    (1 - REPLACEMENT.len() as isize..n).any(|shift| {
+        literal.iter().enumerate().all(|(i, b)| {
+            let j = i as isize - shift;
+            !(0..REPLACEMENT.len() as isize).contains(&j) || REPLACEMENT[j as usize] == *b
+        })
+    })
 }
 
 /// The tree as `regex-syntax` syntax.
@@ -355,6 +430,35 @@ fn write_node(ast: &Ast, id: NodeId, flavor: Flavor, out: &mut String) {
                 Some(max) if max == min => write!(out, "{{{min}}}"),
                 Some(max) => write!(out, "{{{min},{max}}}"),
             };
+        }
+    }
+}
+
+#[cfg(test)]
+mod raw_tests {
+    use super::may_overlap_replacement;
+
+    #[test]
+    fn literals_that_could_share_a_byte_with_a_replacement_character() {
+        for lit in [
+            &b"\xEF\xBF\xBD"[..],
+            b"a\xEF\xBF\xBDb",
+            b"\xBDx",
+            b"\xBF\xBDx",
+            b"x\xEF",
+            b"x\xEF\xBF",
+            b"\xBF",
+        ] {
+            assert!(may_overlap_replacement(lit), "{lit:?}");
+        }
+        for lit in [
+            &b"needle"[..],
+            "ſ".as_bytes(),
+            "K".as_bytes(),
+            b"\xBFx",
+            b"x\xBD",
+        ] {
+            assert!(!may_overlap_replacement(lit), "{lit:?}");
         }
     }
 }

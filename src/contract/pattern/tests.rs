@@ -435,3 +435,23 @@ fn validate_never_panics_on_long_inputs() {
     }
     assert!(validate_pattern(&("(".repeat(2048) + &")".repeat(2048)), false).is_err());
 }
+
+/// A required literal gates a search of raw bytes (the literals that could
+/// not are tested beside `may_overlap_replacement`).
+#[test]
+fn raw_byte_search_needs_literals_clear_of_the_replacement_character() {
+    for (pattern, raw) in [
+        ("needle", true),
+        ("todo", true),
+        ("[a-z]+_handler\\.[a-z]+", true),
+        ("[a-z]+", false),
+    ] {
+        let m = Matcher::new(pattern, false, true).unwrap();
+        assert_eq!(m.searches_raw_bytes(), raw, "{pattern:?}");
+    }
+    let m = Matcher::new("needle", false, false).unwrap();
+    let bytes = b"\xff\nx needle\xfe\n";
+    assert_eq!(m.find_line_candidate(bytes, 0), Some(2));
+    assert_eq!(m.find_line_candidate(bytes, 3), Some(3));
+    assert_eq!(m.find_line_candidate(bytes, 13), None);
+}
