@@ -45,8 +45,11 @@ pub struct Evidence<'a> {
     pub tree: &'a [GeneratedFile],
     /// The reference's answer to `call` on `tree` (or on the same tree,
     /// given `None`); `None` when that tree cannot be written.
-    pub ask: &'a dyn Fn(Option<&[GeneratedFile]>, &Call) -> Option<Value>,
+    pub ask: &'a Ask<'a>,
 }
+
+/// The reference's answer to a call on a tree ([`Evidence::ask`]).
+pub type Ask<'a> = dyn Fn(Option<&[GeneratedFile]>, &Call) -> Option<Value> + 'a;
 
 impl std::fmt::Debug for Evidence<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
