@@ -106,23 +106,33 @@ pub fn explain(builtin: &str, evidence: &Evidence<'_>) -> Option<String> {
     let mut tree: Option<Vec<GeneratedFile>> = None;
     let mut applied: Vec<&str> = Vec::new();
     let mut sentence = None;
-    for d in differences::of(builtin) {
-        match recogniser(d) {
-            Some(Recogniser::Call(rewrite)) => {
+    // Rewrites of the call first: which directories rg prunes depends on
+    // how it reads the globs (`!*{.ts,}` is `!*.ts` to rg, which prunes
+    // no directory, not `!*`, which would prune them all).
+    let mut recognisers: Vec<(&Difference, Recogniser)> = differences::of(builtin)
+        .filter_map(|d| Some((d, recogniser(d)?)))
+        .collect();
+    recognisers.sort_by_key(|(_, r)| match r {
+        Recogniser::Call(_) => 0,
+        Recogniser::Tree(_) => 1,
+        Recogniser::IgnoreSentence => 2,
+    });
+    for (d, recogniser) in recognisers {
+        match recogniser {
+            Recogniser::Call(rewrite) => {
                 if let Some(rewritten) = rewrite(&call) {
                     call = rewritten;
                     applied.push(&d.id);
                 }
             }
-            Some(Recogniser::Tree(rewrite)) => {
+            Recogniser::Tree(rewrite) => {
                 let files = tree.as_deref().unwrap_or(evidence.tree);
                 if let Some(rewritten) = rewrite(&call, evidence.root, files) {
                     tree = Some(rewritten);
                     applied.push(&d.id);
                 }
             }
-            Some(Recogniser::IgnoreSentence) => sentence = Some(d.id.as_str()),
-            None => {}
+            Recogniser::IgnoreSentence => sentence = Some(d.id.as_str()),
         }
     }
     let predicted = if applied.is_empty() {
@@ -459,6 +469,23 @@ mod tests {
             evidence(&noted).as_deref(),
             Some("negative-glob-prunes-directories + ignore-notice-inferred-from-listings")
         );
+        // rg reads `!*{.ts,}` as `!*.ts`, which prunes no directory: the
+        // call is rewritten before the tree (a seed found the other order
+        // pruning every directory).
+        let call = Call::Glob(GlobInput::new("!*{.ts,}", "/r"));
+        let answer = listing(&["/r/b.ts", "/r/nested/a.ts"]);
+        let documented = explain(
+            "ripgrep-walk",
+            &Evidence {
+                call: &call,
+                reference: &listing(&[]),
+                answer: &answer,
+                root: "/r",
+                tree: &tree,
+                ask: &ask,
+            },
+        );
+        assert_eq!(documented.as_deref(), Some("empty-brace-alternative"));
         // Other peers have no recognisers.
         assert_eq!(
             explain(
