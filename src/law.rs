@@ -727,75 +727,102 @@ fn law_call(l: &Law, real: &str) -> Result<Call, String> {
     }
 }
 
-/// Run one law on one peer.
+/// Run one law on one peer: [`Setup::new`], then [`Setup::judge`].
 pub fn run(law: &LoadedLaw, peer: &dyn Search) -> LawOutcome {
-    let broken = |e: String| {
-        LawOutcome::Broken(format!("{}: law {}: {e}", law.file.display(), law.law.name))
-    };
-    let l = &law.law;
-    let (tree_files, special) = match files(l) {
-        Ok(f) => f,
-        Err(e) => return broken(e),
-    };
-    let tree = match TempTree::with_files(&tree_files) {
-        Ok(t) => t,
-        Err(e) => return broken(format!("its tree cannot be written: {e}")),
-    };
-    for entry in &special {
-        if let Err(e) = entry.make(tree.path()) {
-            return broken(e);
+    match Setup::new(law) {
+        Ok(setup) => setup.judge(peer),
+        Err(why) => LawOutcome::Broken(why),
+    }
+}
+
+/// A law made ready to ask peers: its tree written under a fresh temporary
+/// directory (removed when the setup is dropped), its call and expected
+/// answer built. Peers may share one setup when the law
+/// [only reads its tree](Setup::shared); the engine asks every peer of a
+/// law with one, so a tree is written once per law, not once per peer.
+#[derive(Debug)]
+pub struct Setup<'l> {
+    law: &'l LoadedLaw,
+    tree: TempTree,
+    call: Call,
+    expected: Value,
+}
+
+impl<'l> Setup<'l> {
+    /// Write the law's tree and build its call; a law that cannot be set
+    /// up is broken ([`LawOutcome::Broken`]), for the reason given here,
+    /// which names its file and name.
+    pub fn new(law: &'l LoadedLaw) -> Result<Setup<'l>, String> {
+        let broken = |e: String| format!("{}: law {}: {e}", law.file.display(), law.law.name);
+        let l = &law.law;
+        let (tree_files, special) = files(l).map_err(broken)?;
+        let tree = TempTree::with_files(&tree_files)
+            .map_err(|e| broken(format!("its tree cannot be written: {e}")))?;
+        for entry in &special {
+            entry.make(tree.path()).map_err(broken)?;
         }
-    }
-    let real = tree.path().to_string_lossy().into_owned();
-    let call = match law_call(l, &real) {
-        Ok(c) => c,
-        Err(e) => return broken(e),
-    };
-    let mut expected = match (&l.expect, &l.expect_error) {
-        (Some(table), _) => match table_to_json(table) {
-            Ok(v) => v,
-            Err(e) => return broken(e),
-        },
-        (None, Some(code)) => serde_json::json!({ "failure": code }),
-        (None, None) => return broken("a law needs `expect` or `expect_error`".into()),
-    };
-    if let Err(e) = expand_pieces(&mut expected) {
-        return broken(e);
-    }
-    let answer = with_message(peer, &call);
-    // Read the answer as if run from inside the tree.
-    let answer = rebase(&rebase(&answer, &format!("{real}/"), ""), &real, ".");
-    let mut actual = strip_message(&answer);
-    let mut problems = Vec::new();
-    for (key, want) in &l.expect_lengths {
-        let got = actual.as_object_mut().and_then(|obj| obj.shift_remove(key));
-        match got.as_ref().and_then(Value::as_array).map(Vec::len) {
-            Some(len) if len == *want => {}
-            Some(len) => problems.push(format!("`{key}` holds {len} items, not {want}")),
-            None => problems.push(format!("`{key}` is not an array in the answer")),
-        }
-    }
-    if actual != expected {
-        problems.insert(0, "the answer differs from the expected one".into());
-    }
-    if let (Some(want), Some(got)) = (
-        &l.expect_message,
-        answer.get("message").and_then(Value::as_str),
-    ) {
-        if got != want {
-            problems.push(format!(
-                "the message differs:\n  expected: {want}\n  actual:   {got}"
-            ));
-        }
-    }
-    if problems.is_empty() {
-        LawOutcome::Pass
-    } else {
-        LawOutcome::Fail(LawFailure {
+        let real = tree.path().to_string_lossy().into_owned();
+        let call = law_call(l, &real).map_err(broken)?;
+        let mut expected = match (&l.expect, &l.expect_error) {
+            (Some(table), _) => table_to_json(table).map_err(broken)?,
+            (None, Some(code)) => serde_json::json!({ "failure": code }),
+            (None, None) => return Err(broken("a law needs `expect` or `expect_error`".into())),
+        };
+        expand_pieces(&mut expected).map_err(broken)?;
+        Ok(Setup {
+            law,
+            tree,
+            call,
             expected,
-            actual,
-            problems,
         })
+    }
+
+    /// May several peers be asked on this one tree? Every method but
+    /// `flow/bash` only reads it; a bash command may write, and the next
+    /// peer must not see what the last one left.
+    pub fn shared(&self) -> bool {
+        self.law.law.method != Method::FlowBash
+    }
+
+    /// Ask `peer` and compare its answer with the law's.
+    pub fn judge(&self, peer: &dyn Search) -> LawOutcome {
+        let l = &self.law.law;
+        let real = self.tree.path().to_string_lossy();
+        let answer = with_message(peer, &self.call);
+        // Read the answer as if run from inside the tree.
+        let answer = rebase(&rebase(&answer, &format!("{real}/"), ""), &real, ".");
+        let mut actual = strip_message(&answer);
+        let mut problems = Vec::new();
+        for (key, want) in &l.expect_lengths {
+            let got = actual.as_object_mut().and_then(|obj| obj.shift_remove(key));
+            match got.as_ref().and_then(Value::as_array).map(Vec::len) {
+                Some(len) if len == *want => {}
+                Some(len) => problems.push(format!("`{key}` holds {len} items, not {want}")),
+                None => problems.push(format!("`{key}` is not an array in the answer")),
+            }
+        }
+        if actual != self.expected {
+            problems.insert(0, "the answer differs from the expected one".into());
+        }
+        if let (Some(want), Some(got)) = (
+            &l.expect_message,
+            answer.get("message").and_then(Value::as_str),
+        ) {
+            if got != want {
+                problems.push(format!(
+                    "the message differs:\n  expected: {want}\n  actual:   {got}"
+                ));
+            }
+        }
+        if problems.is_empty() {
+            LawOutcome::Pass
+        } else {
+            LawOutcome::Fail(LawFailure {
+                expected: self.expected.clone(),
+                actual,
+                problems,
+            })
+        }
     }
 }
 

@@ -688,21 +688,37 @@ impl Engine {
         let started = Instant::now();
         match item {
             Item::Seed(seed) => self.run_seed(item, seed, peers, started),
-            _ => peers
-                .iter()
-                .map(|&p| {
-                    let started = Instant::now();
-                    let subject = p.map(|p| &self.everyone[p]);
-                    let verdict = match subject {
-                        Some(s) => match self.skip(item, s) {
-                            Some(why) => Verdict::Skipped { why },
-                            None => self.guarded(item, s, |health| self.judge(item, s, health)),
-                        },
-                        None => self.check(item),
-                    };
-                    self.outcome(item, subject, verdict, BTreeMap::new(), started)
-                })
-                .collect(),
+            _ => {
+                // A law's tree is written once for all the peers asked,
+                // when they may share it (trees are most of a law's cost).
+                let mut shared: Option<Result<law::Setup<'_>, String>> = None;
+                peers
+                    .iter()
+                    .map(|&p| {
+                        let started = Instant::now();
+                        let subject = p.map(|p| &self.everyone[p]);
+                        let verdict = match subject {
+                            Some(s) => match self.skip(item, s) {
+                                Some(why) => Verdict::Skipped { why },
+                                None => self.guarded(item, s, |health| match item {
+                                    Item::Law(l) => {
+                                        let setup =
+                                            shared.take().unwrap_or_else(|| law::Setup::new(l));
+                                        let verdict = self.judge(item, s, health, Some(&setup));
+                                        if setup.as_ref().is_ok_and(law::Setup::shared) {
+                                            shared = Some(setup);
+                                        }
+                                        verdict
+                                    }
+                                    _ => self.judge(item, s, health, None),
+                                }),
+                            },
+                            None => self.check(item),
+                        };
+                        self.outcome(item, subject, verdict, BTreeMap::new(), started)
+                    })
+                    .collect()
+            }
         }
     }
 
@@ -813,15 +829,17 @@ impl Engine {
             .collect()
     }
 
-    /// A law's or regression's verdict on `subject`.
+    /// A law's or regression's verdict on `subject` (a law asked on
+    /// `setup` when given, else on a tree of its own).
     fn judge(
         &self,
         item: &Item,
         subject: &Subject,
         health: &dyn Fn() -> Option<Health>,
+        setup: Option<&Result<law::Setup<'_>, String>>,
     ) -> Verdict {
         let (key, result) = match item {
-            Item::Law(l) => (l.id.clone(), self.judge_law(l, subject, health)),
+            Item::Law(l) => (l.id.clone(), self.judge_law(l, subject, health, setup)),
             Item::Regression {
                 name,
                 path,
@@ -857,8 +875,14 @@ impl Engine {
         l: &LoadedLaw,
         subject: &Subject,
         health: &dyn Fn() -> Option<Health>,
+        setup: Option<&Result<law::Setup<'_>, String>>,
     ) -> Judged {
-        match law::run(l, subject.peer.as_ref()) {
+        let outcome = match setup {
+            Some(Ok(setup)) => setup.judge(subject.peer.as_ref()),
+            Some(Err(why)) => LawOutcome::Broken(why.clone()),
+            None => law::run(l, subject.peer.as_ref()),
+        };
+        match outcome {
             LawOutcome::Pass => Judged::Pass,
             LawOutcome::Broken(why) => Judged::Broken(why),
             LawOutcome::Fail(failure) => {

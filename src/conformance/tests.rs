@@ -283,3 +283,32 @@ fn a_malformed_regression_file_is_collected_not_fatal() {
     // The good file ran (and its made-up answer is wrong: a failure).
     assert_eq!(table[1], ("regression::good::portable".to_string(), "fail"));
 }
+
+/// The peers of a law are asked on one tree, written once, unless the law
+/// may write in it: a `flow/bash` command that creates a file must find a
+/// fresh tree for every peer.
+#[cfg(unix)]
+#[test]
+fn peers_share_a_law_tree_only_when_the_law_cannot_write_it() {
+    let bash = "[[law]]\nname = \"writes\"\nspec = \"read-ls-flows §4\"\nmethod = \"flow/bash\"\ninput = { command = \"test ! -e out && : > out\" }\nexpect = { exitCode = 0, stdout = \"\", stderr = \"\", stdoutTruncated = false, stderrTruncated = false, stdoutDroppedBytes = 0, stderrDroppedBytes = 0 }\n";
+    let mut engine = engine_with(vec![
+        Subject::new("one", Portable::default()),
+        Subject::new("two", Portable::default()),
+    ]);
+    engine.add_laws(vec![law(bash), law(GLOB_LAW)], vec![]);
+    let trials = engine.trials();
+    for item in trials
+        .iter()
+        .map(|t| t.item)
+        .collect::<std::collections::BTreeSet<_>>()
+    {
+        let peers: Vec<Option<usize>> = trials
+            .iter()
+            .filter(|t| t.item == item)
+            .map(|t| t.peer)
+            .collect();
+        for outcome in engine.run_item(item, &peers) {
+            assert_eq!(outcome.verdict.tag(), "pass", "{outcome:?}");
+        }
+    }
+}
