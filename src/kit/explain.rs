@@ -260,14 +260,7 @@ fn prune(call: &Call, root: &str, tree: &[GeneratedFile]) -> Option<Vec<Generate
     // The call's root below the plan's, as a tree path prefix.
     let below = call.root().strip_prefix(root)?;
     let below = below.trim_start_matches('/');
-    let dirs: BTreeSet<&str> = tree
-        .iter()
-        .flat_map(|f| {
-            let own = (f.kind == FileKind::Dir).then_some(f.path.as_str());
-            ancestors(&f.path).chain(own)
-        })
-        .collect();
-    let pruned: Vec<&str> = dirs
+    let pruned: Vec<&str> = dirs_of(tree)
         .into_iter()
         .filter_map(|dir| {
             let relative = if below.is_empty() {
@@ -291,13 +284,31 @@ fn prune(call: &Call, root: &str, tree: &[GeneratedFile]) -> Option<Vec<Generate
             .iter()
             .any(|d| path.strip_prefix(d).is_some_and(|r| r.starts_with('/')))
     };
-    let mut kept: Vec<GeneratedFile> = tree.iter().filter(|f| !under(&f.path)).cloned().collect();
-    for dir in &pruned {
-        if !under(dir) && !kept.iter().any(|f| f.path == *dir) {
-            kept.push(GeneratedFile::dir(*dir));
+    // Only the files go: every directory stays, so what the contract asks
+    // of directories (a glob's literal directory for the §16 notice) is
+    // answered as on the real tree.
+    let mut kept: Vec<GeneratedFile> = tree
+        .iter()
+        .filter(|f| f.kind == FileKind::Dir || !under(&f.path))
+        .cloned()
+        .collect();
+    for dir in dirs_of(tree) {
+        if (under(dir) || pruned.contains(&dir)) && !kept.iter().any(|f| f.path == dir) {
+            kept.push(GeneratedFile::dir(dir));
         }
     }
     Some(kept)
+}
+
+/// Every directory of a tree: its directory entries and the ancestors of
+/// every entry.
+fn dirs_of(tree: &[GeneratedFile]) -> BTreeSet<&str> {
+    tree.iter()
+        .flat_map(|f| {
+            let own = (f.kind == FileKind::Dir).then_some(f.path.as_str());
+            ancestors(&f.path).chain(own)
+        })
+        .collect()
 }
 
 /// The proper ancestors of a `/`-separated path (`a/b/c` → `a`, `a/b`).
@@ -398,7 +409,7 @@ mod tests {
         };
         assert_eq!(
             paths(prune(&call(&["!nested"]), "/r", &tree)),
-            ["keep/a.ts", "nested"]
+            ["keep/a.ts", "nested", "nested/sub"]
         );
         assert_eq!(
             paths(prune(&call(&["!nested/*"]), "/r", &tree)),
