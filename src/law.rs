@@ -695,6 +695,10 @@ pub struct LawFailure {
 /// `root`, `path` or `cwd` turned into `real/<it>`).
 fn law_call(l: &Law, real: &str) -> Result<Call, String> {
     let mut input = table_to_json(&l.input)?;
+    // `{tree}` spells the tree's absolute path, for rules about inputs
+    // that repeat it (search-contract §16's root-relative suffix: a glob
+    // `<T>/globs/**/*.ts` under the root `<T>/globs`).
+    substitute_tree(&mut input, real);
     let inside_tree = |relative: Option<&str>| match relative.unwrap_or(".") {
         "." => real.to_string(),
         rel => format!("{real}/{rel}"),
@@ -726,6 +730,19 @@ fn law_call(l: &Law, real: &str) -> Result<Call, String> {
         method => Call::parse(method, input).map_err(|e| e.to_string()),
     }
 }
+
+/// Replace `{tree}` by `real` in every string of `value`.
+fn substitute_tree(value: &mut Value, real: &str) {
+    match value {
+        Value::String(s) if s.contains(TREE) => *s = s.replace(TREE, real),
+        Value::Array(items) => items.iter_mut().for_each(|v| substitute_tree(v, real)),
+        Value::Object(map) => map.values_mut().for_each(|v| substitute_tree(v, real)),
+        _ => {}
+    }
+}
+
+/// What a law's input writes for the tree's absolute path.
+const TREE: &str = "{tree}";
 
 /// Run one law on one peer: [`Setup::new`], then [`Setup::judge`].
 pub fn run(law: &LoadedLaw, peer: &dyn Search) -> LawOutcome {
