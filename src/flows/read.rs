@@ -223,7 +223,9 @@ enum Load {
     TooLarge(u64),
 }
 
-/// Reads at most `MAX_READ_FILE_BYTES + 1` bytes of `target`.
+/// Reads at most `MAX_READ_FILE_BYTES + 1` bytes of `target`. (The extra
+/// byte matters only for a file that grew past the cap after its `stat`,
+/// which no law can arrange.)
 fn load(target: &Path) -> Result<Vec<u8>, Load> {
     let file = fs::File::open(target).map_err(Load::Io)?;
     let hint = file.metadata().map(|m| m.len()).unwrap_or(0);
@@ -352,6 +354,8 @@ fn clip_line(line: &str) -> &str {
 /// `\n`.
 fn cut_to_whole_lines(content: &mut String) {
     let mut end = MAX_OUTPUT_BYTES.min(content.len());
+    // Back to a scalar boundary. (Forward would do as well: a scalar holds
+    // no `\n`, so the last `\n` before either boundary is the same one.)
     while !content.is_char_boundary(end) {
         end -= 1;
     }

@@ -23,8 +23,9 @@
 //! Every answer is compared with the reference's as in a plan
 //! ([`super::compare::answer_all`]: values, failures by code), and each
 //! subject's is counted as an agreement, a *documented* difference (one
-//! its [`Search::explain`] names: `ripgrep-walk`'s listed differences,
-//! [`crate::ripgrep::expected_differences`]) or a divergence.
+//! its [`Search::explain`] predicts exactly: the built-ins' known
+//! differences, [`crate::differences`]; on a tree searched in place only
+//! the recognisers that rewrite the call can predict) or a divergence.
 //!
 //! Nothing is written in the tree: the survey reads (the contract's own
 //! walk, and the first bytes of a sample of files), and so do the peers.

@@ -137,6 +137,9 @@ fn scan_with<R: Read>(
         let n = loop {
             match reader.read(&mut buf[filled..filled + CHUNK]) {
                 Ok(n) => break n,
+                // (No law reaches a read that fails after a successful
+                // open of a regular file, so mutating this arm survives the
+                // laws: see docs/mutants.md.)
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => return Err(ReadFailure { bytes_seen }),
             }
@@ -164,6 +167,8 @@ fn scan_with<R: Read>(
             // the file, whose lines need not be counted unless one is
             // looked at (on the cargo registry's sources, counting every
             // file's lines was 2.6 % of the CPU time of a rare literal).
+            // Where regions end changes the work, never the answer (the
+            // laws pin that), so mutating this test is equivalent.
             continue;
         }
         let region_end = if eof {
@@ -395,6 +400,11 @@ impl<'c, 'a> Scanner<'c, 'a> {
 
     /// Keep previews of the last `before` lines of this region for a hit at
     /// the top of the next one. Costs nothing without before-context.
+    ///
+    /// The early return and the trimming below only save work and memory:
+    /// a tail kept when no hit is collected, or longer than `before`, is
+    /// never read past its last `before` lines (`before_context` picks rows
+    /// by line number), so mutating either is equivalent (docs/mutants.md).
     fn remember_tail(&mut self, text: &[u8], region_first: u64) {
         if self.config.before == 0 || !self.collecting() || text.is_empty() {
             return;
