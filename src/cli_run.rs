@@ -110,7 +110,7 @@ impl Filter<'_> {
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     if args.jobs == 0 {
-        bail!("--jobs 0 would run nothing; give 1 or more (default: the number of cores)");
+        bail!("--jobs 0 would run nothing; give 1 or more (default: twice the number of cores)");
     }
     let mut project = args.project.project()?;
     let generator: Generator = args.generator.parse().map_err(|e: String| anyhow!(e))?;
