@@ -14,7 +14,7 @@
 use std::cmp::Ordering;
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -81,15 +81,6 @@ impl LsRequest {
     pub fn cwd(mut self, cwd: impl Into<String>) -> LsRequest {
         self.cwd = Some(cwd.into());
         self
-    }
-
-    /// The directory a relative `path` resolves against: `cwd` against
-    /// `base`, or `base` itself.
-    fn base(&self, base: &Path) -> PathBuf {
-        match &self.cwd {
-            Some(cwd) => base.join(cwd),
-            None => base.to_path_buf(),
-        }
     }
 }
 
@@ -166,7 +157,7 @@ pub fn ls(req: &LsRequest) -> Result<LsOutput, StdError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn ls_in(base: &Path, req: &LsRequest) -> Result<LsOutput, StdError> {
-    let base = req.base(base);
+    let base = super::working_directory(base, req.cwd.as_deref());
     let base = base.as_path();
     let offset = at_least_one("ls", "offset", req.offset, 1)?;
     let limit = at_least_one("ls", "limit", req.limit, DEFAULT_READ_LIMIT)?.min(MAX_ENTRIES);

@@ -114,6 +114,16 @@ pub(crate) fn resolve(base: &Path, path: &str) -> PathBuf {
     }
 }
 
+/// The directory a request's relative paths resolve against: its `cwd`
+/// against `base`, or `base` itself (`read` and `ls` take a `cwd`, as
+/// `bash` does).
+pub(crate) fn working_directory(base: &Path, cwd: Option<&str>) -> PathBuf {
+    match cwd {
+        Some(cwd) => base.join(cwd),
+        None => base.to_path_buf(),
+    }
+}
+
 /// Rejects a paging field of 0: the spec types `offset` and `limit` as
 /// integers ≥ 1, which a JSON `u64` alone does not enforce.
 pub(crate) fn at_least_one(

@@ -18,7 +18,7 @@
 use std::ffi::OsString;
 use std::fs;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -95,15 +95,6 @@ impl ReadRequest {
         self.cwd = Some(cwd.into());
         self
     }
-
-    /// The directory a relative `path` resolves against: `cwd` against
-    /// `base`, or `base` itself.
-    fn base(&self, base: &Path) -> PathBuf {
-        match &self.cwd {
-            Some(cwd) => base.join(cwd),
-            None => base.to_path_buf(),
-        }
-    }
 }
 
 /// The `read` output (§1.2), keys in the spec's order.
@@ -168,7 +159,7 @@ pub fn read(req: &ReadRequest) -> Result<ReadOutput, StdError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_in(base: &Path, req: &ReadRequest) -> Result<ReadOutput, StdError> {
-    let base = req.base(base);
+    let base = super::working_directory(base, req.cwd.as_deref());
     let base = base.as_path();
     let offset = at_least_one("read", "offset", req.offset, 1)?;
     let limit = at_least_one("read", "limit", req.limit, DEFAULT_READ_LIMIT)?;
