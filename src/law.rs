@@ -758,18 +758,22 @@ pub fn run(law: &LoadedLaw, peer: &dyn Search) -> LawOutcome {
 /// [only reads its tree](Setup::shared); the engine asks every peer of a
 /// law with one, so a tree is written once per law, not once per peer.
 #[derive(Debug)]
-pub struct Setup<'l> {
-    law: &'l LoadedLaw,
+pub struct Setup {
+    /// The law's checks beyond the answer (kept, not borrowed, so a setup
+    /// can outlive the trial that made it).
+    method: Method,
+    expect_lengths: BTreeMap<String, usize>,
+    expect_message: Option<String>,
     tree: TempTree,
     call: Call,
     expected: Value,
 }
 
-impl<'l> Setup<'l> {
+impl Setup {
     /// Write the law's tree and build its call; a law that cannot be set
     /// up is broken ([`LawOutcome::Broken`]), for the reason given here,
     /// which names its file and name.
-    pub fn new(law: &'l LoadedLaw) -> Result<Setup<'l>, String> {
+    pub fn new(law: &LoadedLaw) -> Result<Setup, String> {
         let broken = |e: String| format!("{}: law {}: {e}", law.file.display(), law.law.name);
         let l = &law.law;
         let (tree_files, special) = files(l).map_err(broken)?;
@@ -787,7 +791,9 @@ impl<'l> Setup<'l> {
         };
         expand_pieces(&mut expected).map_err(broken)?;
         Ok(Setup {
-            law,
+            method: l.method,
+            expect_lengths: l.expect_lengths.clone(),
+            expect_message: l.expect_message.clone(),
             tree,
             call,
             expected,
@@ -798,19 +804,18 @@ impl<'l> Setup<'l> {
     /// `flow/bash` only reads it; a bash command may write, and the next
     /// peer must not see what the last one left.
     pub fn shared(&self) -> bool {
-        self.law.law.method != Method::FlowBash
+        self.method != Method::FlowBash
     }
 
     /// Ask `peer` and compare its answer with the law's.
     pub fn judge(&self, peer: &dyn Search) -> LawOutcome {
-        let l = &self.law.law;
         let real = self.tree.path().to_string_lossy();
         let answer = with_message(peer, &self.call);
         // Read the answer as if run from inside the tree.
         let answer = rebase(&rebase(&answer, &format!("{real}/"), ""), &real, ".");
         let mut actual = strip_message(&answer);
         let mut problems = Vec::new();
-        for (key, want) in &l.expect_lengths {
+        for (key, want) in &self.expect_lengths {
             let got = actual.as_object_mut().and_then(|obj| obj.shift_remove(key));
             match got.as_ref().and_then(Value::as_array).map(Vec::len) {
                 Some(len) if len == *want => {}
@@ -822,7 +827,7 @@ impl<'l> Setup<'l> {
             problems.insert(0, "the answer differs from the expected one".into());
         }
         if let (Some(want), Some(got)) = (
-            &l.expect_message,
+            &self.expect_message,
             answer.get("message").and_then(Value::as_str),
         ) {
             if got != want {

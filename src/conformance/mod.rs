@@ -408,7 +408,18 @@ pub struct Engine {
     record: Option<PathBuf>,
     /// Peers the harness stopped restarting: name → (trial, why).
     stopped: Mutex<BTreeMap<String, (String, String)>>,
+    /// The trees of the laws asked most recently, by item, newest last:
+    /// libtest runs each (law, peer) as a trial of its own, and the
+    /// trials of one law run one after another, so they share its tree.
+    setups: Mutex<Vec<(usize, SharedSetup)>>,
 }
+
+/// A law's setup, or why it cannot be set up, shared by its trials.
+type SharedSetup = Arc<Result<law::Setup, String>>;
+
+/// How many law trees [`Engine::setup`] keeps: enough for the trials of
+/// one law running side by side on every thread.
+const KEPT_SETUPS: usize = 8;
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -430,6 +441,7 @@ impl Engine {
             replay: Replay::default(),
             record: None,
             stopped: Mutex::new(BTreeMap::new()),
+            setups: Mutex::new(Vec::new()),
         }
     }
 
@@ -688,38 +700,55 @@ impl Engine {
         let started = Instant::now();
         match item {
             Item::Seed(seed) => self.run_seed(item, seed, peers, started),
-            _ => {
-                // A law's tree is written once for all the peers asked,
-                // when they may share it (trees are most of a law's cost).
-                let mut shared: Option<Result<law::Setup<'_>, String>> = None;
-                peers
-                    .iter()
-                    .map(|&p| {
-                        let started = Instant::now();
-                        let subject = p.map(|p| &self.everyone[p]);
-                        let verdict = match subject {
-                            Some(s) => match self.skip(item, s) {
-                                Some(why) => Verdict::Skipped { why },
-                                None => self.guarded(item, s, |health| match item {
-                                    Item::Law(l) => {
-                                        let setup =
-                                            shared.take().unwrap_or_else(|| law::Setup::new(l));
-                                        let verdict = self.judge(item, s, health, Some(&setup));
-                                        if setup.as_ref().is_ok_and(law::Setup::shared) {
-                                            shared = Some(setup);
-                                        }
-                                        verdict
-                                    }
-                                    _ => self.judge(item, s, health, None),
-                                }),
-                            },
-                            None => self.check(item),
-                        };
-                        self.outcome(item, subject, verdict, BTreeMap::new(), started)
-                    })
-                    .collect()
+            _ => peers
+                .iter()
+                .map(|&p| {
+                    let started = Instant::now();
+                    let subject = p.map(|p| &self.everyone[p]);
+                    let verdict = match subject {
+                        Some(s) => match self.skip(item, s) {
+                            Some(why) => Verdict::Skipped { why },
+                            None => self.guarded(item, s, |health| match item {
+                                Item::Law(l) => {
+                                    let setup = self.setup(index, l);
+                                    self.judge(item, s, health, Some(&setup))
+                                }
+                                _ => self.judge(item, s, health, None),
+                            }),
+                        },
+                        None => self.check(item),
+                    };
+                    self.outcome(item, subject, verdict, BTreeMap::new(), started)
+                })
+                .collect(),
+        }
+    }
+
+    /// Law `index` set up: its kept tree when the law may share one
+    /// ([`law::Setup::shared`]), else a fresh one. So a tree is written
+    /// once per law, not once per peer, in `lawsuite run` (an item's peers
+    /// together) and under libtest (one trial per peer) alike: trees were
+    /// most of a law trial's cost.
+    fn setup(&self, index: usize, l: &LoadedLaw) -> SharedSetup {
+        let lock = || {
+            self.setups
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        };
+        if let Some((_, kept)) = lock().iter().find(|(i, _)| *i == index) {
+            return kept.clone();
+        }
+        // Written outside the lock: two threads may both write one law's
+        // tree at once; one is kept, and both answers are right.
+        let setup = Arc::new(law::Setup::new(l));
+        if setup.as_ref().as_ref().is_ok_and(law::Setup::shared) {
+            let mut kept = lock();
+            kept.push((index, setup.clone()));
+            if kept.len() > KEPT_SETUPS {
+                kept.remove(0);
             }
         }
+        setup
     }
 
     fn outcome(
@@ -836,7 +865,7 @@ impl Engine {
         item: &Item,
         subject: &Subject,
         health: &dyn Fn() -> Option<Health>,
-        setup: Option<&Result<law::Setup<'_>, String>>,
+        setup: Option<&Result<law::Setup, String>>,
     ) -> Verdict {
         let (key, result) = match item {
             Item::Law(l) => (l.id.clone(), self.judge_law(l, subject, health, setup)),
@@ -875,7 +904,7 @@ impl Engine {
         l: &LoadedLaw,
         subject: &Subject,
         health: &dyn Fn() -> Option<Health>,
-        setup: Option<&Result<law::Setup<'_>, String>>,
+        setup: Option<&Result<law::Setup, String>>,
     ) -> Judged {
         let outcome = match setup {
             Some(Ok(setup)) => setup.judge(subject.peer.as_ref()),
