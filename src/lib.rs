@@ -70,6 +70,7 @@
 //! | [`flows`] | the `read`, `ls` and `bash` file flows |
 //! | [`portable`] | the in-process reference peer: walk and streaming scan |
 //! | [`ripgrep`] | the `rg`-driven peer, and `ripgrep-walk`, where `rg` walks |
+//! | [`differences`] | the built-in peers' known differences from the contract, one table: the laws each fails, the tests that show it, how a sweep recognises it |
 //! | [`kit`] | plans (two generators), materialising, comparing, shrinking, regressions |
 //! | [`law`] | laws as TOML data (`laws/`, compiled in by [`shipped`]) |
 //! | [`project`] | a user's `lawsuite.toml`: peers, regressions, expected failures |
