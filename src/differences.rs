@@ -115,6 +115,12 @@ mod tests {
         let t = table();
         assert_eq!(t.problem, None);
         assert!(t.differences.len() >= 9);
+        // A listed law that does not exist would list nothing, silently,
+        // for as long as the peer passes it.
+        let (laws, errors) = crate::law::shipped();
+        assert!(errors.is_empty(), "{errors:?}");
+        let shipped: std::collections::BTreeSet<&str> =
+            laws.iter().map(|l| l.id.as_str()).collect();
         let mut ids = std::collections::BTreeSet::new();
         for d in &t.differences {
             assert!(ids.insert(&d.id), "{} is listed twice", d.id);
@@ -124,6 +130,13 @@ mod tests {
                 "{} is shown by no law and no test",
                 d.id
             );
+            for law in &d.laws {
+                assert!(
+                    shipped.contains(law.as_str()),
+                    "{}: lists {law}, which is no shipped law",
+                    d.id
+                );
+            }
             for peer in &d.peers {
                 assert!(
                     crate::registry::BUILTINS.contains(&peer.as_str()),
