@@ -98,7 +98,52 @@ struct Rule {
     /// Matched against the path relative to the scope rather than the
     /// basename: the rule was anchored or contains `/`.
     by_path: bool,
-    regex: Regex,
+    matcher: RuleMatcher,
+}
+
+/// How a rule matches its subject.
+///
+/// Most lines of real `.gitignore` files are a plain name (`target`,
+/// `Cargo.lock`) or `*` and a suffix (`*.log`). Those are decided by
+/// comparing bytes; compiling each of them to a regex was 3 % of a search
+/// of the cargo registry's sources (470 rules in 126 files), and asking it
+/// 2 % more. Every other rule is a regex (§9.3).
+#[derive(Clone)]
+enum RuleMatcher {
+    /// No metacharacter: the subject is exactly these bytes.
+    Literal(String),
+    /// `*` and no metacharacter after it: the subject ends with these
+    /// bytes and has no `/` before them (`*` never crosses a `/`).
+    StarSuffix(String),
+    /// Anything else, compiled as §9.3 translates it.
+    Regex(Regex),
+}
+
+impl RuleMatcher {
+    /// The shortcut for `text` (the rule with its `!`, leading `/` and
+    /// trailing `/` removed), or `None` when only a regex will do.
+    fn shortcut(text: &str) -> Option<RuleMatcher> {
+        let plain = |t: &str| !t.contains(['\\', '[', '{', '}', '*', '?']);
+        if plain(text) {
+            return Some(RuleMatcher::Literal(text.to_string()));
+        }
+        match text.strip_prefix('*') {
+            Some(rest) if plain(rest) && !rest.contains('/') => {
+                Some(RuleMatcher::StarSuffix(rest.to_string()))
+            }
+            _ => None,
+        }
+    }
+
+    fn is_match(&self, subject: &str) -> bool {
+        match self {
+            RuleMatcher::Literal(literal) => subject == literal,
+            RuleMatcher::StarSuffix(suffix) => subject
+                .strip_suffix(suffix.as_str())
+                .is_some_and(|head| !head.contains('/')),
+            RuleMatcher::Regex(regex) => regex.is_match(subject.as_bytes()),
+        }
+    }
 }
 
 impl Gitignore {
@@ -147,9 +192,7 @@ impl Gitignore {
                 return None;
             }
             let subject = if rule.by_path { subject_path } else { basename };
-            rule.regex
-                .is_match(subject.as_bytes())
-                .then_some(!rule.negated)
+            rule.matcher.is_match(subject).then_some(!rule.negated)
         })
     }
 }
@@ -196,17 +239,26 @@ impl Rule {
             None => (false, text),
         };
         let by_path = anchored || text.contains('/');
-        let body = translate(text.as_bytes())?;
-        // A rule whose matcher would pass the size limit (8 MiB of NFA) is
-        // dropped like any rule that does not compile (§9.3).
-        let regex = globre::compile(&[body]).ok().flatten()?;
+        let matcher = match RuleMatcher::shortcut(text) {
+            Some(matcher) => matcher,
+            None => RuleMatcher::Regex(Rule::regex(text)?),
+        };
         Some(Rule {
             source: line.to_string(),
             negated,
             dir_only,
             by_path,
-            regex,
+            matcher,
         })
+    }
+
+    /// §9.3: the rule's text translated and compiled. A rule whose matcher
+    /// would pass the size limit (8 MiB of NFA) is dropped like any rule
+    /// that does not compile.
+    fn regex(text: &str) -> Option<Regex> {
+        globre::compile(&[translate(text.as_bytes())?])
+            .ok()
+            .flatten()
     }
 }
 
@@ -949,6 +1001,34 @@ mod tests {
             let root = Scope::new("", rules);
             let sub = Scope::new(dir, Gitignore::parse(&text));
             let _ = is_ignored(&[&root, &sub], &path, is_dir);
+        }
+    }
+
+    #[test]
+    fn plain_names_and_star_suffixes_take_the_shortcut() {
+        for text in ["target", "Cargo.lock", "a/b.txt", "*.log", "*", "*~"] {
+            assert!(RuleMatcher::shortcut(text).is_some(), "{text:?}");
+        }
+        for text in ["*/x", "a*b", "[ab]", "**", "a?", "{a,b}", "\\!x", "*.{a,b}"] {
+            assert!(RuleMatcher::shortcut(text).is_none(), "{text:?}");
+        }
+    }
+
+    proptest! {
+        /// A rule decided by comparing bytes matches exactly the subjects
+        /// its §9.3 regex matches.
+        #[test]
+        fn shortcuts_agree_with_the_regex(
+            text in "\\*?[ab./é,]{0,6}",
+            subject in "[ab./é,]{0,8}",
+        ) {
+            if let (Some(shortcut), Some(regex)) = (RuleMatcher::shortcut(&text), Rule::regex(&text)) {
+                prop_assert_eq!(
+                    shortcut.is_match(&subject),
+                    regex.is_match(subject.as_bytes()),
+                    "rule {:?}, subject {:?}", text, subject
+                );
+            }
         }
     }
 }

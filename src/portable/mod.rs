@@ -28,8 +28,6 @@ pub mod scan;
 pub mod walk;
 
 use std::num::NonZeroUsize;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::contract::glob::GlobList;
 use crate::contract::grouping::group;
@@ -43,7 +41,7 @@ use crate::flows::{BashOutput, BashRequest};
 use crate::flows::{LsOutput, LsRequest, ReadOutput, ReadRequest};
 use crate::peer::{Method, Search};
 use scan::{FileScan, ScanConfig, scan_path};
-use walk::{Candidate, WalkOptions};
+use walk::WalkOptions;
 
 /// The portable peer. `Default` uses every available core.
 #[derive(Clone, Debug)]
@@ -81,12 +79,6 @@ impl Search for Portable {
         let insensitive = is_insensitive(&input.pattern, input.ignore_case, input.smart_case);
         let matcher = Matcher::new(&input.pattern, input.fixed_strings, insensitive)?;
         let globs = GlobList::new(&input.globs)?;
-        let walked = walk::walk(&WalkOptions {
-            root: &input.root,
-            hidden: input.hidden,
-            no_ignore: input.no_ignore,
-            globs: &globs,
-        })?;
         let config = ScanConfig {
             matcher: &matcher,
             before: input.before_context,
@@ -102,14 +94,29 @@ impl Search for Portable {
             },
             first_only: input.files_with_matches,
         };
-        let scans = self.scan_all(&walked.candidates, &config);
+        // Each file is scanned by the walker thread that found it; the
+        // answers come back in candidate order.
+        let walked = walk::walk_visiting(
+            &WalkOptions {
+                root: &input.root,
+                hidden: input.hidden,
+                no_ignore: input.no_ignore,
+                globs: &globs,
+            },
+            self.threads.get(),
+            // A file without a hit is only counted (§13: `filesSearched`).
+            |path| match scan_path(path, &config) {
+                FileScan::Text { count: 0, .. } | FileScan::Unreadable => None,
+                scan => Some(scan),
+            },
+        )?;
 
         let mut out = GrepOutput {
-            files_searched: walked.candidates.len() as u64,
+            files_searched: walked.visited as u64,
             ..GrepOutput::default()
         };
         let mut total: u64 = 0;
-        for (candidate, scan) in walked.candidates.iter().zip(scans) {
+        for (candidate, scan) in &walked.kept {
             let (count, rows) = match scan {
                 FileScan::Unreadable => continue,
                 FileScan::Binary if walked.explicit_file => {
@@ -119,7 +126,7 @@ impl Search for Portable {
                     out.skipped_binary += 1;
                     continue;
                 }
-                FileScan::Text { count, rows } => (count, rows),
+                FileScan::Text { count, rows } => (*count, rows),
             };
             if count == 0 {
                 continue;
@@ -136,7 +143,7 @@ impl Search for Portable {
             if remaining == 0 {
                 continue;
             }
-            let mut groups = group(&candidate.path, &rows);
+            let mut groups = group(&candidate.path, rows);
             groups.truncate(usize::try_from(remaining).unwrap_or(usize::MAX));
             if input.symbols {
                 annotate_file(&candidate.fs_path, &mut groups);
@@ -195,46 +202,5 @@ impl Search for Portable {
     fn supports(&self, method: Method) -> bool {
         // Every method: the file flows in `src/flows`, `bash` on unix only.
         method != Method::FlowBash || cfg!(unix)
-    }
-}
-
-impl Portable {
-    /// Scan every candidate, in parallel, returning results in candidate order.
-    fn scan_all(&self, candidates: &[Candidate], config: &ScanConfig<'_>) -> Vec<FileScan> {
-        let threads = self.threads.get().min(candidates.len()).max(1);
-        if threads == 1 {
-            return candidates
-                .iter()
-                .map(|c| scan_path(&c.fs_path, config))
-                .collect();
-        }
-        let next = AtomicUsize::new(0);
-        let slots: Vec<Mutex<Option<FileScan>>> =
-            candidates.iter().map(|_| Mutex::new(None)).collect();
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(candidate) = candidates.get(i) else {
-                            break;
-                        };
-                        let scan = scan_path(&candidate.fs_path, config);
-                        if let Ok(mut slot) = slots[i].lock() {
-                            *slot = Some(scan);
-                        }
-                    }
-                });
-            }
-        });
-        slots
-            .into_iter()
-            .map(|slot| {
-                slot.into_inner()
-                    .ok()
-                    .flatten()
-                    .unwrap_or(FileScan::Unreadable)
-            })
-            .collect()
     }
 }

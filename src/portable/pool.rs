@@ -23,6 +23,8 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 struct State<J> {
     jobs: Vec<J>,
     running: usize,
+    /// Threads waiting in [`next`] for a job or the end.
+    waiting: usize,
     /// A job panicked: take no more jobs.
     abandoned: bool,
 }
@@ -51,14 +53,23 @@ struct Running<'p, J> {
 impl<J> Drop for Running<'_, J> {
     fn drop(&mut self) {
         let mut state = self.pool.lock();
-        if std::thread::panicking() {
+        let news = if std::thread::panicking() {
             state.abandoned = true;
+            true
         } else {
-            state.jobs.append(&mut self.children);
-        }
+            !self.children.is_empty()
+        };
+        state.jobs.append(&mut self.children);
         state.running -= 1;
+        // A waiter needs waking for new jobs, for the end of the drain (no
+        // job left to run) or for a panic; only then, and only if one
+        // waits: a wake after every job was a futex call per directory
+        // (5 % of the CPU time of a search of the cargo registry).
+        let wake = state.waiting > 0 && (news || state.running == 0);
         drop(state);
-        self.pool.wake.notify_all();
+        if wake {
+            self.pool.wake.notify_all();
+        }
     }
 }
 
@@ -75,6 +86,7 @@ where
         state: Mutex::new(State {
             jobs: seed,
             running: 0,
+            waiting: 0,
             abandoned: false,
         }),
         wake: Condvar::new(),
@@ -124,10 +136,12 @@ fn next<J>(pool: &Pool<J>) -> Option<J> {
         if state.running == 0 {
             return None;
         }
+        state.waiting += 1;
         state = pool
             .wake
             .wait(state)
             .unwrap_or_else(|poisoned| poisoned.into_inner());
+        state.waiting -= 1;
     }
 }
 
