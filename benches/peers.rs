@@ -499,6 +499,9 @@ fn main() {
         } else {
             target(&name, name.parse().expect("a corpus name"), &[])
         };
+        // The targets of issue 17 are for a caller of the contract, who
+        // gets symbols (§15) unless it says no.
+        target.symbols = true;
         if let Ok(only) = std::env::var("LAWSUITE_BENCH_PAIRED_QUERIES") {
             let kinds = builtin("");
             target.queries = kinds

@@ -1,5 +1,7 @@
-//! A tiny work pool for the walk: jobs that make more jobs, drained by a
-//! few threads until none is pending and none is running.
+//! A tiny work pool for the portable peer: jobs that make more jobs,
+//! drained by a few threads until none is pending and none is running.
+//! The walk (and the search of each file it finds) runs on it, and so does
+//! the symbol pass over the returned hits.
 //!
 //! The walk lists directories in parallel (each directory job yields its
 //! subdirectories as new jobs). A thread that finds the queue empty must
