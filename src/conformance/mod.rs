@@ -412,6 +412,9 @@ pub struct Engine {
     /// libtest runs each (law, peer) as a trial of its own, and the
     /// trials of one law run one after another, so they share its tree.
     setups: Mutex<Vec<(usize, SharedSetup)>>,
+    /// Written trees by [`law::Tree::key`], newest last: laws that read
+    /// the same tree (a file's laws often do) share it.
+    trees: Mutex<Vec<(String, Arc<law::Tree>)>>,
 }
 
 /// A law's setup, or why it cannot be set up, shared by its trials.
@@ -420,6 +423,11 @@ type SharedSetup = Arc<Result<law::Setup, String>>;
 /// How many law trees [`Engine::setup`] keeps: enough for the trials of
 /// one law running side by side on every thread.
 const KEPT_SETUPS: usize = 8;
+
+/// How many written trees [`Engine::setup`] keeps for laws with the same
+/// tree. Laws sharing a tree mostly sit in one file, asked close together;
+/// the largest kept tree is 1,001 empty files.
+const KEPT_TREES: usize = 32;
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -442,6 +450,7 @@ impl Engine {
             record: None,
             stopped: Mutex::new(BTreeMap::new()),
             setups: Mutex::new(Vec::new()),
+            trees: Mutex::new(Vec::new()),
         }
     }
 
@@ -740,7 +749,11 @@ impl Engine {
         }
         // Written outside the lock: two threads may both write one law's
         // tree at once; one is kept, and both answers are right.
-        let setup = Arc::new(law::Setup::new(l));
+        let setup = Arc::new(if law::Setup::shares_tree(&l.law) {
+            self.tree(l).and_then(|tree| law::Setup::on(l, tree))
+        } else {
+            law::Setup::new(l)
+        });
         if setup.as_ref().as_ref().is_ok_and(law::Setup::shared) {
             let mut kept = lock();
             kept.push((index, setup.clone()));
@@ -749,6 +762,27 @@ impl Engine {
             }
         }
         setup
+    }
+
+    /// A written tree for law `l`: a kept one with the same
+    /// [`law::Tree::key`], else a new one (then kept).
+    fn tree(&self, l: &LoadedLaw) -> Result<Arc<law::Tree>, String> {
+        let lock = || {
+            self.trees
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        };
+        let key = law::Tree::key(&l.law);
+        if let Some((_, kept)) = lock().iter().find(|(k, _)| *k == key) {
+            return Ok(kept.clone());
+        }
+        let tree = Arc::new(law::Tree::write(l)?);
+        let mut kept = lock();
+        kept.push((key, tree.clone()));
+        if kept.len() > KEPT_TREES {
+            kept.remove(0);
+        }
+        Ok(tree)
     }
 
     fn outcome(

@@ -312,3 +312,18 @@ fn peers_share_a_law_tree_only_when_the_law_cannot_write_it() {
         }
     }
 }
+
+/// Laws that define the same tree read one written tree; another tree is
+/// written apart.
+#[test]
+fn laws_with_equal_trees_share_one_written_tree() {
+    let grep = "[[law]]\nname = \"finds-in-a\"\nspec = \"search-contract §13\"\nmethod = \"flow/grep\"\ninput = { pattern = \"x\" }\ntree.\"a.ts\" = \"\"\nexpect = { matches = [], files = [], filesSearched = 1, skippedBinary = 0, truncated = false }\n";
+    let other = GLOB_LAW.replace("tree.\"a.ts\" = \"\"", "tree.\"a.ts\" = \"x\"");
+    let engine = engine_with(vec![]);
+    let (glob, grep, other) = (law(GLOB_LAW), law(grep), law(&other));
+    let first = engine.tree(&glob).unwrap();
+    assert!(Arc::ptr_eq(&first, &engine.tree(&grep).unwrap()));
+    assert!(!Arc::ptr_eq(&first, &engine.tree(&other).unwrap()));
+    let setup = law::Setup::on(&grep, first.clone()).unwrap();
+    assert_eq!(setup.judge(&Portable::default()), law::LawOutcome::Pass);
+}
