@@ -439,23 +439,12 @@ fn target(name: &str, corpus: Corpus, ripgrep_on: &[&'static str]) -> Target {
 }
 
 /// A real source tree: `LAWSUITE_BENCH_REAL` (`0` for none), else the
-/// first source directory of the cargo registry, when there is one.
+/// cargo registry's sources ([`corpus::cargo_registry`]), when there are any.
 fn real_tree() -> Option<PathBuf> {
     match std::env::var_os("LAWSUITE_BENCH_REAL") {
         Some(v) if v == "0" => None,
         Some(path) => Some(PathBuf::from(path)),
-        None => {
-            let home = std::env::var_os("CARGO_HOME")
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))?;
-            let mut dirs: Vec<PathBuf> = std::fs::read_dir(home.join("registry/src"))
-                .ok()?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_dir())
-                .collect();
-            dirs.sort();
-            dirs.into_iter().next()
-        }
+        None => corpus::cargo_registry(),
     }
 }
 

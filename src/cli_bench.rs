@@ -22,8 +22,9 @@ pub struct BenchArgs {
     #[arg(long = "peer", required = true)]
     peers: Vec<String>,
     /// What to search: generated:S (1,000 files), generated:M (20,000),
-    /// generated:L (200,000), generated:huge (one 1 GiB file), or a
-    /// directory's path, searched in place and never written to.
+    /// generated:L (200,000), generated:huge (one 1 GiB file),
+    /// cargo:registry (the crate sources under ~/.cargo/registry/src), or a
+    /// directory's path; a real tree is searched in place, never written to.
     #[arg(long, default_value = "generated:S")]
     corpus: String,
     /// A JSON or JSONL file of calls in the kit's format,

@@ -136,6 +136,8 @@ pub enum Corpus {
 pub enum CorpusError {
     /// `generated:X` with an `X` that is not a generated corpus.
     UnknownShape(String),
+    /// `cargo:registry` where cargo has unpacked no crate sources.
+    NoRegistry,
     /// The directory to search in place does not exist.
     Missing {
         /// The path as given.
@@ -166,6 +168,10 @@ impl fmt::Display for CorpusError {
                 "the corpus directory {} cannot be searched ({source}); give an existing directory",
                 path.display()
             ),
+            CorpusError::NoRegistry => write!(
+                f,
+                "cargo:registry names the crate sources cargo unpacked under $CARGO_HOME/registry/src (default ~/.cargo), and there are none here; build any crate with dependencies first, or give a directory's path"
+            ),
             CorpusError::Temp(e) => write!(f, "could not make a temp dir for the corpus: {e}"),
             CorpusError::Write { root, source } => write!(
                 f,
@@ -181,8 +187,14 @@ impl std::error::Error for CorpusError {}
 impl FromStr for Corpus {
     type Err = CorpusError;
 
-    /// `generated:S|M|L|huge`, or any other text as a directory's path.
+    /// `generated:S|M|L|huge`, `cargo:registry` ([`cargo_registry`]), or
+    /// any other text as a directory's path.
     fn from_str(text: &str) -> Result<Corpus, CorpusError> {
+        if text == "cargo:registry" {
+            return cargo_registry()
+                .map(Corpus::Path)
+                .ok_or(CorpusError::NoRegistry);
+        }
         let Some(name) = text.strip_prefix("generated:") else {
             return Ok(Corpus::Path(PathBuf::from(text)));
         };
@@ -194,6 +206,29 @@ impl FromStr for Corpus {
             other => Err(CorpusError::UnknownShape(other.to_string())),
         }
     }
+}
+
+/// A real source tree most Rust machines have: the first directory (by
+/// name) of crate sources cargo unpacked under `$CARGO_HOME/registry/src`
+/// (`~/.cargo` by default), or `None` when there is none. Nested
+/// `.gitignore` files, files from bytes to megabytes, deep directories:
+/// what a generated tree does not have.
+pub fn cargo_registry() -> Option<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+    registry_sources(&home)
+}
+
+/// [`cargo_registry`] under the cargo home `home`.
+fn registry_sources(home: &Path) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(home.join("registry/src"))
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.into_iter().next()
 }
 
 impl fmt::Display for Corpus {
@@ -527,6 +562,20 @@ mod tests {
         );
         let err = "generated:XL".parse::<Corpus>().unwrap_err().to_string();
         assert!(err.contains("generated:S, generated:M"), "{err}");
+    }
+
+    #[test]
+    fn the_registry_is_its_first_source_directory() {
+        let home = tempfile::tempdir().unwrap();
+        assert_eq!(registry_sources(home.path()), None);
+        let src = home.path().join("registry/src");
+        for name in ["index.b", "index.a"] {
+            fs::create_dir_all(src.join(name)).unwrap();
+        }
+        fs::write(src.join("index.0"), "a file, not sources").unwrap();
+        assert_eq!(registry_sources(home.path()), Some(src.join("index.a")));
+        let err = CorpusError::NoRegistry.to_string();
+        assert!(err.contains("registry/src"), "{err}");
     }
 
     #[test]
