@@ -18,8 +18,10 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -761,9 +763,27 @@ pub fn run(law: &LoadedLaw, peer: &dyn Search) -> LawOutcome {
 /// 9,129 files one law at a time, 5,447 so, and creating a file costs far
 /// more than reading one on some file systems (250 µs of CPU each on the
 /// ext4 of the machines these figures come from).
+///
+/// A shared tree must stay as written: [`Tree::changes`] compares it with
+/// what was written after each peer, so a peer that writes into it fails
+/// that law (the contract's methods only read) and the tree is not handed
+/// to another law or peer ([`Tree::is_spoiled`]).
 #[derive(Debug)]
 pub struct Tree {
     dir: TempTree,
+    /// Every entry as written: path, type, size, modification time, mode.
+    written: Vec<Fingerprint>,
+    /// A peer changed it.
+    spoiled: AtomicBool,
+}
+
+/// One entry of a written tree, as [`Tree::changes`] compares it.
+#[derive(Debug, PartialEq, Eq)]
+struct Fingerprint {
+    path: String,
+    /// The type, size, modification time and permissions, or why they
+    /// could not be read (a `0o000` directory cannot be listed).
+    state: String,
 }
 
 impl Tree {
@@ -776,7 +796,50 @@ impl Tree {
         for entry in &special {
             entry.make(dir.path()).map_err(broken)?;
         }
-        Ok(Tree { dir })
+        let written = fingerprints(dir.path());
+        Ok(Tree {
+            dir,
+            written,
+            spoiled: AtomicBool::new(false),
+        })
+    }
+
+    /// How the tree differs from what was written (the first difference),
+    /// or `None` when it does not; a difference spoils it.
+    pub fn changes(&self) -> Option<String> {
+        let now = fingerprints(self.dir.path());
+        if now == self.written {
+            return None;
+        }
+        self.spoiled.store(true, Ordering::Relaxed);
+        let before: BTreeMap<&str, &str> = self
+            .written
+            .iter()
+            .map(|f| (f.path.as_str(), f.state.as_str()))
+            .collect();
+        let after: BTreeMap<&str, &str> = now
+            .iter()
+            .map(|f| (f.path.as_str(), f.state.as_str()))
+            .collect();
+        let change = after
+            .iter()
+            .find_map(|(path, state)| match before.get(path) {
+                None => Some(format!("{path} was created ({state})")),
+                Some(was) if was != state => Some(format!("{path} changed ({was} → {state})")),
+                Some(_) => None,
+            })
+            .or_else(|| {
+                before
+                    .keys()
+                    .find(|path| !after.contains_key(*path))
+                    .map(|path| format!("{path} was removed"))
+            });
+        Some(change.unwrap_or_else(|| "its entries were reordered".into()))
+    }
+
+    /// A peer changed the tree; it must not be asked about again.
+    pub fn is_spoiled(&self) -> bool {
+        self.spoiled.load(Ordering::Relaxed)
     }
 
     /// What identifies the tree `law` defines: laws with equal keys write
@@ -789,6 +852,78 @@ impl Tree {
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
+}
+
+/// Every entry below `root` (symlinks not followed), sorted by path.
+fn fingerprints(root: &Path) -> Vec<Fingerprint> {
+    let mut out = Vec::new();
+    let mut pending = vec![(root.to_path_buf(), String::new())];
+    while let Some((dir, rel)) = pending.pop() {
+        let listing = match fs::read_dir(&dir) {
+            Ok(listing) => listing,
+            Err(e) => {
+                out.push(Fingerprint {
+                    path: format!("{rel}/"),
+                    state: format!("unlistable: {:?}", e.kind()),
+                });
+                continue;
+            }
+        };
+        for entry in listing.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            let state = match entry.metadata() {
+                Ok(meta) => {
+                    if meta.is_dir() {
+                        pending.push((entry.path(), path.clone()));
+                    }
+                    describe(&meta)
+                }
+                Err(e) => format!("unreadable: {:?}", e.kind()),
+            };
+            out.push(Fingerprint { path, state });
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// An entry's type, size, modification time and (on unix) mode.
+fn describe(meta: &fs::Metadata) -> String {
+    let kind = if meta.is_dir() {
+        "directory"
+    } else if meta.is_symlink() {
+        "symlink"
+    } else if meta.is_file() {
+        "file"
+    } else {
+        "special"
+    };
+    #[cfg(unix)]
+    let mode = {
+        use std::os::unix::fs::PermissionsExt;
+        format!(" mode {:o}", meta.permissions().mode() & 0o7777)
+    };
+    #[cfg(not(unix))]
+    let mode = String::new();
+    // A directory's size and time change with what it holds, which the
+    // entries below it already show.
+    if meta.is_dir() {
+        return format!("{kind}{mode}");
+    }
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or_else(
+            || "?".to_string(),
+            |d| format!("{}.{:09}", d.as_secs(), d.subsec_nanos()),
+        );
+    format!("{kind} of {} bytes{mode}, modified {modified}", meta.len())
 }
 
 /// A law made ready to ask peers: its [`Tree`] written, its call and
@@ -838,6 +973,11 @@ impl Setup {
         })
     }
 
+    /// A peer changed this setup's tree: ask no one else on it.
+    pub fn is_spoiled(&self) -> bool {
+        self.tree.is_spoiled()
+    }
+
     /// May several laws and peers be asked on one tree of `law`'s? Every
     /// method but `flow/bash` only reads it; a bash command may write, and
     /// the next peer must not see what the last one left.
@@ -870,6 +1010,14 @@ impl Setup {
         }
         if actual != self.expected {
             problems.insert(0, "the answer differs from the expected one".into());
+        }
+        if self.shared() {
+            if let Some(change) = self.tree.changes() {
+                problems.push(format!(
+                    "the peer changed the law's tree, which {} only reads: {change}",
+                    self.method.name()
+                ));
+            }
         }
         if let (Some(want), Some(got)) = (
             &self.expect_message,

@@ -744,8 +744,13 @@ impl Engine {
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
         };
-        if let Some((_, kept)) = lock().iter().find(|(i, _)| *i == index) {
-            return kept.clone();
+        {
+            let mut kept = lock();
+            // A setup whose tree a peer changed is not handed on.
+            kept.retain(|(_, s)| !s.as_ref().as_ref().is_ok_and(law::Setup::is_spoiled));
+            if let Some((_, kept)) = kept.iter().find(|(i, _)| *i == index) {
+                return kept.clone();
+            }
         }
         // Written outside the lock: two threads may both write one law's
         // tree at once; one is kept, and both answers are right.
@@ -773,8 +778,12 @@ impl Engine {
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
         };
         let key = law::Tree::key(&l.law);
-        if let Some((_, kept)) = lock().iter().find(|(k, _)| *k == key) {
-            return Ok(kept.clone());
+        {
+            let mut kept = lock();
+            kept.retain(|(_, tree)| !tree.is_spoiled());
+            if let Some((_, kept)) = kept.iter().find(|(k, _)| *k == key) {
+                return Ok(kept.clone());
+            }
         }
         let tree = Arc::new(law::Tree::write(l)?);
         let mut kept = lock();

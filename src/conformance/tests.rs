@@ -327,3 +327,64 @@ fn laws_with_equal_trees_share_one_written_tree() {
     let setup = law::Setup::on(&grep, first.clone()).unwrap();
     assert_eq!(setup.judge(&Portable::default()), law::LawOutcome::Pass);
 }
+
+/// Answers as `portable` does, after leaving a file in the searched root.
+struct Litterer;
+
+impl Search for Litterer {
+    fn name(&self) -> &str {
+        "litterer"
+    }
+    fn version(&self) -> String {
+        "0".into()
+    }
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        let answer = Portable::with_threads(1).grep(input);
+        let _ = std::fs::write(std::path::Path::new(&input.root).join("left.txt"), "x");
+        answer
+    }
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        Portable::with_threads(1).glob(input)
+    }
+}
+
+/// A peer that writes into a law's tree fails that law, even with the
+/// right answer, and no other law or peer is asked on the changed tree.
+#[test]
+fn a_peer_that_writes_into_a_shared_tree_fails_and_spoils_only_its_copy() {
+    let grep = "[[law]]\nname = \"finds-in-a\"\nspec = \"search-contract §13\"\nmethod = \"flow/grep\"\ninput = { pattern = \"x\" }\ntree.\"a.ts\" = \"\"\nexpect = { matches = [], files = [], filesSearched = 1, skippedBinary = 0, truncated = false }\n";
+    let mut engine = engine_with(vec![
+        Subject::new("litterer", Litterer),
+        Subject::new("clean", Portable::default()),
+    ]);
+    // The glob law shares the grep law's tree, and would list `left.txt`
+    // if it were asked on the changed one.
+    let glob_all = GLOB_LAW.replace("pattern = \"*.ts\"", "pattern = \"*\"");
+    engine.add_laws(vec![law(grep), law(&glob_all)], vec![]);
+    let table = verdicts(&engine);
+    let verdict = |id: &str| table.iter().find(|(t, _)| t == id).map(|(_, v)| *v);
+    assert_eq!(
+        verdict("law::x::finds-in-a::litterer"),
+        Some("fail"),
+        "{table:?}"
+    );
+    assert_eq!(
+        verdict("law::x::finds-in-a::clean"),
+        Some("pass"),
+        "{table:?}"
+    );
+    assert_eq!(verdict("law::x::finds-a::clean"), Some("pass"), "{table:?}");
+    let trials = engine.trials();
+    let litterer = trials
+        .iter()
+        .find(|t| t.id == "law::x::finds-in-a::litterer")
+        .unwrap();
+    let Verdict::Fail { report } = engine.run_trial(litterer).verdict else {
+        panic!("the litterer passed");
+    };
+    let text = format!("{report:?}");
+    assert!(
+        text.contains("changed the law's tree") && text.contains("left.txt was created"),
+        "{text}"
+    );
+}
