@@ -1,7 +1,8 @@
 //! The HTML report in a real browser: headless Chromium loads the page of
 //! a run with a known failing peer, and the DOM it renders holds the matrix
 //! with the counts the JSON lines results give (counted here, apart from
-//! the renderer). A screenshot is kept at `target/report-screenshot.png`.
+//! the renderer). A screenshot is kept at `report-screenshot.png` in cargo's
+//! `CARGO_TARGET_TMPDIR` (`target/tmp/` unless `CARGO_TARGET_DIR` moves it).
 //!
 //! Needs Debian's `chromium` (`.ci/run` installs it); under `CI=true` a
 //! missing browser fails the test instead of skipping it.
@@ -135,7 +136,10 @@ fn chromium_renders_the_matrix_with_the_right_counts() {
     let failing = want.values().filter(|c| c.1 > 0).count();
     assert_eq!(dom.matches("class=\"cell-detail\"").count(), failing);
     // A screenshot, to look at.
-    let shot = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/report-screenshot.png");
+    // Cargo's scratch directory for integration tests, which exists wherever
+    // the target directory is (`target/` of the checkout was missing when
+    // CARGO_TARGET_DIR pointed elsewhere, and chromium could not write).
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot.png");
     let taken = headless(
         &browser,
         &profile,
