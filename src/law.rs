@@ -764,10 +764,12 @@ pub fn run(law: &LoadedLaw, peer: &dyn Search) -> LawOutcome {
 /// more than reading one on some file systems (250 µs of CPU each on the
 /// ext4 of the machines these figures come from).
 ///
-/// A shared tree must stay as written: [`Tree::changes`] compares it with
-/// what was written after each peer, so a peer that writes into it fails
-/// that law (the contract's methods only read) and the tree is not handed
-/// to another law or peer ([`Tree::is_spoiled`]).
+/// A tree must stay as written: [`Tree::changes`] compares it with what
+/// was written after each peer, so a peer that writes into it fails that
+/// law (the contract's methods only read), and a shared tree found changed
+/// is not handed to another law or peer ([`Tree::is_spoiled`]); the engine
+/// judges the peer that found it changed again on a tree of its own, since
+/// another peer asked at the same time may have made the change.
 #[derive(Debug)]
 pub struct Tree {
     dir: TempTree,
@@ -976,6 +978,11 @@ impl Setup {
     /// A peer changed this setup's tree: ask no one else on it.
     pub fn is_spoiled(&self) -> bool {
         self.tree.is_spoiled()
+    }
+
+    /// The tree the law's call is asked on.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
     }
 
     /// May several laws and peers be asked on one tree of `law`'s? Every

@@ -950,7 +950,15 @@ impl Engine {
         setup: Option<&Result<law::Setup, String>>,
     ) -> Judged {
         let outcome = match setup {
-            Some(Ok(setup)) => setup.judge(subject.peer.as_ref()),
+            // The shared tree changed during or before this call: perhaps
+            // by this peer, perhaps by another one asked at the same time
+            // (libtest runs a law's peers side by side). Judged again on a
+            // tree of its own, where only this peer can change anything,
+            // the verdict is this peer's alone.
+            Some(Ok(setup)) => match setup.judge(subject.peer.as_ref()) {
+                _ if setup.is_spoiled() => law::run(l, subject.peer.as_ref()),
+                outcome => outcome,
+            },
             Some(Err(why)) => LawOutcome::Broken(why.clone()),
             None => law::run(l, subject.peer.as_ref()),
         };

@@ -388,3 +388,27 @@ fn a_peer_that_writes_into_a_shared_tree_fails_and_spoils_only_its_copy() {
         "{text}"
     );
 }
+
+/// A peer asked on a shared tree that another peer changed (libtest asks a
+/// law's peers side by side) is judged again on a tree of its own, not
+/// blamed for the change.
+#[test]
+fn a_peer_is_not_blamed_for_a_change_it_did_not_make() {
+    let grep = "[[law]]\nname = \"finds-in-a\"\nspec = \"search-contract §13\"\nmethod = \"flow/grep\"\ninput = { pattern = \"x\" }\ntree.\"a.ts\" = \"\"\nexpect = { matches = [], files = [], filesSearched = 1, skippedBinary = 0, truncated = false }\n";
+    let mut engine = engine_with(vec![Subject::new("clean", Portable::default())]);
+    engine.add_laws(vec![law(grep)], vec![]);
+    let trials = engine.trials();
+    let clean = trials
+        .iter()
+        .find(|t| t.id == "law::x::finds-in-a::clean")
+        .unwrap();
+    let Item::Law(l) = &engine.items[clean.item] else {
+        panic!("not a law");
+    };
+    // What another peer, asked at the same time, would have left behind.
+    let setup = engine.setup(clean.item, l);
+    let tree = setup.as_ref().as_ref().unwrap().tree().path().to_path_buf();
+    std::fs::write(tree.join("left.txt"), "x").unwrap();
+    let outcome = engine.run_trial(clean);
+    assert_eq!(outcome.verdict.tag(), "pass", "{outcome:?}");
+}

@@ -117,8 +117,8 @@ impl Search for Portable {
             },
             first_only: input.files_with_matches,
         };
-        // Each file is scanned by the walker thread that found it; the
-        // answers come back in candidate order.
+        // Each file is scanned on a walk thread as soon as its directory is
+        // listed; the answers come back in candidate order.
         let walked = walk::walk_visiting(
             &WalkOptions {
                 root: &input.root,

@@ -94,7 +94,7 @@ pub(crate) struct Visited<T> {
 }
 
 /// [`walk`] on `threads` threads, calling `visit` with each candidate's
-/// file-system path on the thread that found it, as soon as it is found;
+/// file-system path on a walk thread, as soon as its directory is listed;
 /// a candidate whose visit answers `None` is counted and forgotten.
 ///
 /// The portable peer searches each file here: a walk to the end and then
@@ -221,7 +221,8 @@ struct Job {
 
 /// Walk every directory below the root, on several threads (directories
 /// are independent: each carries its own scope stack), handing each walked
-/// file to `admit` on the thread that found it. The order of discovery does
+/// file to `admit` on a pool thread once its directory is listed (mostly
+/// the thread that listed it). The order of discovery does
 /// not matter, because the caller sorts and `ignored` is an "any" (§7.6,
 /// §7.5).
 fn descend_all<R: Send>(
