@@ -759,10 +759,10 @@ pub fn run(law: &LoadedLaw, peer: &dyn Search) -> LawOutcome {
 /// the last [`Setup`] on it is dropped.
 ///
 /// Laws that only read their tree may share one written tree when they
-/// define the same tree ([`Tree::key`]): a run of the shipped laws wrote
-/// 9,129 files one law at a time, 5,447 so, and creating a file costs far
-/// more than reading one on some file systems (250 µs of CPU each on the
-/// ext4 of the machines these figures come from).
+/// define the same tree ([`Tree::key`]): a run of the shipped laws created
+/// 10,062 files one law at a time and 7,481 so, and creating a file costs
+/// far more than reading one on some file systems (160–300 µs of CPU each
+/// on the ext4 of the machines `benches/README.md` was measured on).
 ///
 /// A tree must stay as written: [`Tree::changes`] compares it with what
 /// was written after each peer, so a peer that writes into it fails that
