@@ -30,6 +30,8 @@ import sys
 import tempfile
 import time
 
+# The `ripgrep` peer's host-independence flags (`HOST_INDEPENDENCE` in
+# src/ripgrep/mod.rs) and `--no-messages`, as the issue measured `rg`.
 RG_FLAGS = [
     "--no-config",
     "--no-require-git",
