@@ -555,10 +555,11 @@ mod tests {
             max_count in proptest::option::of(1u64..4),
             cap in 0u64..5,
             first_only: bool,
-            // The last one matches the U+FFFD that stands for `\xff`.
+            // `^[^h] needle` matches the U+FFFD that stands for `\xff`;
+            // the classes with no literal search raw bytes.
             pattern in prop_oneof![
                 Just("needle"), Just("^needle$"), Just(""), Just("y$"), Just("e.$"),
-                Just("^[^h] needle"),
+                Just("^[^h] needle"), Just("[a-z]{6}"), Just("^[a-z]+$"), Just("[x-z]$"),
             ],
         ) {
             let matcher = Matcher::new(pattern, false, false).unwrap();

@@ -82,6 +82,9 @@ pub struct Matcher {
     /// A literal set every matching line holds verbatim in its raw bytes,
     /// UTF-8 or not (see [`Matcher::find_line_candidate`]).
     gate: Option<Prefilter>,
+    /// The pattern can match no U+FFFD, so the candidate regex may search
+    /// raw bytes (see [`Matcher::searches_raw_bytes`]).
+    raw_regex: bool,
 }
 
 /// Which of the two translations to write.
@@ -127,6 +130,7 @@ impl Matcher {
             candidate: build(&candidate_hir)?,
             inner: inner.map(|pre| pre.filter),
             gate,
+            raw_regex: !may_match_replacement(&candidate_hir),
         })
     }
 
@@ -182,23 +186,33 @@ impl Matcher {
     /// Whether [`find_line_candidate`](Matcher::find_line_candidate) may be
     /// given bytes that are not UTF-8.
     ///
-    /// True when the pattern has a required literal set (a fast prefix or
-    /// inner one, as in [`find_candidate`](Matcher::find_candidate)) none of
-    /// whose literals holds a byte of U+FFFD's encoding (`EF BF BD`). A
-    /// lossily decoded line differs from its bytes only by the U+FFFD
-    /// replacing each invalid sequence, so such a literal occurs in the
-    /// decoded line exactly where it occurs, verbatim, in its bytes: a
-    /// scanner can skip lines without decoding (or validating) them.
+    /// A lossily decoded line differs from its bytes only by the U+FFFD
+    /// replacing each invalid sequence. So the answer is true when
+    ///
+    /// * the pattern has a required literal set (a fast prefix or inner
+    ///   one, as in [`find_candidate`](Matcher::find_candidate)) none of
+    ///   whose literals holds a byte of U+FFFD's encoding (`EF BF BD`): such
+    ///   a literal occurs in the decoded line exactly where it occurs,
+    ///   verbatim, in its bytes; or
+    /// * no part of the pattern can match U+FFFD (no `.`, negated class,
+    ///   `\W`, `\S`, `\D` or Unicode word boundary): a match in a decoded
+    ///   line is then made of characters the line's bytes hold verbatim,
+    ///   where the candidate regex finds it too (it never matches an
+    ///   invalid sequence, and a false candidate is checked by
+    ///   [`is_match`](Matcher::is_match) on the decoded line).
+    ///
+    /// A scanner can then skip lines without decoding (or validating) them
+    /// (for a regex with no literal, validating every region was 5 % of the
+    /// CPU time of a search of the cargo registry's sources).
     pub fn searches_raw_bytes(&self) -> bool {
-        self.gate.is_some()
+        self.gate.is_some() || self.raw_regex
     }
 
     /// [`find_candidate`](Matcher::find_candidate) over bytes, for a
     /// scanner that decodes only the lines it looks at. The guarantee is the
     /// same, for the lines of the lossily decoded `haystack`, whatever its
-    /// bytes when [`searches_raw_bytes`](Matcher::searches_raw_bytes) holds
-    /// (the answer is then the start of the first line holding a required
-    /// literal); otherwise `haystack` must be UTF-8.
+    /// bytes when [`searches_raw_bytes`](Matcher::searches_raw_bytes) holds;
+    /// otherwise `haystack` must be UTF-8.
     pub fn find_line_candidate(&self, haystack: &[u8], from: usize) -> Option<usize> {
         self.search(haystack, from, self.gate.as_ref().or(self.inner.as_ref()))
     }
@@ -335,6 +349,40 @@ fn may_overlap_replacement(literal: &[u8]) -> bool {
             !(0..REPLACEMENT.len() as isize).contains(&j) || REPLACEMENT[j as usize] == *b
         })
     })
+}
+
+/// Whether some match of `hir` could use a U+FFFD: a class or literal that
+/// holds it, any class with a non-ASCII byte, or a Unicode word boundary
+/// (whose sides a replacement character and an invalid byte might not
+/// decide alike). Conservative: `true` when unsure.
+fn may_match_replacement(hir: &Hir) -> bool {
+    use regex_syntax::hir::{Class, Look};
+    match hir.kind() {
+        HirKind::Empty => false,
+        HirKind::Literal(literal) => literal
+            .0
+            .windows(REPLACEMENT.len())
+            .any(|w| w == REPLACEMENT),
+        HirKind::Class(Class::Unicode(class)) => class
+            .ranges()
+            .iter()
+            .any(|r| r.start() <= '\u{FFFD}' && '\u{FFFD}' <= r.end()),
+        HirKind::Class(Class::Bytes(class)) => class.ranges().iter().any(|r| r.end() >= 0x80),
+        HirKind::Look(look) => matches!(
+            look,
+            Look::WordUnicode
+                | Look::WordUnicodeNegate
+                | Look::WordStartUnicode
+                | Look::WordEndUnicode
+                | Look::WordStartHalfUnicode
+                | Look::WordEndHalfUnicode
+        ),
+        HirKind::Repetition(rep) => may_match_replacement(&rep.sub),
+        HirKind::Capture(cap) => may_match_replacement(&cap.sub),
+        HirKind::Concat(hirs) | HirKind::Alternation(hirs) => {
+            hirs.iter().any(may_match_replacement)
+        }
+    }
 }
 
 /// The tree as `regex-syntax` syntax.

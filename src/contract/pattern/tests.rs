@@ -437,14 +437,22 @@ fn validate_never_panics_on_long_inputs() {
 }
 
 /// A required literal gates a search of raw bytes (the literals that could
-/// not are tested beside `may_overlap_replacement`).
+/// not are tested beside `may_overlap_replacement`), and so does a pattern
+/// none of whose parts can match U+FFFD.
 #[test]
 fn raw_byte_search_needs_literals_clear_of_the_replacement_character() {
     for (pattern, raw) in [
         ("needle", true),
         ("todo", true),
         ("[a-z]+_handler\\.[a-z]+", true),
-        ("[a-z]+", false),
+        // No literal, but nothing that matches U+FFFD.
+        ("[a-z]+", true),
+        ("[A-Z][a-z]+[0-9]{3}", true),
+        ("^[0-9]{4}-[0-9]{2}$", true),
+        // Each of these can match U+FFFD in a decoded line.
+        (".+", false),
+        ("[^a]{3}", false),
+        ("[^ -~]", false),
     ] {
         let m = Matcher::new(pattern, false, true).unwrap();
         assert_eq!(m.searches_raw_bytes(), raw, "{pattern:?}");
