@@ -928,6 +928,12 @@ fn describe(meta: &fs::Metadata) -> String {
     format!("{kind} of {} bytes{mode}, modified {modified}", meta.len())
 }
 
+/// Whether a call of `method` leaves its tree as it found it: every
+/// method but `flow/bash` (search, listing and reading only).
+fn only_reads(method: Method) -> bool {
+    method != Method::FlowBash
+}
+
 /// A law made ready to ask peers: its [`Tree`] written, its call and
 /// expected answer built. Peers may share one setup when the law
 /// [only reads its tree](Setup::shared); the engine asks every peer of a
@@ -989,14 +995,13 @@ impl Setup {
     /// method but `flow/bash` only reads it; a bash command may write, and
     /// the next peer must not see what the last one left.
     pub fn shares_tree(law: &Law) -> bool {
-        law.method != Method::FlowBash
+        only_reads(law.method)
     }
 
-    /// May several peers be asked on this one tree? Every method but
-    /// `flow/bash` only reads it; a bash command may write, and the next
-    /// peer must not see what the last one left.
+    /// May several peers be asked on this one tree? See
+    /// [`Setup::shares_tree`].
     pub fn shared(&self) -> bool {
-        self.method != Method::FlowBash
+        only_reads(self.method)
     }
 
     /// Ask `peer` and compare its answer with the law's.
@@ -1284,6 +1289,49 @@ mod tests {
         assert!(inside("../x").is_err());
         assert!(inside("a/../../x").is_err());
         assert!(inside("/etc").is_err());
+    }
+}
+
+#[cfg(test)]
+mod tree_tests {
+    use super::*;
+
+    fn loaded(text: &str) -> LoadedLaw {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("x.toml"), text).unwrap();
+        let (mut laws, errors) = load_dir(dir.path());
+        assert!(errors.is_empty(), "{errors:?}");
+        laws.remove(0)
+    }
+
+    const LAW: &str = "[[law]]\nname = \"n\"\nspec = \"search-contract §8\"\nmethod = \"flow/glob\"\ninput = { pattern = \"*\" }\ntree.\"a.txt\" = \"one\"\ntree.\"d/b.txt\" = \"two\"\nexpect = { paths = [], total = 0, truncated = false }\n";
+
+    /// Each kind of change is named, and any change spoils the tree.
+    #[test]
+    fn changes_name_what_was_created_changed_or_removed() {
+        let law = loaded(LAW);
+        let tree = Tree::write(&law).unwrap();
+        assert_eq!(tree.changes(), None);
+        assert!(!tree.is_spoiled());
+        fs::write(tree.path().join("a.txt"), "one more").unwrap();
+        let change = tree.changes().unwrap();
+        assert!(
+            change.starts_with("a.txt changed (file of 3 bytes"),
+            "{change}"
+        );
+        assert!(tree.is_spoiled());
+
+        let tree = Tree::write(&law).unwrap();
+        fs::remove_file(tree.path().join("d/b.txt")).unwrap();
+        assert_eq!(tree.changes().as_deref(), Some("d/b.txt was removed"));
+
+        let tree = Tree::write(&law).unwrap();
+        fs::create_dir(tree.path().join("d/new")).unwrap();
+        let change = tree.changes().unwrap();
+        assert!(
+            change.starts_with("d/new was created (directory"),
+            "{change}"
+        );
     }
 }
 
