@@ -954,9 +954,14 @@ impl Engine {
             // by this peer, perhaps by another one asked at the same time
             // (libtest runs a law's peers side by side). Judged again on a
             // tree of its own, where only this peer can change anything,
-            // the verdict is this peer's alone.
+            // the verdict is this peer's alone. A failure on the shared
+            // tree is confirmed there too: a peer that changes a file and
+            // puts it back between two of its calls leaves nothing for the
+            // guard to see, but may have changed what another peer read.
             Some(Ok(setup)) => match setup.judge(subject.peer.as_ref()) {
-                _ if setup.is_spoiled() => law::run(l, subject.peer.as_ref()),
+                outcome if setup.is_spoiled() || matches!(outcome, LawOutcome::Fail(_)) => {
+                    law::run(l, subject.peer.as_ref())
+                }
                 outcome => outcome,
             },
             Some(Err(why)) => LawOutcome::Broken(why.clone()),

@@ -412,3 +412,95 @@ fn a_peer_is_not_blamed_for_a_change_it_did_not_make() {
     let outcome = engine.run_trial(clean);
     assert_eq!(outcome.verdict.tag(), "pass", "{outcome:?}");
 }
+
+/// Answers as `portable` does, after rewriting every file it searched in
+/// place: the same size, each byte changed, the modification time put
+/// back, so only the contents tell.
+struct Vandal;
+
+impl Vandal {
+    fn rewrite(root: &std::path::Path) {
+        let Ok(listing) = std::fs::read_dir(root) else {
+            return;
+        };
+        for entry in listing.flatten() {
+            let path = entry.path();
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                Vandal::rewrite(&path);
+                continue;
+            }
+            if !meta.is_file() || meta.len() == 0 {
+                continue;
+            }
+            let (Ok(bytes), Ok(modified)) = (std::fs::read(&path), meta.modified()) else {
+                continue;
+            };
+            let flipped: Vec<u8> = bytes.iter().map(|b| b ^ 0x01).collect();
+            if std::fs::write(&path, flipped).is_ok() {
+                if let Ok(file) = std::fs::File::options().write(true).open(&path) {
+                    let _ = file.set_modified(modified);
+                }
+            }
+        }
+    }
+}
+
+impl Search for Vandal {
+    fn name(&self) -> &str {
+        "vandal"
+    }
+    fn version(&self) -> String {
+        "0".into()
+    }
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        let answer = Portable::with_threads(1).grep(input);
+        Vandal::rewrite(std::path::Path::new(&input.root));
+        answer
+    }
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        Portable::with_threads(1).glob(input)
+    }
+}
+
+/// Over every shipped law, run side by side as a real run is: the peer
+/// that rewrites files in place (time restored) fails, and no honest peer
+/// does, though they share its trees.
+#[test]
+fn an_in_place_rewrite_is_blamed_on_the_vandal_alone() {
+    let mut engine = engine_with(vec![
+        Subject::new("vandal", Vandal),
+        Subject::new("clean", Portable::with_threads(1)),
+    ]);
+    let (laws, problems) = law::shipped();
+    assert!(problems.is_empty(), "{problems:?}");
+    engine.add_laws(laws, vec![]);
+    let trials = engine.trials();
+    let outcomes = engine.run(
+        &trials,
+        RunOptions {
+            jobs: 2,
+            fail_fast: false,
+        },
+        |_| {},
+    );
+    let failing = |peer: &str| -> Vec<String> {
+        outcomes
+            .iter()
+            .filter(|o| o.id.ends_with(&format!("::{peer}")) && o.verdict.is_failure())
+            .map(|o| o.id.clone())
+            .collect()
+    };
+    let (vandal, clean, reference) = (failing("vandal"), failing("clean"), failing("portable"));
+    assert!(clean.is_empty(), "honest failures: {clean:?}");
+    assert!(reference.is_empty(), "honest failures: {reference:?}");
+    assert!(vandal.len() > 100, "the vandal failed only {vandal:?}");
+    eprintln!(
+        "vandal: {} failures; clean: {}; portable: {}",
+        vandal.len(),
+        clean.len(),
+        reference.len()
+    );
+}

@@ -18,10 +18,8 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -30,9 +28,11 @@ use crate::call::Call;
 use crate::contract::normalize::{glob_defaults, grep_defaults};
 use crate::contract::{GlobRequest, GrepRequest, normalize_path};
 use crate::kit::case::rebase;
-use crate::kit::materialize::TempTree;
 use crate::kit::plan::{FileKind, GeneratedFile};
 use crate::peer::{Method, Search};
+
+mod tree;
+pub use tree::Tree;
 
 /// One law file: a list of laws.
 #[derive(Debug, Deserialize)]
@@ -755,179 +755,6 @@ pub fn run(law: &LoadedLaw, peer: &dyn Search) -> LawOutcome {
     }
 }
 
-/// A law's tree written under a fresh temporary directory, removed when
-/// the last [`Setup`] on it is dropped.
-///
-/// Laws that only read their tree may share one written tree when they
-/// define the same tree ([`Tree::key`]): a run of the shipped laws created
-/// 10,062 files one law at a time and 7,481 so, and creating a file costs
-/// far more than reading one on some file systems (160–300 µs of CPU each
-/// on the ext4 of the machines `benches/README.md` was measured on).
-///
-/// A tree must stay as written: [`Tree::changes`] compares it with what
-/// was written after each peer, so a peer that writes into it fails that
-/// law (the contract's methods only read), and a shared tree found changed
-/// is not handed to another law or peer ([`Tree::is_spoiled`]); the engine
-/// judges the peer that found it changed again on a tree of its own, since
-/// another peer asked at the same time may have made the change.
-#[derive(Debug)]
-pub struct Tree {
-    dir: TempTree,
-    /// Every entry as written: path, type, size, modification time, mode.
-    written: Vec<Fingerprint>,
-    /// A peer changed it.
-    spoiled: AtomicBool,
-}
-
-/// One entry of a written tree, as [`Tree::changes`] compares it.
-#[derive(Debug, PartialEq, Eq)]
-struct Fingerprint {
-    path: String,
-    /// The type, size, modification time and permissions, or why they
-    /// could not be read (a `0o000` directory cannot be listed).
-    state: String,
-}
-
-impl Tree {
-    /// Write `law`'s tree; why it cannot be written names the law.
-    pub fn write(law: &LoadedLaw) -> Result<Tree, String> {
-        let broken = |e: String| format!("{}: law {}: {e}", law.file.display(), law.law.name);
-        let (tree_files, special) = files(&law.law).map_err(broken)?;
-        let dir = TempTree::with_files(&tree_files)
-            .map_err(|e| broken(format!("its tree cannot be written: {e}")))?;
-        for entry in &special {
-            entry.make(dir.path()).map_err(broken)?;
-        }
-        let written = fingerprints(dir.path());
-        Ok(Tree {
-            dir,
-            written,
-            spoiled: AtomicBool::new(false),
-        })
-    }
-
-    /// How the tree differs from what was written (the first difference),
-    /// or `None` when it does not; a difference spoils it.
-    pub fn changes(&self) -> Option<String> {
-        let now = fingerprints(self.dir.path());
-        if now == self.written {
-            return None;
-        }
-        self.spoiled.store(true, Ordering::Relaxed);
-        let before: BTreeMap<&str, &str> = self
-            .written
-            .iter()
-            .map(|f| (f.path.as_str(), f.state.as_str()))
-            .collect();
-        let after: BTreeMap<&str, &str> = now
-            .iter()
-            .map(|f| (f.path.as_str(), f.state.as_str()))
-            .collect();
-        let change = after
-            .iter()
-            .find_map(|(path, state)| match before.get(path) {
-                None => Some(format!("{path} was created ({state})")),
-                Some(was) if was != state => Some(format!("{path} changed ({was} → {state})")),
-                Some(_) => None,
-            })
-            .or_else(|| {
-                before
-                    .keys()
-                    .find(|path| !after.contains_key(*path))
-                    .map(|path| format!("{path} was removed"))
-            });
-        Some(change.unwrap_or_else(|| "its entries were reordered".into()))
-    }
-
-    /// A peer changed the tree; it must not be asked about again.
-    pub fn is_spoiled(&self) -> bool {
-        self.spoiled.load(Ordering::Relaxed)
-    }
-
-    /// What identifies the tree `law` defines: laws with equal keys write
-    /// equal trees.
-    pub fn key(law: &Law) -> String {
-        format!("{:?}", law.tree)
-    }
-
-    /// Where the tree is.
-    pub fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-/// Every entry below `root` (symlinks not followed), sorted by path.
-fn fingerprints(root: &Path) -> Vec<Fingerprint> {
-    let mut out = Vec::new();
-    let mut pending = vec![(root.to_path_buf(), String::new())];
-    while let Some((dir, rel)) = pending.pop() {
-        let listing = match fs::read_dir(&dir) {
-            Ok(listing) => listing,
-            Err(e) => {
-                out.push(Fingerprint {
-                    path: format!("{rel}/"),
-                    state: format!("unlistable: {:?}", e.kind()),
-                });
-                continue;
-            }
-        };
-        for entry in listing.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let path = if rel.is_empty() {
-                name
-            } else {
-                format!("{rel}/{name}")
-            };
-            let state = match entry.metadata() {
-                Ok(meta) => {
-                    if meta.is_dir() {
-                        pending.push((entry.path(), path.clone()));
-                    }
-                    describe(&meta)
-                }
-                Err(e) => format!("unreadable: {:?}", e.kind()),
-            };
-            out.push(Fingerprint { path, state });
-        }
-    }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    out
-}
-
-/// An entry's type, size, modification time and (on unix) mode.
-fn describe(meta: &fs::Metadata) -> String {
-    let kind = if meta.is_dir() {
-        "directory"
-    } else if meta.is_symlink() {
-        "symlink"
-    } else if meta.is_file() {
-        "file"
-    } else {
-        "special"
-    };
-    #[cfg(unix)]
-    let mode = {
-        use std::os::unix::fs::PermissionsExt;
-        format!(" mode {:o}", meta.permissions().mode() & 0o7777)
-    };
-    #[cfg(not(unix))]
-    let mode = String::new();
-    // A directory's size and time change with what it holds, which the
-    // entries below it already show.
-    if meta.is_dir() {
-        return format!("{kind}{mode}");
-    }
-    let modified = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or_else(
-            || "?".to_string(),
-            |d| format!("{}.{:09}", d.as_secs(), d.subsec_nanos()),
-        );
-    format!("{kind} of {} bytes{mode}, modified {modified}", meta.len())
-}
-
 /// Whether a call of `method` leaves its tree as it found it: every
 /// method but `flow/bash` (search, listing and reading only).
 fn only_reads(method: Method) -> bool {
@@ -1289,49 +1116,6 @@ mod tests {
         assert!(inside("../x").is_err());
         assert!(inside("a/../../x").is_err());
         assert!(inside("/etc").is_err());
-    }
-}
-
-#[cfg(test)]
-mod tree_tests {
-    use super::*;
-
-    fn loaded(text: &str) -> LoadedLaw {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("x.toml"), text).unwrap();
-        let (mut laws, errors) = load_dir(dir.path());
-        assert!(errors.is_empty(), "{errors:?}");
-        laws.remove(0)
-    }
-
-    const LAW: &str = "[[law]]\nname = \"n\"\nspec = \"search-contract §8\"\nmethod = \"flow/glob\"\ninput = { pattern = \"*\" }\ntree.\"a.txt\" = \"one\"\ntree.\"d/b.txt\" = \"two\"\nexpect = { paths = [], total = 0, truncated = false }\n";
-
-    /// Each kind of change is named, and any change spoils the tree.
-    #[test]
-    fn changes_name_what_was_created_changed_or_removed() {
-        let law = loaded(LAW);
-        let tree = Tree::write(&law).unwrap();
-        assert_eq!(tree.changes(), None);
-        assert!(!tree.is_spoiled());
-        fs::write(tree.path().join("a.txt"), "one more").unwrap();
-        let change = tree.changes().unwrap();
-        assert!(
-            change.starts_with("a.txt changed (file of 3 bytes"),
-            "{change}"
-        );
-        assert!(tree.is_spoiled());
-
-        let tree = Tree::write(&law).unwrap();
-        fs::remove_file(tree.path().join("d/b.txt")).unwrap();
-        assert_eq!(tree.changes().as_deref(), Some("d/b.txt was removed"));
-
-        let tree = Tree::write(&law).unwrap();
-        fs::create_dir(tree.path().join("d/new")).unwrap();
-        let change = tree.changes().unwrap();
-        assert!(
-            change.starts_with("d/new was created (directory"),
-            "{change}"
-        );
     }
 }
 
