@@ -1013,3 +1013,58 @@ fn cli_call_answers_the_file_flows() {
         "{stderr}"
     );
 }
+
+/// An answer past its call's limit is a contract violation, said early and
+/// in bounded memory: a million matches (a 55 MB line) are counted off the
+/// line and refused at the 201st, never built.
+#[test]
+fn an_answer_past_its_limit_is_a_violation_read_no_further() {
+    let Some(python) = python("flood") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "flood", &["1000000"], 20_000);
+    let started = Instant::now();
+    let err = peer
+        .grep(&GrepInput::new("needle", dir.path().to_string_lossy()))
+        .unwrap_err();
+    let elapsed = started.elapsed();
+    assert_eq!(err.code, ErrorCode::RequestFailed, "{}", err.message);
+    assert!(
+        err.message
+            .contains("answered 201 matches where the call allows at most 200 (its limit)"),
+        "{}",
+        err.message
+    );
+    let faults = peer.faults();
+    assert_eq!(
+        faults.last().map(|f| f.kind),
+        Some(FaultKind::ProtocolViolation)
+    );
+    assert!(elapsed < Duration::from_secs(10), "took {elapsed:?}");
+    // Within its limit, the same peer's answer is read whole.
+    let peer = fake(python, "flood", &["3"], 10_000);
+    let out = peer.glob(&glob_input("*", dir.path())).unwrap();
+    assert_eq!(out.paths.len(), 3);
+}
+
+/// A peer that exits without answering while a grandchild still holds its
+/// stdout is a crash with its exit status, said when it exits, not a
+/// timeout at the end of the timeout.
+#[cfg(unix)]
+#[test]
+fn a_peer_that_exits_while_a_grandchild_holds_stdout_is_a_crash() {
+    let Some(python) = python("orphan-exit") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake(python, "orphan-exit", &[], 20_000);
+    let started = Instant::now();
+    let err = peer.glob(&glob_input("*", dir.path())).unwrap_err();
+    let elapsed = started.elapsed();
+    let last = peer.faults().pop().expect("a fault");
+    assert_eq!(last.kind, FaultKind::Crash, "{last}");
+    assert!(last.message.contains("exit status 5"), "{last}");
+    assert!(err.message.contains("crash"), "{}", err.message);
+    assert!(elapsed < Duration::from_secs(8), "took {elapsed:?}");
+}

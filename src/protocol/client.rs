@@ -11,7 +11,7 @@
 //! | --- | --- | --- |
 //! | does not answer within the timeout | [`FaultKind::Timeout`] | `timeout` |
 //! | exits, closes stdout, cannot be started | [`FaultKind::Crash`] | `request_failed` |
-//! | prints a non-JSON line, a wrong id, a line over the cap, a malformed answer (a `null` anywhere in a result included) | [`FaultKind::ProtocolViolation`] | `request_failed` |
+//! | prints a non-JSON line, a wrong id, a line over the cap, a malformed answer (a `null` anywhere in a result included), an answer past its call's [`Bounds`] (more matches than its limit) | [`FaultKind::ProtocolViolation`] | `request_failed` |
 //! | answers a JSON-RPC error that is not a contract failure | [`FaultKind::ErrorResponse`] | `request_failed` |
 //! | shares no protocol version with the harness, or declares a method the protocol does not have | [`FaultKind::Incompatible`] | `provider_unavailable` |
 //!
@@ -57,6 +57,7 @@ use super::messages::{
     VersionRange,
 };
 use super::{MAX_LINE_BYTES, PROTOCOL, method, undeclared};
+use crate::call::{Bounds, violation};
 use crate::contract::{
     ErrorCode, GlobInput, GlobOutput, GlobRequest, GrepFlowOutput, GrepInput, GrepOutput,
     GrepRequest, StdError,
@@ -692,6 +693,7 @@ impl ExternalPeer {
         &self,
         method: &str,
         input: &I,
+        bounds: Bounds,
     ) -> Result<O, StdError> {
         // One handshake attempt per call: a peer that cannot start answers
         // its fault, it is not started twice.
@@ -706,6 +708,9 @@ impl ExternalPeer {
             .map_err(|e| StdError::new(ErrorCode::RequestFailed, e.to_string()))?;
         let decode = |raw: &RawValue| {
             let text = raw.get();
+            // Counted before anything is built: an answer past its call's
+            // bounds costs its line, not its size many times over.
+            bounds.check_json(text).map_err(|why| violation(&why))?;
             // The protocol: optional keys are omitted, never `null`. Read as
             // absent, a `null` would count as agreeing with a peer that
             // omits the key.
@@ -799,31 +804,31 @@ impl Search for ExternalPeer {
     }
 
     fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
-        self.search(method::GREP, input)
+        self.search(method::GREP, input, Bounds::grep(input))
     }
 
     fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
-        self.search(method::GLOB, input)
+        self.search(method::GLOB, input, Bounds::glob(input))
     }
 
     fn read(&self, input: &ReadRequest) -> Result<ReadOutput, StdError> {
-        self.search(method::FLOW_READ, input)
+        self.search(method::FLOW_READ, input, Bounds::NONE)
     }
 
     fn ls(&self, input: &LsRequest) -> Result<LsOutput, StdError> {
-        self.search(method::FLOW_LS, input)
+        self.search(method::FLOW_LS, input, Bounds::ls(input))
     }
 
     #[cfg(unix)]
     fn bash(&self, input: &BashRequest) -> Result<BashOutput, StdError> {
-        self.search(method::FLOW_BASH, input)
+        self.search(method::FLOW_BASH, input, Bounds::NONE)
     }
 
     /// A declared `flow/grep` is sent to the peer, whose own flow layer
     /// answers; otherwise lawsuite's flow layer runs over its `grep`.
     fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
         if self.declares(method::FLOW_GREP) {
-            return self.search(method::FLOW_GREP, request);
+            return self.search(method::FLOW_GREP, request, Bounds::flow_grep(request));
         }
         crate::flow::grep(self, request)
     }
@@ -831,7 +836,7 @@ impl Search for ExternalPeer {
     /// As [`ExternalPeer::flow_grep`], for `flow/glob`.
     fn flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
         if self.declares(method::FLOW_GLOB) {
-            return self.search(method::FLOW_GLOB, request);
+            return self.search(method::FLOW_GLOB, request, Bounds::flow_glob(request));
         }
         crate::flow::glob(self, request)
     }
@@ -968,7 +973,7 @@ async fn exchange(
         ));
     }
     loop {
-        let bytes = match read_line_capped(&mut process.stdout, cap).await {
+        let bytes = match read_or_exit(process, cap).await? {
             Err(e) => return Err((FaultKind::Crash, format!("reading its stdout failed: {e}"))),
             Ok(Read::Eof) => return Err((FaultKind::Crash, "closed its stdout".to_string())),
             Ok(Read::TooLong) => {
@@ -983,6 +988,34 @@ async fn exchange(
             continue; // blank lines are tolerated
         }
         return Ok(bytes);
+    }
+}
+
+/// How long a line the process wrote before it exited may take to be read
+/// after the exit is seen.
+const LAST_WORDS: Duration = Duration::from_millis(200);
+
+/// Read one line, or see the process exit first: a process it left behind
+/// (`sh -c 'helper & exec peer'`, a runtime's worker) may hold stdout open,
+/// and the end of the pipe would then come only with the timeout, as if the
+/// peer were slow. The read is not abandoned when the exit is seen, so a
+/// line written just before exiting is still read whole.
+async fn read_or_exit(process: &mut Process, cap: usize) -> Result<std::io::Result<Read>, Failure> {
+    let Process { child, stdout, .. } = process;
+    let read = read_line_capped(stdout, cap);
+    tokio::pin!(read);
+    tokio::select! {
+        biased;
+        line = &mut read => Ok(line),
+        _ = child.wait() => match tokio::time::timeout(LAST_WORDS, read).await {
+            Ok(line) => Ok(line),
+            // The status is kept by the child and named with the fault.
+            Err(_) => Err((
+                FaultKind::Crash,
+                "exited without answering (a process it left behind still holds its stdout)"
+                    .to_string(),
+            )),
+        },
     }
 }
 

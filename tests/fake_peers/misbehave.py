@@ -29,6 +29,10 @@ unless MODE says otherwise:
                 $FAKE_MARKER, then behave
   crash-after   answer the first SECONDS globs of each process, then exit 3
   hang-after    answer the first SECONDS globs of each process, then hang
+  flood         answer every grep with SECONDS matches and every glob with
+                SECONDS paths (valid-looking, far past any call's limit)
+  orphan-exit   on glob, leave `sleep 600` holding stdout, then exit 5
+                without answering
 """
 import json
 import os
@@ -96,6 +100,15 @@ def main():
             return
         elif method == "glob":
             globs += 1
+            if MODE == "flood":
+                n = int(SECONDS)
+                say(f"answering glob with {n} paths")
+                flood(rid, '{"paths":[', '"a"', '],"total":%d,"truncated":false}' % n, n)
+                continue
+            if MODE == "orphan-exit":
+                say("leaving a grandchild on stdout, exiting 5")
+                subprocess.Popen(["sleep", "600"], stdin=subprocess.DEVNULL)
+                sys.exit(5)
             if MODE == "crash-after" and globs > SECONDS:
                 say(f"crashing on glob {globs}")
                 sys.exit(3)
@@ -141,10 +154,35 @@ def main():
                 continue
             send({"jsonrpc": "2.0", "id": rid, "result": EMPTY_GLOB})
         elif method == "grep":
+            if MODE == "flood":
+                n = int(SECONDS)
+                say(f"answering grep with {n} matches")
+                one = '{"file":"a","line":1,"text":"x","before":[],"after":[]}'
+                flood(rid, '{"matches":[', one, '],"files":[],"filesSearched":1,'
+                      '"skippedBinary":0,"truncated":false}', n)
+                continue
             send({"jsonrpc": "2.0", "id": rid, "result": EMPTY_GREP})
         else:
             send({"jsonrpc": "2.0", "id": rid,
                   "error": {"code": -32601, "message": "unknown method"}})
+
+
+def flood(rid, head, item, tail, n):
+    """Write one response line whose result is `head`, `item` n times
+    (comma-separated), then `tail`, without holding it all in memory."""
+    out = sys.stdout
+    out.write('{"jsonrpc":"2.0","id":%d,"result":' % rid + head)
+    block = ",".join([item] * 10000)
+    left = n
+    first = True
+    while left > 0:
+        k = min(left, 10000)
+        chunk = block if k == 10000 else ",".join([item] * k)
+        out.write(chunk if first else "," + chunk)
+        first = False
+        left -= k
+    out.write(tail + "}\n")
+    out.flush()
 
 
 def first_crash():

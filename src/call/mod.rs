@@ -22,11 +22,14 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::contract::{GlobInput, GlobRequest, GrepInput, GrepRequest, StdError};
+use crate::contract::{ErrorCode, GlobInput, GlobRequest, GrepInput, GrepRequest, StdError};
 #[cfg(unix)]
 use crate::flows::BashRequest;
 use crate::flows::{LsRequest, ReadRequest};
 use crate::peer::{Method, Search};
+
+mod bounds;
+pub use bounds::Bounds;
 
 /// One call: a method and its input.
 ///
@@ -139,25 +142,58 @@ impl Call {
     /// Send the call to `peer` and return its answer as JSON, or its typed
     /// failure: the one dispatcher behind laws, plans, regressions, the
     /// protocol server and `lawsuite call`.
+    ///
+    /// An answer past the call's [`Bounds`] is refused before it becomes
+    /// JSON, as `request_failed` with a message saying what it held: it
+    /// breaks the contract whatever it says, and a million-match answer
+    /// must not cost the harness gigabytes.
     pub fn run(&self, peer: &dyn Search) -> Result<Value, StdError> {
-        fn json<T: Serialize>(r: Result<T, StdError>) -> Result<Value, StdError> {
+        fn json<T: Serialize>(
+            r: Result<T, StdError>,
+            check: impl FnOnce(&T) -> Result<(), String>,
+        ) -> Result<Value, StdError> {
             let value = r?;
+            check(&value)
+                .map_err(|why| StdError::new(ErrorCode::RequestFailed, violation(&why)))?;
             serde_json::to_value(value).map_err(|e| {
                 StdError::new(
-                    crate::contract::ErrorCode::RequestFailed,
+                    ErrorCode::RequestFailed,
                     format!("the answer cannot be written as JSON: {e}"),
                 )
             })
         }
+        let bounds = self.bounds();
         match self {
-            Call::Grep(input) => json(peer.grep(input)),
-            Call::Glob(input) => json(peer.glob(input)),
-            Call::FlowGrep(request) => json(peer.flow_grep(request)),
-            Call::FlowGlob(request) => json(peer.flow_glob(request)),
-            Call::Read(request) => json(peer.read(request)),
-            Call::Ls(request) => json(peer.ls(request)),
+            Call::Grep(input) => json(peer.grep(input), |o| {
+                bounds.check_grep(&o.matches, &o.files)
+            }),
+            Call::Glob(input) => json(peer.glob(input), |o| bounds.check("paths", o.paths.len())),
+            Call::FlowGrep(request) => json(peer.flow_grep(request), |o| {
+                bounds.check_grep(&o.matches, &o.files)
+            }),
+            Call::FlowGlob(request) => json(peer.flow_glob(request), |o| {
+                bounds.check("paths", o.paths.len())
+            }),
+            Call::Read(request) => json(peer.read(request), |_| Ok(())),
+            Call::Ls(request) => json(peer.ls(request), |o| {
+                bounds.check("entries", o.entries.len())
+            }),
             #[cfg(unix)]
-            Call::Bash(request) => json(peer.bash(request)),
+            Call::Bash(request) => json(peer.bash(request), |_| Ok(())),
+        }
+    }
+
+    /// The most an answer to this call may hold.
+    pub fn bounds(&self) -> Bounds {
+        match self {
+            Call::Grep(input) => Bounds::grep(input),
+            Call::Glob(input) => Bounds::glob(input),
+            Call::FlowGrep(request) => Bounds::flow_grep(request),
+            Call::FlowGlob(request) => Bounds::flow_glob(request),
+            Call::Ls(request) => Bounds::ls(request),
+            Call::Read(_) => Bounds::NONE,
+            #[cfg(unix)]
+            Call::Bash(_) => Bounds::NONE,
         }
     }
 
@@ -208,6 +244,11 @@ impl Call {
         }
         call
     }
+}
+
+/// How an answer past its bounds is worded, wherever it is found.
+pub fn violation(why: &str) -> String {
+    format!("contract violation: the peer {why}")
 }
 
 #[cfg(test)]

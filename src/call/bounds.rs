@@ -1,0 +1,461 @@
+//! The most an answer to a call may hold: [`Bounds`].
+//!
+//! A call's own input bounds its answer: a grep answers at most `limit`
+//! matches (or files), each with at most `beforeContext` rows above it and
+//! `afterContext` below (search-contract §13, §14); a glob at most `limit`
+//! paths (§6.3); the flows cap their limits at 200 matches and 1000 paths
+//! or entries (§19, read-ls-flows §2). An answer past its bounds is itself
+//! a contract violation, whatever else it says.
+//!
+//! The harness checks bounds before it keeps an answer: an external peer's
+//! answer is counted straight from its response line, before anything is
+//! built from it ([`Bounds::check_json`]), and an in-process peer's typed
+//! answer before it becomes JSON ([`Bounds::check`]). So a peer answering a
+//! million matches costs its line, not gigabytes, and says at once what
+//! is wrong.
+//!
+//! ```
+//! use lawsuite::call::{Bounds, Call};
+//! use lawsuite::contract::GrepRequest;
+//!
+//! let call = Call::FlowGrep(GrepRequest {
+//!     limit: Some(500),
+//!     context: Some(1),
+//!     ..GrepRequest::new("x")
+//! });
+//! let bounds = call.bounds();
+//! assert_eq!(bounds.items, 200); // the flow caps the limit at 200
+//! let answer = r#"{"matches":[{"file":"a","line":2,"text":"x","before":[{"line":1,"text":""}],"after":[{"line":3,"text":""},{"line":4,"text":""}]}],"files":[],"filesSearched":1,"skippedBinary":0,"truncated":false}"#;
+//! let err = bounds.check_json(answer).unwrap_err();
+//! assert_eq!(err, "answered match 1 with 2 after-context rows where the call allows at most 1 (its afterContext)");
+//! ```
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::contract::normalize::{glob_defaults, grep_defaults};
+use crate::contract::{
+    GlobInput, GlobRequest, GrepInput, GrepRequest, MAX_ENTRIES, MAX_GREP_MATCHES, Match,
+};
+use crate::flows::LsRequest;
+
+/// The most one answer may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// Entries of the answer's list: grep `matches` and `files`, glob
+    /// `paths`, ls `entries`.
+    pub items: u64,
+    /// Context rows above one match.
+    pub before: u64,
+    /// Context rows below one match.
+    pub after: u64,
+}
+
+impl Bounds {
+    /// No bound: `read` and `bash` answer text, capped by the protocol's
+    /// line cap and checked by their laws.
+    pub const NONE: Bounds = Bounds {
+        items: u64::MAX,
+        before: u64::MAX,
+        after: u64::MAX,
+    };
+
+    /// A seam grep: the input's limit and context.
+    pub fn grep(input: &GrepInput) -> Bounds {
+        Bounds {
+            items: input.limit,
+            before: input.before_context,
+            after: input.after_context,
+        }
+    }
+
+    /// The grep flow: the request's context, its limit capped at 200
+    /// (search-contract §4). An invalid request answers an error, so its
+    /// bounds never matter.
+    pub fn flow_grep(request: &GrepRequest) -> Bounds {
+        let input = grep_defaults(request);
+        Bounds {
+            items: input.limit.min(MAX_GREP_MATCHES),
+            ..Bounds::grep(&input)
+        }
+    }
+
+    /// A seam glob: the input's limit.
+    pub fn glob(input: &GlobInput) -> Bounds {
+        Bounds {
+            items: input.limit,
+            ..Bounds::NONE
+        }
+    }
+
+    /// The glob flow: the request's limit capped at 1000 (§5).
+    pub fn flow_glob(request: &GlobRequest) -> Bounds {
+        Bounds {
+            items: glob_defaults(request).limit.min(MAX_ENTRIES),
+            ..Bounds::NONE
+        }
+    }
+
+    /// `ls`: one page, at most 1000 entries (read-ls-flows §2).
+    pub fn ls(_: &LsRequest) -> Bounds {
+        Bounds {
+            items: MAX_ENTRIES,
+            ..Bounds::NONE
+        }
+    }
+
+    /// Check a typed grep answer.
+    pub fn check_grep(&self, matches: &[Match], files: &[String]) -> Result<(), String> {
+        self.check_items("matches", matches.len())?;
+        self.check_items("files", files.len())?;
+        for (i, m) in matches.iter().enumerate() {
+            self.check_rows(i, Side::Before, m.before.len())?;
+            self.check_rows(i, Side::After, m.after.len())?;
+        }
+        Ok(())
+    }
+
+    /// Check a typed answer's one list (`paths`, `entries`).
+    pub fn check(&self, key: &str, len: usize) -> Result<(), String> {
+        self.check_items(key, len)
+    }
+
+    /// Check an answer's JSON text without building it: the lists are
+    /// counted, every other value skipped. Text that is not an object is
+    /// left to the answer's own decoding to refuse.
+    pub fn check_json(&self, text: &str) -> Result<(), String> {
+        if *self == Bounds::NONE {
+            return Ok(());
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        match de.deserialize_map(Answer(self)) {
+            Ok(()) => Ok(()),
+            // Ours only: a bound was passed. Any other error is the
+            // answer's decoding's to name.
+            Err(e) => match e.to_string().strip_prefix(PASSED) {
+                Some(why) => Err(strip_position(why)),
+                None => Ok(()),
+            },
+        }
+    }
+
+    fn check_items(&self, key: &str, len: usize) -> Result<(), String> {
+        if len as u64 > self.items {
+            return Err(format!(
+                "answered {len} {key} where the call allows at most {} (its limit)",
+                self.items
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_rows(&self, index: usize, side: Side, len: usize) -> Result<(), String> {
+        let (most, key) = match side {
+            Side::Before => (self.before, "beforeContext"),
+            Side::After => (self.after, "afterContext"),
+        };
+        if len as u64 > most {
+            return Err(format!(
+                "answered match {} with {len} {side}-context rows where the call allows at most {most} (its {key})",
+                index + 1
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Marks this check's own errors among serde's.
+const PASSED: &str = "bound passed: ";
+
+/// A passed bound, as serde carries it.
+fn passed<E: de::Error>(why: String) -> E {
+    E::custom(format_args!("{PASSED}{why}"))
+}
+
+/// serde_json appends " at line L column C" to a custom error.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message.to_string(),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Side {
+    Before,
+    After,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::Before => "before",
+            Side::After => "after",
+        })
+    }
+}
+
+/// The top-level answer object: its lists counted, the rest skipped.
+struct Answer<'a>(&'a Bounds);
+
+impl<'de> Visitor<'de> for Answer<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an answer object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match &*key {
+                "matches" => map.next_value_seed(List {
+                    bounds: self.0,
+                    key: "matches",
+                    matches: true,
+                })?,
+                "files" | "paths" | "entries" => {
+                    let key = match &*key {
+                        "files" => "files",
+                        "paths" => "paths",
+                        _ => "entries",
+                    };
+                    map.next_value_seed(List {
+                        bounds: self.0,
+                        key,
+                        matches: false,
+                    })?
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One counted list; with `matches`, each element's context lists too.
+struct List<'a> {
+    bounds: &'a Bounds,
+    key: &'static str,
+    matches: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for List<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for List<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut len = 0usize;
+        loop {
+            let more = if self.matches {
+                seq.next_element_seed(OneMatch {
+                    bounds: self.bounds,
+                    index: len,
+                })?
+            } else {
+                seq.next_element::<IgnoredAny>()?.map(|_| ())
+            };
+            if more.is_none() {
+                return Ok(());
+            }
+            len += 1;
+            // Said as soon as it is known: the rest is not read.
+            self.bounds.check_items(self.key, len).map_err(passed)?;
+        }
+    }
+
+    // Anything else is the answer's decoding's to refuse.
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<(), A::Error> {
+        Err(de::Error::invalid_type(de::Unexpected::Map, &self))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+/// One match: its `before` and `after` counted.
+struct OneMatch<'a> {
+    bounds: &'a Bounds,
+    index: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for OneMatch<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OneMatch<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a match")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let side = match &*key {
+                "before" => Side::Before,
+                "after" => Side::After,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            let rows = map.next_value::<Rows>()?.0;
+            self.bounds
+                .check_rows(self.index, side, rows)
+                .map_err(passed)?;
+        }
+        Ok(())
+    }
+
+    // Not a match: the answer's decoding says so.
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+/// The length of a list of context rows (0 for anything that is not one).
+struct Rows(usize);
+
+impl<'de> serde::Deserialize<'de> for Rows {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Rows, D::Error> {
+        struct Count;
+        impl<'de> Visitor<'de> for Count {
+            type Value = Rows;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("context rows")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Rows, A::Error> {
+                let mut n = 0;
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                Ok(Rows(n))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Rows, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Rows(0))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Rows, E> {
+                Ok(Rows(0))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Rows, E> {
+                Ok(Rows(0))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Rows, E> {
+                Ok(Rows(0))
+            }
+        }
+        d.deserialize_any(Count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grep(limit: u64, before: u64, after: u64) -> Bounds {
+        Bounds {
+            items: limit,
+            before,
+            after,
+        }
+    }
+
+    #[test]
+    fn lists_past_their_bounds_are_named_and_the_rest_passes() {
+        let b = grep(2, 0, 1);
+        assert_eq!(b.check_json(r#"{"matches":[],"files":["a","b"]}"#), Ok(()));
+        assert_eq!(
+            b.check_json(r#"{"files":["a","b","c"],"matches":[]}"#),
+            Err("answered 3 files where the call allows at most 2 (its limit)".into())
+        );
+        assert_eq!(
+            b.check_json(r#"{"matches":[{"before":[{"line":1}],"after":[]}]}"#),
+            Err("answered match 1 with 1 before-context rows where the call allows at most 0 (its beforeContext)".into())
+        );
+        let glob = Bounds {
+            items: 1,
+            ..Bounds::NONE
+        };
+        assert!(glob.check_json(r#"{"paths":["a","b"],"total":2}"#).is_err());
+        assert_eq!(glob.check_json(r#"{"paths":["a"],"total":2}"#), Ok(()));
+    }
+
+    /// Malformed answers are not this check's to refuse: the typed
+    /// decoding names what is wrong with them.
+    #[test]
+    fn malformed_answers_pass_to_the_decoder() {
+        let b = grep(5, 0, 0);
+        for text in [
+            "",
+            "[]",
+            "3",
+            r#"{"matches":3}"#,
+            r#"{"matches":[1,"x"]}"#,
+            "{\"matches\":[",
+        ] {
+            assert_eq!(b.check_json(text), Ok(()), "{text}");
+        }
+    }
+
+    /// A million matches are refused after the limit's worth is read.
+    #[test]
+    fn a_huge_list_is_refused_without_reading_it_all() {
+        let mut text = String::from(r#"{"matches":["#);
+        for i in 0..100_000 {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(r#"{"file":"a","line":1,"text":"x","before":[],"after":[]}"#);
+        }
+        text.push_str("]}");
+        let err = grep(200, 0, 0).check_json(&text).unwrap_err();
+        assert_eq!(
+            err,
+            "answered 201 matches where the call allows at most 200 (its limit)"
+        );
+    }
+}
