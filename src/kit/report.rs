@@ -4,28 +4,80 @@
 //! [`crate::conformance::format`]'s.
 
 use std::fmt::Write;
+use std::time::Duration;
 
 use similar::{ChangeTag, TextDiff};
+
+/// The most of one answer a diff reads: its pretty JSON past this is cut
+/// (at a line) and the cut said.
+pub const DIFF_READ_BYTES: usize = 4 << 20;
+/// The most lines of either answer compared past their common head and
+/// tail; answers that differ over more than this are said to.
+pub const DIFF_WINDOW_LINES: usize = 2_000;
+/// The most lines a diff prints.
+pub const DIFF_PRINT_LINES: usize = 400;
+/// The longest a diff may take to compute; past it the diff is coarser
+/// (whole runs shown as removed and added), never late.
+pub const DIFF_TIME: Duration = Duration::from_millis(250);
 
 /// A unified diff of two JSON values, `-` expected, `+` actual; coloured
 /// with ANSI escapes when `color` is set. Characters that would read as
 /// something else (U+212A KELVIN SIGN looks like `K`, a no-break space like
 /// a space) are shown as escapes ([`visible`]).
+///
+/// Bounded whatever the answers hold: each is read up to
+/// [`DIFF_READ_BYTES`], their common head and tail are skipped in linear
+/// time, at most [`DIFF_WINDOW_LINES`] of what lies between are compared,
+/// within [`DIFF_TIME`], and at most [`DIFF_PRINT_LINES`] are printed. A
+/// wrong answer with a million matches costs milliseconds, not the
+/// quarter of an hour an unbounded Myers diff took.
+///
+/// ```
+/// use lawsuite::kit::report::json_diff;
+/// let diff = json_diff(&serde_json::json!({"a": 1}), &serde_json::json!({"a": 2}), false);
+/// assert!(diff.contains("-  \"a\": 1\n+  \"a\": 2\n"), "{diff}");
+/// ```
 pub fn json_diff(expected: &serde_json::Value, actual: &serde_json::Value, color: bool) -> String {
-    let e = serde_json::to_string_pretty(expected).unwrap_or_default();
-    let a = serde_json::to_string_pretty(actual).unwrap_or_default();
-    let diff = TextDiff::from_lines(&e, &a);
+    let (e, e_cut) = pretty(expected);
+    let (a, a_cut) = pretty(actual);
+    let e: Vec<&str> = e.lines().collect();
+    let a: Vec<&str> = a.lines().collect();
+    let head = e.iter().zip(&a).take_while(|(x, y)| x == y).count();
+    let tail = e[head..]
+        .iter()
+        .rev()
+        .zip(a[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    // Three lines of context either side, as the grouped diff shows.
+    let from = head.saturating_sub(3);
+    let window = |lines: &[&str]| -> (usize, usize) {
+        let end = lines.len() - tail + tail.min(3);
+        let shown = (end - from).min(DIFF_WINDOW_LINES);
+        (from + shown, end - from - shown)
+    };
+    let (e_end, e_left) = window(&e);
+    let (a_end, a_left) = window(&a);
+    let diff = TextDiff::configure()
+        .timeout(DIFF_TIME)
+        .diff_slices(&e[from..e_end], &a[from..a_end]);
     let mut out = String::new();
+    let mut printed = 0usize;
+    let mut unprinted = 0usize;
     for group in diff.grouped_ops(3) {
         for op in group {
             for change in diff.iter_changes(&op) {
+                if printed == DIFF_PRINT_LINES {
+                    unprinted += 1;
+                    continue;
+                }
+                printed += 1;
                 let (sign, on, off) = match change.tag() {
                     ChangeTag::Delete => ("-", "\x1b[31m", "\x1b[0m"),
                     ChangeTag::Insert => ("+", "\x1b[32m", "\x1b[0m"),
                     ChangeTag::Equal => (" ", "", ""),
                 };
-                let line = change.to_string_lossy();
-                let line = visible(line.trim_end_matches('\n'));
+                let line = visible(change.value());
                 if color && !on.is_empty() {
                     let _ = writeln!(out, "{on}{sign}{line}{off}");
                 } else {
@@ -33,9 +85,58 @@ pub fn json_diff(expected: &serde_json::Value, actual: &serde_json::Value, color
                 }
             }
         }
-        out.push_str("...\n");
+        if printed < DIFF_PRINT_LINES {
+            out.push_str("...\n");
+        }
+    }
+    if unprinted > 0 {
+        let _ = writeln!(out, "... {unprinted} more lines of the diff not shown");
+    }
+    if e_left > 0 || a_left > 0 {
+        let _ = writeln!(
+            out,
+            "... the answers differ further: {e_left} more expected and {a_left} more actual lines not compared"
+        );
+    }
+    for (cut, which) in [(e_cut, "expected"), (a_cut, "actual")] {
+        if cut {
+            let _ = writeln!(
+                out,
+                "... the {which} answer is longer than {} MiB; the rest is not compared",
+                DIFF_READ_BYTES >> 20
+            );
+        }
     }
     out
+}
+
+/// `value` as pretty JSON, up to [`DIFF_READ_BYTES`] (cut after a whole
+/// line), and whether it was cut.
+fn pretty(value: &serde_json::Value) -> (String, bool) {
+    struct Capped(Vec<u8>);
+    impl std::io::Write for Capped {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let room = DIFF_READ_BYTES - self.0.len();
+            if room == 0 {
+                return Err(std::io::Error::other("full"));
+            }
+            let n = buf.len().min(room);
+            self.0.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut out = Capped(Vec::new());
+    let cut = serde_json::to_writer_pretty(&mut out, value).is_err();
+    let mut bytes = out.0;
+    if cut {
+        // Whole lines only: a cut never splits a character.
+        let end = bytes.iter().rposition(|&b| b == b'\n').unwrap_or(0);
+        bytes.truncate(end);
+    }
+    (String::from_utf8_lossy(&bytes).into_owned(), cut)
 }
 
 /// `text` with every character that would read as another, or not at
@@ -74,4 +175,59 @@ pub fn visible(text: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod bounded_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn matches(n: usize, text: &str) -> serde_json::Value {
+        let one = json!({"file": "a", "line": 1, "text": text, "before": [], "after": []});
+        json!({ "matches": vec![one; n], "truncated": false })
+    }
+
+    /// A wrong answer of a million matches against a small right one: the
+    /// diff is printed at once, capped, and says what it left out.
+    #[test]
+    fn a_huge_wrong_answer_gives_a_short_diff() {
+        let expected = matches(2, "x");
+        let actual = matches(1_000_000, "y");
+        let started = std::time::Instant::now();
+        let diff = json_diff(&expected, &actual, false);
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
+        assert!(
+            diff.lines().count() <= DIFF_PRINT_LINES + 4,
+            "{}",
+            diff.lines().count()
+        );
+        assert!(diff.contains("-      \"text\": \"x\""), "{diff}");
+        assert!(diff.contains("more lines of the diff not shown"), "{diff}");
+        assert!(diff.contains("the answers differ further"), "{diff}");
+        assert!(
+            diff.contains("the actual answer is longer than 4 MiB"),
+            "{diff}"
+        );
+    }
+
+    /// Far apart differences in two long answers: the common head and tail
+    /// are skipped, so the change is found and shown with its context.
+    #[test]
+    fn one_change_in_a_long_answer_is_found_with_context() {
+        let expected = matches(5_000, "x");
+        let mut actual = expected.clone();
+        actual["matches"][4_000]["line"] = json!(7);
+        let diff = json_diff(&expected, &actual, false);
+        assert_eq!(
+            diff.matches("\n-").count() + diff.starts_with('-') as usize,
+            1,
+            "{diff}"
+        );
+        assert!(
+            diff.contains("-      \"line\": 1,\n+      \"line\": 7,"),
+            "{diff}"
+        );
+        assert!(diff.ends_with("...\n"), "{diff}");
+    }
 }
