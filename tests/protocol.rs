@@ -1068,3 +1068,36 @@ fn a_peer_that_exits_while_a_grandchild_holds_stdout_is_a_crash() {
     assert!(err.message.contains("crash"), "{}", err.message);
     assert!(elapsed < Duration::from_secs(8), "took {elapsed:?}");
 }
+
+/// A trial that runs long is named while it runs (`SLOW [> 1s] …` on
+/// stderr), as nextest names slow tests, so a stuck run says where it is.
+#[test]
+fn a_slow_trial_is_named_while_it_runs() {
+    let Some(python) = python("slow") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("lawsuite.toml"),
+        format!(
+            "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n\n[[peer]]\nname = \"sleepy\"\ncommand = [{python:?}, {:?}, \"slow\", \"2.5\"]\ntimeout_ms = 20000\n",
+            fake_script().display()
+        ),
+    )
+    .unwrap();
+    let id = "law::glob::canonical::inner-dot-segment-is-removed::sleepy";
+    let out = Command::new(LAWSUITE)
+        .args(["run", "--no-seeds", "--exact", id])
+        .current_dir(dir.path())
+        .env("LAWSUITE_SLOW_SECS", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("SLOW [> 1s] {id}")), "{stderr}");
+    assert!(stderr.contains(&format!("SLOW [> 2s] {id}")), "{stderr}");
+    assert_eq!(
+        stderr.matches("SLOW [> 1s]").count(),
+        1,
+        "each period is said once: {stderr}"
+    );
+}

@@ -45,6 +45,7 @@
 pub mod expect;
 pub mod format;
 pub mod results;
+pub mod slow;
 pub mod verdict;
 
 use std::collections::BTreeMap;
@@ -707,6 +708,11 @@ impl Engine {
     pub fn run_item(&self, index: usize, peers: &[Option<usize>]) -> Vec<Outcome> {
         let item = &self.items[index];
         let started = Instant::now();
+        let _slow = slow::watch(|| match peers {
+            [Some(p)] => format!("{}::{}", item.id(), self.everyone[*p].name),
+            [_] => item.id(),
+            _ => format!("{} ({} peers)", item.id(), peers.len()),
+        });
         match item {
             Item::Seed(seed) => self.run_seed(item, seed, peers, started),
             _ => peers

@@ -31,6 +31,7 @@ unless MODE says otherwise:
   hang-after    answer the first SECONDS globs of each process, then hang
   flood         answer every grep with SECONDS matches and every glob with
                 SECONDS paths (valid-looking, far past any call's limit)
+  slow          sleep SECONDS before answering each glob
   orphan-exit   on glob, leave `sleep 600` holding stdout, then exit 5
                 without answering
 """
@@ -105,6 +106,8 @@ def main():
                 say(f"answering glob with {n} paths")
                 flood(rid, '{"paths":[', '"a"', '],"total":%d,"truncated":false}' % n, n)
                 continue
+            if MODE == "slow":
+                time.sleep(SECONDS)
             if MODE == "orphan-exit":
                 say("leaving a grandchild on stdout, exiting 5")
                 subprocess.Popen(["sleep", "600"], stdin=subprocess.DEVNULL)

@@ -1,0 +1,135 @@
+//! SLOW lines: trials that run long are named while they run, on stderr,
+//! as nextest names slow tests: `SLOW [> 10s] law::grep::x::mine`.
+//!
+//! A trial stuck in a peer (or in the harness) would otherwise show
+//! nothing until it ends, and a run of two thousand trials that prints
+//! 2,120 verdicts and then sits at 100 % CPU says nothing about which one
+//! it is on. One watcher thread, started with the first watched trial,
+//! looks every half second and names each trial once per period it has
+//! been running; a trial that ends is forgotten.
+//!
+//! The period is 10 s, or `LAWSUITE_SLOW_SECS` (`0` turns the lines off).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The period when `LAWSUITE_SLOW_SECS` is not set.
+pub const DEFAULT_PERIOD: Duration = Duration::from_secs(10);
+
+/// How often the watcher looks.
+const LOOK: Duration = Duration::from_millis(500);
+
+struct Running {
+    name: String,
+    since: Instant,
+    /// How many periods have been announced.
+    said: u32,
+}
+
+struct Watch {
+    period: Duration,
+    running: Mutex<BTreeMap<u64, Running>>,
+    next: AtomicU64,
+}
+
+/// Watches one trial until dropped.
+#[derive(Debug)]
+#[must_use = "the trial is watched until the guard is dropped"]
+pub struct Guard {
+    key: Option<u64>,
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if let (Some(key), Some(watch)) = (self.key, WATCH.get().and_then(Option::as_ref)) {
+            lock(watch).remove(&key);
+        }
+    }
+}
+
+static WATCH: OnceLock<Option<Watch>> = OnceLock::new();
+
+fn lock(watch: &Watch) -> std::sync::MutexGuard<'_, BTreeMap<u64, Running>> {
+    watch
+        .running
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The period `LAWSUITE_SLOW_SECS` asks for (`None`: off); a value that is
+/// not a number of seconds is named once and the default used.
+fn period() -> Option<Duration> {
+    let Some(raw) = std::env::var_os("LAWSUITE_SLOW_SECS") else {
+        return Some(DEFAULT_PERIOD);
+    };
+    match raw.to_str().and_then(|s| s.trim().parse::<u64>().ok()) {
+        Some(0) => None,
+        Some(secs) => Some(Duration::from_secs(secs)),
+        None => {
+            eprintln!(
+                "warning: LAWSUITE_SLOW_SECS={raw:?} is not a number of seconds; using {}",
+                DEFAULT_PERIOD.as_secs()
+            );
+            Some(DEFAULT_PERIOD)
+        }
+    }
+}
+
+/// Watch the trial `name` until the guard is dropped.
+pub fn watch(name: impl FnOnce() -> String) -> Guard {
+    let watch = WATCH.get_or_init(|| {
+        let period = period()?;
+        let spawned = std::thread::Builder::new()
+            .name("slow-trials".into())
+            .spawn(look);
+        if let Err(e) = spawned {
+            eprintln!("warning: cannot watch for slow trials ({e})");
+            return None;
+        }
+        Some(Watch {
+            period,
+            running: Mutex::new(BTreeMap::new()),
+            next: AtomicU64::new(0),
+        })
+    });
+    let Some(watch) = watch else {
+        return Guard { key: None };
+    };
+    let key = watch.next.fetch_add(1, Ordering::Relaxed);
+    lock(watch).insert(
+        key,
+        Running {
+            name: name(),
+            since: Instant::now(),
+            said: 0,
+        },
+    );
+    Guard { key: Some(key) }
+}
+
+/// The watcher: name each trial once per period it has run.
+fn look() {
+    loop {
+        std::thread::sleep(LOOK);
+        let Some(Some(watch)) = WATCH.get() else {
+            continue;
+        };
+        let now = Instant::now();
+        let mut lines = Vec::new();
+        for running in lock(watch).values_mut() {
+            let periods = (now.duration_since(running.since).as_secs_f64()
+                / watch.period.as_secs_f64()) as u32;
+            if periods > running.said {
+                running.said = periods;
+                let secs = watch.period.as_secs() * u64::from(periods);
+                lines.push(format!("SLOW [> {secs}s] {}", running.name));
+            }
+        }
+        // Printed outside the lock: a blocked stderr never stalls a trial.
+        for line in lines {
+            eprintln!("{line}");
+        }
+    }
+}
