@@ -6,7 +6,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail};
 use lawsuite::conformance::format::{self, PeerInfo, RunInfo};
@@ -342,6 +342,7 @@ fn execute(
             write_error.get_or_insert(e);
         }
     });
+    RUN_DONE.store(true, std::sync::atomic::Ordering::Relaxed);
     if terminal {
         eprintln!("\r\x1b[2K{}", progress(&done, &totals, failures));
     }
@@ -381,20 +382,45 @@ fn execute(
     Ok(outcomes)
 }
 
+/// How long the running trials get to finish after the first interrupt:
+/// the default per-call timeout, so an honest peer's call in flight ends,
+/// and a stuck one does not hold the run for minutes (it waited 445 s).
+/// `LAWSUITE_INTERRUPT_GRACE_SECS` sets another.
+const INTERRUPT_GRACE: Duration = lawsuite::protocol::client::DEFAULT_TIMEOUT;
+
+/// How long the trials get to end once their peers are stopped, before
+/// the run exits without them.
+const AFTER_STOP: Duration = Duration::from_secs(3);
+
+/// Set when the engine has returned: from then on the run ends by itself
+/// (reports written, peers shut down), and an expired grace must not cut
+/// it short.
+static RUN_DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// A flag set by the first SIGINT or SIGTERM, so a run stops handing out
 /// trials and ends as usual: the running trials finish, their temporary
 /// trees are removed, and external peers are shut down when the engine is
 /// dropped (a peer runs in its own process group, so the terminal's
-/// SIGINT does not reach it). A second signal ends the process at once.
+/// SIGINT does not reach it).
+///
+/// The wait is bounded: trials still running after [`INTERRUPT_GRACE`]
+/// have their peers (and the peers' process groups) ended, and after
+/// [`AFTER_STOP`] more the run removes every tree left and exits 130. A
+/// second signal does that at once: nothing is left behind either way.
 fn interrupts() -> &'static std::sync::atomic::AtomicBool {
     use std::sync::atomic::{AtomicBool, Ordering};
     static CANCEL: AtomicBool = AtomicBool::new(false);
     static LISTENING: std::sync::Once = std::sync::Once::new();
     LISTENING.call_once(|| {
+        let grace = std::env::var("LAWSUITE_INTERRUPT_GRACE_SECS")
+            .ok()
+            .and_then(|s| s.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map_or(INTERRUPT_GRACE, Duration::from_secs_f64);
         let spawned = std::thread::Builder::new()
             .name("signals".into())
-            .spawn(|| {
-                let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else {
+            .spawn(move || {
+                let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build() else {
                     return;
                 };
                 runtime.block_on(async {
@@ -404,18 +430,42 @@ fn interrupts() -> &'static std::sync::atomic::AtomicBool {
                     else {
                         return;
                     };
-                    for n in 0.. {
-                        tokio::select! {
-                            _ = int.recv() => {}
-                            _ = term.recv() => {}
-                        }
-                        if n > 0 {
-                            eprintln!("interrupted again: exiting now");
-                            std::process::exit(130);
-                        }
-                        eprintln!("\ninterrupted: finishing the running trials, then removing their trees and stopping the peers (again to exit at once)");
-                        CANCEL.store(true, Ordering::Relaxed);
+                    tokio::select! {
+                        _ = int.recv() => {}
+                        _ = term.recv() => {}
                     }
+                    eprintln!(
+                        "\ninterrupted: finishing the running trials (at most {:.0} s), then removing their trees and stopping the peers (again to exit at once)",
+                        grace.as_secs_f64()
+                    );
+                    CANCEL.store(true, Ordering::Relaxed);
+                    let again = tokio::select! {
+                        _ = int.recv() => true,
+                        _ = term.recv() => true,
+                        _ = tokio::time::sleep(grace) => false,
+                    };
+                    if again {
+                        eprintln!("interrupted again: stopping the peers, removing the trees, exiting now");
+                        exit_now(Duration::ZERO);
+                    }
+                    if RUN_DONE.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    eprintln!(
+                        "trials still running after {:.0} s: stopping their peers",
+                        grace.as_secs_f64()
+                    );
+                    lawsuite::protocol::client::stop_all_peers(Duration::from_millis(500));
+                    tokio::select! {
+                        _ = int.recv() => {}
+                        _ = term.recv() => {}
+                        _ = tokio::time::sleep(AFTER_STOP) => {}
+                    }
+                    if RUN_DONE.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    eprintln!("trials still running: removing their trees, exiting now");
+                    exit_now(Duration::ZERO);
                 });
             });
         if let Err(e) = spawned {
@@ -423,6 +473,16 @@ fn interrupts() -> &'static std::sync::atomic::AtomicBool {
         }
     });
     &CANCEL
+}
+
+/// End every peer's process group (SIGKILL after `grace`), remove every
+/// temporary tree still there, and exit 130: the threads still running
+/// trials will not run their drops.
+fn exit_now(grace: Duration) -> ! {
+    let peers = lawsuite::protocol::client::stop_all_peers(grace);
+    let trees = lawsuite::kit::materialize::remove_live_trees();
+    eprintln!("stopped {peers} peer process group(s) and removed {trees} temporary tree(s)");
+    std::process::exit(130);
 }
 
 /// The end-of-run text of `format`: for `human`, what was not streamed

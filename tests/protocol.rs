@@ -1101,3 +1101,109 @@ fn a_slow_trial_is_named_while_it_runs() {
         "each period is said once: {stderr}"
     );
 }
+
+/// `lawsuite run` in a project whose peer `stuck` never answers a glob,
+/// with its own temporary directory; returns the child, the project and
+/// the file the peer's pids are written to.
+#[cfg(unix)]
+fn stuck_run(python: &str) -> (std::process::Child, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("tmp")).unwrap();
+    std::fs::write(
+        dir.path().join("lawsuite.toml"),
+        format!(
+            "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n\n[[peer]]\nname = \"stuck\"\ncommand = [{python:?}, {:?}, \"hang\"]\ntimeout_ms = 600000\nenv = {{ FAKE_PIDS = {:?} }}\n",
+            fake_script().display(),
+            dir.path().join("pids").display()
+        ),
+    )
+    .unwrap();
+    let child = Command::new(LAWSUITE)
+        .args(["run", "--no-seeds", "--law", "glob::", "--jobs", "2"])
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path().join("tmp"))
+        .env("LAWSUITE_INTERRUPT_GRACE_SECS", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Until the peer is up and a trial is stuck on it.
+    let until = Instant::now() + Duration::from_secs(30);
+    while !dir.path().join("pids").exists() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    (child, dir)
+}
+
+#[cfg(unix)]
+fn interrupt(pid: u32) {
+    let sent = Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+/// What an interrupted run left: its temporary trees and live peers.
+#[cfg(unix)]
+fn left_behind(dir: &Path) -> (Vec<String>, Vec<u32>) {
+    let trees = std::fs::read_dir(dir.join("tmp"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let pids = std::fs::read_to_string(dir.join("pids"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .filter(|&pid| running(pid))
+        .collect();
+    (trees, pids)
+}
+
+/// After the first interrupt the run waits for its trials a bounded time
+/// (the grace, 1 s here), then stops the stuck peer; it ends with its
+/// trees removed and no peer left, long before the peer's 600 s timeout.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_waits_a_bounded_time_for_a_stuck_trial() {
+    let Some(python) = python("interrupt") else {
+        return;
+    };
+    let (mut child, dir) = stuck_run(python);
+    let started = Instant::now();
+    interrupt(child.id());
+    let status = child.wait().unwrap();
+    let took = started.elapsed();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert!(took < Duration::from_secs(15), "took {took:?}: {stderr}");
+    assert!(!status.success(), "{stderr}");
+    assert!(stderr.contains("stopping their peers"), "{stderr}");
+    assert_eq!(left_behind(dir.path()), (vec![], vec![]), "{stderr}");
+}
+
+/// A second interrupt exits at once, and still leaves no tree and no peer.
+#[cfg(unix)]
+#[test]
+fn a_second_interrupt_exits_at_once_leaving_nothing() {
+    let Some(python) = python("interrupt twice") else {
+        return;
+    };
+    let (mut child, dir) = stuck_run(python);
+    interrupt(child.id());
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    interrupt(child.id());
+    let status = child.wait().unwrap();
+    let took = started.elapsed();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(took < Duration::from_secs(5), "took {took:?}: {stderr}");
+    assert!(stderr.contains("interrupted again"), "{stderr}");
+    // The peer's group was sent SIGKILL; give the kernel a moment.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(left_behind(dir.path()), (vec![], vec![]), "{stderr}");
+}

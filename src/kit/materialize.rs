@@ -228,6 +228,14 @@ pub fn materialize(plan_files: &[GeneratedFile], dir: &Path) -> Result<(), Mater
     let mut file_modes = Vec::new();
     let mut dir_modes = Vec::new();
     for (file, segments) in &checked {
+        // A run exiting now has removed its trees: writing on would make
+        // this one again (its parents are created as needed).
+        if CLOSED.load(Ordering::Relaxed) {
+            return Err(MaterializeError::Io {
+                path: dir.to_path_buf(),
+                source: io::Error::other("the run is exiting: no tree is written now"),
+            });
+        }
         match file.kind {
             FileKind::File => write_file(dir, file, segments)?,
             FileKind::Dir => {
@@ -530,8 +538,20 @@ impl TempTree {
                 .map(|elapsed| elapsed.as_nanos())
                 .unwrap_or(0);
             let path = base.join(format!("lawsuite-{pid}-{count}-{nanos}"));
+            // Created under the lock, so a tree is either known to
+            // [`remove_live_trees`] or never made once it has run.
+            let mut live = live_trees();
+            if live.closed {
+                return Err(MaterializeError::Io {
+                    path: base,
+                    source: io::Error::other("the run is exiting: no tree is written now"),
+                });
+            }
             match fs::create_dir(&path) {
-                Ok(()) => return Ok(TempTree { path }),
+                Ok(()) => {
+                    live.paths.insert(path.clone());
+                    return Ok(TempTree { path });
+                }
                 Err(err) if err.kind() == io::ErrorKind::AlreadyExists => last = Some((path, err)),
                 Err(source) => return Err(MaterializeError::Io { path, source }),
             }
@@ -567,7 +587,44 @@ impl Drop for TempTree {
         // neither does `restore_permissions`.
         restore_permissions(&self.path);
         let _ = fs::remove_dir_all(&self.path);
+        live_trees().paths.remove(&self.path);
     }
+}
+
+/// The trees of this process not yet dropped.
+struct LiveTrees {
+    paths: std::collections::BTreeSet<PathBuf>,
+    /// Set by [`remove_live_trees`]: no tree is made after it.
+    closed: bool,
+}
+
+static CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn live_trees() -> std::sync::MutexGuard<'static, LiveTrees> {
+    static LIVE: std::sync::Mutex<LiveTrees> = std::sync::Mutex::new(LiveTrees {
+        paths: std::collections::BTreeSet::new(),
+        closed: false,
+    });
+    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Remove every [`TempTree`] of this process that is still there, as
+/// their drops would, and make no tree after it: what a run that must exit
+/// now (a second interrupt, trials that did not finish in time) does just
+/// before it exits, since the threads holding them will not run their
+/// drops. Returns how many were removed.
+pub fn remove_live_trees() -> usize {
+    let paths = {
+        let mut live = live_trees();
+        live.closed = true;
+        CLOSED.store(true, Ordering::Relaxed);
+        std::mem::take(&mut live.paths)
+    };
+    for path in &paths {
+        restore_permissions(path);
+        let _ = fs::remove_dir_all(path);
+    }
+    paths.len()
 }
 
 /// Gives the owner `rwx` on `dir` and every directory below it (not

@@ -505,6 +505,10 @@ impl ExternalPeer {
         if let Some(stopped) = &state.stopped {
             return Err(stopped.clone());
         }
+        if STOPPING.load(std::sync::atomic::Ordering::Relaxed) {
+            let message = "the run is stopping: no peer is started again".to_string();
+            return Err(self.fault(FaultKind::Crash, method::INITIALIZE, message));
+        }
         if let Some(at) = state.restart_at.take() {
             std::thread::sleep(at.saturating_duration_since(Instant::now()));
         }
@@ -517,6 +521,8 @@ impl ExternalPeer {
         };
         if let Some(pid) = process.pid {
             state.spawned.push(pid);
+            #[cfg(unix)]
+            live_groups().insert(pid);
         }
         state.process = Some(process);
         let params =
@@ -672,7 +678,8 @@ impl ExternalPeer {
         // Before waiting for stderr: a grandchild may hold the pipe open.
         #[cfg(unix)]
         if let Some(pgid) = process.pid {
-            end_group(pgid);
+            end_group(pgid, GROUP_GRACE);
+            live_groups().remove(&pgid);
         }
         if let Some(task) = process.stderr_task.take() {
             // The pipe closes with the process (unless a grandchild holds
@@ -750,7 +757,7 @@ const GROUP_GRACE: Duration = Duration::from_millis(500);
 /// and has no libc binding, and this runs once per ended peer. `kill -0`
 /// fails when the group is empty, the common case, which costs one spawn.
 #[cfg(unix)]
-fn end_group(pgid: u32) {
+fn end_group(pgid: u32, grace: Duration) {
     let group = format!("-{pgid}");
     let signal = |sig: &str| {
         std::process::Command::new("kill")
@@ -765,7 +772,7 @@ fn end_group(pgid: u32) {
         return;
     }
     signal("-TERM");
-    let until = Instant::now() + GROUP_GRACE;
+    let until = Instant::now() + grace;
     while Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));
         // A process killed but not yet reaped by its new parent (init)
@@ -775,6 +782,40 @@ fn end_group(pgid: u32) {
         }
     }
     signal("-KILL");
+}
+
+/// Set by [`stop_all_peers`]: no peer process is started after it.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The process groups of the peers running now (their leaders' pids).
+#[cfg(unix)]
+fn live_groups() -> MutexGuard<'static, std::collections::BTreeSet<u32>> {
+    static LIVE: Mutex<std::collections::BTreeSet<u32>> =
+        Mutex::new(std::collections::BTreeSet::new());
+    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// End every external peer of this process and its group (SIGTERM, then
+/// SIGKILL after `grace`), and start none again: what an interrupted run
+/// does when its trials do not finish in time, or at once on a second
+/// interrupt. A call waiting on an ended peer answers a crash promptly; the
+/// processes are reaped by their [`ExternalPeer`]s (or by the exit).
+/// Returns how many groups were ended.
+pub fn stop_all_peers(grace: Duration) -> usize {
+    STOPPING.store(true, std::sync::atomic::Ordering::Relaxed);
+    #[cfg(unix)]
+    {
+        let groups: Vec<u32> = live_groups().iter().copied().collect();
+        for &pgid in &groups {
+            end_group(pgid, grace);
+        }
+        groups.len()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = grace;
+        0
+    }
 }
 
 fn log(state: &mut State, fault: Fault) {

@@ -3,6 +3,8 @@
 
 Usage: misbehave.py MODE [SECONDS]
 
+With $FAKE_PIDS set, each process appends its pid to that file at start.
+
 It answers `initialize` (declaring grep and glob) and `shutdown` properly
 unless MODE says otherwise, and answers `grep`/`glob` with an empty output
 unless MODE says otherwise:
@@ -64,6 +66,9 @@ def forever():
 
 def main():
     say(f"starting, pid {os.getpid()}")
+    if os.environ.get("FAKE_PIDS"):
+        with open(os.environ["FAKE_PIDS"], "a") as f:
+            f.write(f"{os.getpid()}\n")
     if MODE == "exit-at-start":
         say("exiting before the handshake")
         sys.exit(7)
