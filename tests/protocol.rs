@@ -839,7 +839,13 @@ fn cli_peers_lists_and_smoke_checks_every_peer() {
         Err(e) => panic!("{e}"),
     };
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
+    // The missing program makes the check fail, with its reason.
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot be used: missing"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("portable (reference)"), "{stdout}");
     let served = stdout
         .lines()
