@@ -182,8 +182,9 @@ impl Regression {
                 path: origin.into(),
                 source,
             })?;
-        let actual = tree.answer(peer, &self.call);
-        Ok(if actual == self.expected {
+        // Compared by code, shown with the peer's message.
+        let actual = tree.answer_with_message(peer, &self.call);
+        Ok(if crate::kit::case::comparable(&actual) == self.expected {
             Ok(())
         } else {
             Err(Mismatch {
