@@ -59,6 +59,20 @@ pub fn peers(args: &crate::cli_data::ProjectArgs, json: bool) -> anyhow::Result<
             }
         }
     }
+    drop(stdout);
+    if failed {
+        let names: Vec<&str> = rows
+            .iter()
+            .filter(|r| !r.ok)
+            .map(|r| r.name.as_str())
+            .collect();
+        eprintln!(
+            "error: {} of {} registered peers cannot be used: {}",
+            names.len(),
+            rows.len(),
+            names.join(", ")
+        );
+    }
     Ok(if failed {
         ExitCode::from(1)
     } else {
@@ -87,6 +101,9 @@ fn smoke(entry: &Registered, root: &str, reference: bool) -> Row {
     let peer = match &entry.peer {
         Ok(peer) => peer,
         Err(why) => {
+            // A registered peer that cannot run makes every run that
+            // names it do less than it claims: a failed check, not a note.
+            row.ok = false;
             row.status = format!("unavailable: {why}");
             return row;
         }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail};
 use lawsuite::conformance::format::{self, PeerInfo, RunInfo};
-use lawsuite::conformance::results::{Results, in_shard};
+use lawsuite::conformance::results::{Accept, Closing, Results, in_shard};
 use lawsuite::conformance::{
     Engine, Event, Expectations, Item, Kind, Outcome, Replay, RunOptions, Subject, Summary, Trial,
     Verdict,
@@ -242,6 +242,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
         machine: format::machine(),
+        trials: Some(trials.len()),
+        shard: shard.map(|(k, n)| format!("{k}/{n}")),
     };
     let outcomes = execute(&engine, &trials, &args, &info, started)?;
     // Shut external peers down before deciding the exit status.
@@ -357,6 +359,18 @@ fn execute(
         );
     }
     let summary = Summary::of(&outcomes, started.elapsed(), engine.stopped());
+    // Said in the summary line, so `merge` can refuse a run that stopped.
+    let closing = if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        Closing::incomplete("interrupted")
+    } else if outcomes.len() < trials.len() {
+        Closing::incomplete(if args.fail_fast {
+            "--fail-fast stopped it at the first failure"
+        } else {
+            "stopped before every trial ran"
+        })
+    } else {
+        Closing::complete()
+    };
     if args.format == Format::Human && shown < failures {
         writeln!(
             stdout,
@@ -369,12 +383,13 @@ fn execute(
         info,
         &outcomes,
         &summary,
+        &closing,
         args.max_reports,
         false,
     );
     write!(stdout, "{text}")?;
     if let Some(path) = &args.html {
-        let html = render(Format::Html, info, &outcomes, &summary, 0, false);
+        let html = render(Format::Html, info, &outcomes, &summary, &closing, 0, false);
         std::fs::write(path, html).with_context(|| format!("writing {}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
@@ -493,6 +508,7 @@ fn render(
     info: &RunInfo,
     outcomes: &[Outcome],
     summary: &Summary,
+    closing: &Closing,
     max_reports: usize,
     all_failures: bool,
 ) -> String {
@@ -538,7 +554,7 @@ fn render(
                     out.push('\n');
                 }
             }
-            out + &format::jsonl_line("summary", summary) + "\n"
+            out + &lawsuite::conformance::results::summary_line(summary, closing) + "\n"
         }
         Format::Json => format::json(info, outcomes, summary) + "\n",
         Format::Junit => format::junit(info, outcomes, summary),
@@ -547,21 +563,51 @@ fn render(
     }
 }
 
-/// `lawsuite merge` and `lawsuite report`.
+/// `lawsuite merge` and `lawsuite report`: inputs that are not whole are
+/// refused, or with `--allow-incomplete` merged under a loud warning.
 pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
+    let accept = if args.allow_incomplete {
+        Accept::Incomplete
+    } else {
+        Accept::Complete
+    };
+    let refused = |err: lawsuite::conformance::results::ResultsError| {
+        if err.kind.acceptable() {
+            anyhow!(
+                "{err}\n  refused: a report of these results would not be whole; --allow-incomplete merges them anyway, with a warning"
+            )
+        } else {
+            anyhow!("{err}")
+        }
+    };
     let mut parts = Vec::new();
     for file in &args.files {
         let text =
             std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-        parts.push(Results::read_jsonl(&text, &file.display().to_string())?);
+        parts.push(
+            Results::read_jsonl(&text, &file.display().to_string(), accept).map_err(refused)?,
+        );
     }
-    let merged = Results::merge(parts)?;
+    let merged = Results::merge(parts, accept).map_err(refused)?;
+    if !merged.warnings.is_empty() {
+        eprintln!(
+            "WARNING: --allow-incomplete: these results are NOT whole ({} problem(s)); the report counts only what is there:",
+            merged.warnings.len()
+        );
+        for w in &merged.warnings {
+            eprintln!("WARNING:   {w}");
+        }
+        eprintln!(
+            "WARNING: a cut line is dropped, a duplicate counts once, and of two verdicts of one trial the one that fails the run counts"
+        );
+    }
     let summary = merged.summary();
     let text = render(
         args.format,
         &merged.info,
         &merged.outcomes,
         &summary,
+        &merged.closing(),
         args.max_reports,
         true,
     );

@@ -78,6 +78,10 @@ enum Command {
         /// The HTML file to write.
         #[arg(long, short = 'o')]
         output: std::path::PathBuf,
+        /// Report results that are not whole instead of refusing them (see
+        /// `lawsuite merge --allow-incomplete`).
+        #[arg(long)]
+        allow_incomplete: bool,
     },
     /// Write a project skeleton (lawsuite.toml, with a commented example
     /// peer, and its regression and expectation directories) into DIR
@@ -224,6 +228,12 @@ struct MergeArgs {
     /// Full reports printed (human, markdown); the rest are counted. 0: all.
     #[arg(long, default_value_t = 20)]
     max_reports: usize,
+    /// Merge results that are not whole (a run that was killed or
+    /// interrupted, a cut last line, a trial twice or with two verdicts,
+    /// a missing shard, another lawsuite version) instead of refusing
+    /// them; every problem is still printed as a warning.
+    #[arg(long)]
+    allow_incomplete: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -421,11 +431,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Record { case, dir } => cli_run::shrink_case(&case, true, dir.as_deref()),
         Command::Init { dir } => cli_run::init(&dir),
         Command::Merge(args) => cli_run::merge(&args),
-        Command::Report { files, output } => cli_run::merge(&MergeArgs {
+        Command::Report {
+            files,
+            output,
+            allow_incomplete,
+        } => cli_run::merge(&MergeArgs {
             files,
             format: Format::Html,
             output: Some(output),
             max_reports: 0,
+            allow_incomplete,
         }),
         Command::Serve(args) => {
             let peer = builtin_peer(&args.peer)?;

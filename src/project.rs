@@ -138,6 +138,15 @@ pub enum ProjectError {
         /// The file.
         path: PathBuf,
     },
+    /// A `lawsuite.toml` is there but is not a regular file (a directory,
+    /// a FIFO, a dangling symlink or a symlink loop). Discovery stops at it
+    /// rather than silently taking a parent directory's project.
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead.
+        what: String,
+    },
 }
 
 impl fmt::Display for ProjectError {
@@ -162,6 +171,11 @@ impl fmt::Display for ProjectError {
                 "{} exists already; edit it, or run `lawsuite init` in another directory.",
                 path.display()
             ),
+            ProjectError::NotAFile { path, what } => write!(
+                f,
+                "{} is {what}, not a project file; make it a regular file, or remove it to use no project here.",
+                path.display()
+            ),
         }
     }
 }
@@ -176,7 +190,7 @@ impl Project {
         let dir = absolute(dir);
         for candidate in dir.ancestors() {
             let file = candidate.join(FILE_NAME);
-            if file.is_file() {
+            if project_file(&file)? {
                 return Project::load(&file);
             }
         }
@@ -330,6 +344,77 @@ builtin = "portable"
 # timeout_ms = 10000        # per call, the handshake included
 "#;
 
+/// Whether `file` is a project file: `false` when nothing is there, an
+/// error when something is there that is not a regular file (following
+/// symlinks). `Path::is_file` says `false` for both, and discovery then
+/// took a parent's project without a word.
+fn project_file(file: &Path) -> Result<bool, ProjectError> {
+    let link = match std::fs::symlink_metadata(file) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(source) => {
+            return Err(ProjectError::Io {
+                path: file.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let not = |what: String| ProjectError::NotAFile {
+        path: file.to_path_buf(),
+        what,
+    };
+    let meta = match std::fs::metadata(file) {
+        Ok(meta) => meta,
+        // `symlink_metadata` saw it, so this is a link that leads nowhere.
+        Err(e) if link.file_type().is_symlink() => {
+            // `ErrorKind::FilesystemLoop` is not stable yet: a link that
+            // fails other than "not found" is a loop (ELOOP) or worse, and
+            // the OS's words say which.
+            return Err(not(match e.kind() {
+                std::io::ErrorKind::NotFound => match std::fs::read_link(file) {
+                    Ok(target) => format!("a dangling symlink (to {})", target.display()),
+                    Err(_) => "a dangling symlink".to_string(),
+                },
+                _ => format!("a symlink that cannot be followed, a loop or too long a chain ({e})"),
+            }));
+        }
+        Err(source) => {
+            return Err(ProjectError::Io {
+                path: file.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(true);
+    }
+    Err(not(if kind.is_dir() {
+        "a directory".to_string()
+    } else {
+        special_kind(&kind).to_string()
+    }))
+}
+
+#[cfg(unix)]
+fn special_kind(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::FileType) -> &'static str {
+    "not a regular file"
+}
+
 /// Write a project skeleton into `dir`: `lawsuite.toml` ([`SKELETON`]) and
 /// the regression and expectation directories. Refuses to overwrite an
 /// existing project file. Returns the file's path.
@@ -400,6 +485,58 @@ mod tests {
         assert!(matches!(&found.peers, Peers::File(p) if p == &dir.path().join("a/peers.toml")));
         assert_eq!(found.laws, [dir.path().join("a/mine")]);
         assert_eq!(found.expected, dir.path().join("a/x"));
+    }
+
+    /// A `lawsuite.toml` that is there but is not a regular file stops
+    /// discovery with an error naming it; it used to be skipped, and the
+    /// parent's project taken without a word.
+    #[cfg(unix)]
+    #[test]
+    fn a_project_file_that_is_not_a_file_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(FILE_NAME), "regressions = \"parent's\"\n").unwrap();
+        let here = dir.path().join("child");
+        std::fs::create_dir(&here).unwrap();
+        let file = here.join(FILE_NAME);
+        // Each makes the kind it names at the path, or says it cannot.
+        type Make<'a> = &'a dyn Fn(&Path) -> bool;
+        let makers: [(&str, Make); 4] = [
+            ("a FIFO", &|f| {
+                let made = std::process::Command::new("mkfifo").arg(f).status();
+                made.is_ok_and(|s| s.success())
+            }),
+            ("a directory", &|f| std::fs::create_dir(f).is_ok()),
+            ("a dangling symlink (to nowhere.toml)", &|f| {
+                std::os::unix::fs::symlink("nowhere.toml", f).is_ok()
+            }),
+            ("a loop", &|f| {
+                std::os::unix::fs::symlink(FILE_NAME, f).is_ok()
+            }),
+        ];
+        for (what, make) in makers {
+            if !make(&file) {
+                assert_ne!(what, "a directory", "cannot create {}", file.display());
+                eprintln!("skipped {what}: cannot make one here");
+                continue;
+            }
+            let err = Project::discover(&here).unwrap_err();
+            assert!(
+                matches!(err, ProjectError::NotAFile { .. }),
+                "{what}: {err}"
+            );
+            let text = err.to_string();
+            assert!(
+                text.contains(&file.display().to_string()) && text.contains(what),
+                "{what}: {text}"
+            );
+            match std::fs::remove_dir(&file) {
+                Ok(()) => {}
+                Err(_) => std::fs::remove_file(&file).unwrap(),
+            }
+        }
+        // Nothing there: the parent's project, as before.
+        let found = Project::discover(&here).unwrap();
+        assert_eq!(found.root, dir.path());
     }
 
     #[test]

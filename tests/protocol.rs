@@ -839,7 +839,13 @@ fn cli_peers_lists_and_smoke_checks_every_peer() {
         Err(e) => panic!("{e}"),
     };
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
+    // The missing program makes the check fail, with its reason.
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot be used: missing"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("portable (reference)"), "{stdout}");
     let served = stdout
         .lines()
@@ -899,7 +905,7 @@ fn a_failing_trial_shows_the_fault_log_and_stderr_tail() {
     };
     let report = lawsuite::conformance::format::human_report(failed, false);
     assert!(report.contains("protocol_violation"), "{report}");
-    assert!(report.contains("stderr (tail):"), "{report}");
+    assert!(report.contains("stderr:"), "{report}");
     assert!(report.contains("fake peer garbage: starting"), "{report}");
 }
 

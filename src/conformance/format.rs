@@ -43,6 +43,14 @@ pub struct RunInfo {
     pub started: u64,
     /// The machine: operating system, architecture, cores.
     pub machine: String,
+    /// The trials the run selected, so a reader can tell how many are
+    /// missing from a run that did not finish.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<usize>,
+    /// `K/N` for `run --shard K/N`: `lawsuite merge` checks that every
+    /// shard of the sweep is there, once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
 }
 
 /// One peer of a run.

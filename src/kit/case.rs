@@ -46,6 +46,41 @@ pub fn render<T: Serialize>(result: Result<T, StdError>) -> Value {
     }
 }
 
+/// [`answer`] for a report: a failure keeps its message beside its code,
+/// `{"failure": "<code>", "message": "…"}`, so a report says what the peer
+/// said (an external peer's `data.message`), not only its code. Compare
+/// it through [`comparable`].
+pub fn answer_with_message(peer: &dyn Search, call: &Call) -> Value {
+    let result = catch_unwind(AssertUnwindSafe(|| match call.run(peer) {
+        Err(err) => for_report(json!({ "failure": err.code, "message": err.message })),
+        ok => render(ok),
+    }));
+    result.unwrap_or_else(|payload| json!({ "panic": panic_message(&*payload) }))
+}
+
+/// A failure's message as a report shows it in an answer: its first line,
+/// and how many lines follow. A fault's message carries the peer's whole
+/// stderr, which the fault log beside the trial shows in full; in an
+/// answer and its diff it would be one enormous string.
+pub fn for_report(mut answer: Value) -> Value {
+    if let Some(Value::String(message)) = answer.get_mut("message") {
+        let more = message.lines().count().saturating_sub(1);
+        if more > 0 {
+            let first = message.lines().next().unwrap_or_default();
+            *message = format!("{first} [… {more} more lines]");
+        }
+    }
+    answer
+}
+
+/// An answer as it is compared: a failure by its code alone (§4).
+pub fn comparable(answer: &Value) -> Value {
+    match answer.get("failure") {
+        Some(code) => json!({ "failure": code }),
+        None => answer.clone(),
+    }
+}
+
 /// Replace every occurrence of `from` by `to` in every string of `value`
 /// (paths and notices both spell the root).
 pub fn rebase(value: &Value, from: &str, to: &str) -> Value {
@@ -75,6 +110,34 @@ mod tests {
         let b = render::<()>(Err(StdError::new(ErrorCode::InvalidPattern, "two")));
         assert_eq!(a, b);
         assert_eq!(a, json!({"failure": "invalid_pattern"}));
+    }
+
+    #[test]
+    fn a_report_keeps_the_message_a_comparison_drops() {
+        struct Refuses;
+        impl Search for Refuses {
+            fn name(&self) -> &str {
+                "refuses"
+            }
+            fn version(&self) -> String {
+                "0".into()
+            }
+            fn grep(
+                &self,
+                _: &crate::contract::GrepInput,
+            ) -> Result<crate::contract::GrepOutput, StdError> {
+                Err(StdError::new(ErrorCode::NotFound, "the peer's own words"))
+            }
+            fn glob(&self, _: &GlobInput) -> Result<crate::contract::GlobOutput, StdError> {
+                Err(StdError::new(ErrorCode::NotFound, "the peer's own words"))
+            }
+        }
+        let call = Call::Glob(GlobInput::new("*", "/r"));
+        let shown = answer_with_message(&Refuses, &call);
+        assert_eq!(shown["message"], "the peer's own words");
+        assert_eq!(comparable(&shown), answer(&Refuses, &call));
+        let long = for_report(json!({"failure": "timeout", "message": "one\ntwo\nthree"}));
+        assert_eq!(long["message"], "one [… 2 more lines]");
     }
 
     #[test]

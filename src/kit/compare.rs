@@ -143,6 +143,14 @@ impl Materialized {
         let real = call.rebased(&self.symbolic_root, &self.real_root);
         rebase(&answer(peer, &real), &self.real_root, &self.symbolic_root)
     }
+
+    /// [`Materialized::answer`] with a failure's message kept, for a
+    /// report ([`super::case::answer_with_message`]).
+    pub fn answer_with_message(&self, peer: &dyn Search, call: &Call) -> Value {
+        let real = call.rebased(&self.symbolic_root, &self.real_root);
+        let shown = super::case::answer_with_message(peer, &real);
+        rebase(&shown, &self.real_root, &self.symbolic_root)
+    }
 }
 
 /// Run `call` through `reference` and each of `subjects` that

@@ -182,8 +182,9 @@ impl Regression {
                 path: origin.into(),
                 source,
             })?;
-        let actual = tree.answer(peer, &self.call);
-        Ok(if actual == self.expected {
+        // Compared by code, shown with the peer's message.
+        let actual = tree.answer_with_message(peer, &self.call);
+        Ok(if crate::kit::case::comparable(&actual) == self.expected {
             Ok(())
         } else {
             Err(Mismatch {
@@ -438,6 +439,26 @@ mod tests {
                 .replay(&crate::portable::Portable::default(), Path::new("f.json"))
                 .is_ok()
         );
+    }
+
+    /// A failure is compared by its code, and a mismatch shows the peer's
+    /// message beside it.
+    #[test]
+    fn a_failure_replays_by_code_and_shows_its_message() {
+        let portable = crate::portable::Portable::default();
+        let mut regression = sample("/r/missing");
+        regression.expected = serde_json::json!({"failure": "not_found"});
+        assert!(matches!(
+            regression.replay(&portable, Path::new("f.json")),
+            Ok(Ok(()))
+        ));
+        regression.expected = serde_json::json!({"paths": []});
+        let Ok(Err(mismatch)) = regression.replay(&portable, Path::new("f.json")) else {
+            panic!("a mismatch expected");
+        };
+        assert_eq!(mismatch.actual["failure"], "not_found");
+        let message = mismatch.actual["message"].as_str().unwrap_or_default();
+        assert!(message.contains("/r/missing"), "{}", mismatch.actual);
     }
 
     /// A read with a `cwd` inside the tree may not climb out of it with

@@ -687,7 +687,8 @@ pub struct LawFailure {
     /// The expected answer (a failure as `{"failure": code}`), without the
     /// keys checked by length.
     pub expected: Value,
-    /// The peer's answer, compared the same way.
+    /// The peer's answer, compared the same way; a failure with its
+    /// message, which the comparison leaves out.
     pub actual: Value,
     /// Every difference, one sentence each: the answer, array lengths, the
     /// message.
@@ -871,6 +872,11 @@ impl Setup {
         if problems.is_empty() {
             LawOutcome::Pass
         } else {
+            // Compared by code, a failure is shown with the peer's message
+            // (an external peer's `data.message`), so the report says why.
+            if answer.get("failure").is_some() {
+                actual = crate::kit::case::for_report(answer);
+            }
             LawOutcome::Fail(LawFailure {
                 expected: self.expected.clone(),
                 actual,

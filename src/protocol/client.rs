@@ -56,6 +56,7 @@ use super::messages::{
     Id, InitializeParams, InitializeResult, JSONRPC, NO_COMMON_VERSION, Request, RpcError,
     VersionRange,
 };
+use super::stderr::HeadTail;
 use super::{MAX_LINE_BYTES, PROTOCOL, method, undeclared};
 use crate::call::{Bounds, violation};
 use crate::contract::{
@@ -127,7 +128,9 @@ pub struct PeerConfig {
     pub timeout: Duration,
     /// The longest response line accepted.
     pub max_line_bytes: usize,
-    /// How much of the end of stderr is kept.
+    /// How much of stderr is kept: its first and its last half of this
+    /// many bytes, so a reason printed first (V8, the JVM) or last
+    /// (Python) survives a long stack or a chatty log.
     pub stderr_tail_bytes: usize,
     /// Restart spacing.
     pub backoff: Backoff,
@@ -208,7 +211,9 @@ pub struct Fault {
     pub method: String,
     /// What happened, in one sentence.
     pub message: String,
-    /// The end of the process's stderr (lossy UTF-8; empty if it said nothing).
+    /// The process's stderr, its start and its end when it was long, with
+    /// how many bytes were left out between (lossy UTF-8; empty if it
+    /// said nothing).
     pub stderr_tail: String,
     /// The process id, when a process was running.
     pub pid: Option<u32>,
@@ -230,7 +235,7 @@ impl fmt::Display for Fault {
         )?;
         let tail = self.stderr_tail.trim_end();
         if !tail.is_empty() {
-            write!(f, "\n  stderr (tail):")?;
+            write!(f, "\n  stderr:")?;
             for line in tail.lines() {
                 write!(f, "\n    {line}")?;
             }
@@ -262,33 +267,12 @@ impl fmt::Display for CallError {
 
 impl std::error::Error for CallError {}
 
-/// A bounded tail of bytes.
-#[derive(Debug, Default)]
-struct Tail {
-    bytes: VecDeque<u8>,
-    cap: usize,
-}
-
-impl Tail {
-    fn push(&mut self, chunk: &[u8]) {
-        let chunk = &chunk[chunk.len().saturating_sub(self.cap)..];
-        let overflow = (self.bytes.len() + chunk.len()).saturating_sub(self.cap);
-        self.bytes.drain(..overflow.min(self.bytes.len()));
-        self.bytes.extend(chunk);
-    }
-
-    fn text(&self) -> String {
-        let (a, b) = self.bytes.as_slices();
-        String::from_utf8_lossy(&[a, b].concat()).into_owned()
-    }
-}
-
 /// A running peer process.
 struct Process {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
-    stderr: Arc<Mutex<Tail>>,
+    stderr: Arc<Mutex<HeadTail>>,
     stderr_task: Option<JoinHandle<()>>,
     pid: Option<u32>,
 }
@@ -568,10 +552,7 @@ impl ExternalPeer {
         else {
             return Err("the child's pipes were not set up".to_string());
         };
-        let tail = Arc::new(Mutex::new(Tail {
-            bytes: VecDeque::new(),
-            cap: self.config.stderr_tail_bytes,
-        }));
+        let tail = Arc::new(Mutex::new(HeadTail::new(self.config.stderr_tail_bytes)));
         let sink = tail.clone();
         let stderr_task = self.runtime.spawn(async move {
             let mut buf = vec![0u8; 8192];
@@ -1206,19 +1187,6 @@ async fn read_line_capped<R: AsyncBufRead + Unpin>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tail_keeps_the_end() {
-        let mut t = Tail {
-            bytes: VecDeque::new(),
-            cap: 5,
-        };
-        t.push(b"abc");
-        t.push(b"defg");
-        assert_eq!(t.text(), "cdefg");
-        t.push(b"0123456789");
-        assert_eq!(t.text(), "56789");
-    }
 
     #[test]
     fn responses_are_checked() {

@@ -46,6 +46,7 @@
 pub mod client;
 pub mod messages;
 pub mod server;
+mod stderr;
 
 #[cfg(feature = "external")]
 pub use client::{ExternalPeer, Fault, FaultKind, PeerConfig};

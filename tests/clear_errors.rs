@@ -1,0 +1,251 @@
+//! Each a clear error instead of a silent choice: a `lawsuite.toml` that is
+//! not a file, a registered peer that cannot run, a peer's own error
+//! message, and the start of a crashed peer's stderr. The hostile peers are
+//! Python scripts written into the test's temp directory.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
+
+fn lawsuite(dir: &Path, args: &[&str]) -> Output {
+    Command::new(LAWSUITE)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CARGO_MANIFEST_DIR")
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn python() -> &'static str {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    // CI installs python3; without it these tests fail rather than pass by
+    // doing nothing.
+    assert!(ok, "python3 is needed for the hostile peers of these tests");
+    "python3"
+}
+
+/// A peer that declares glob and answers every glob as `MODE` says:
+/// `refuse` (a contract failure `not_found` with its own message) or
+/// `crash` (a reason, a long stack, a last line on stderr, then exit 3).
+const PEER: &str = r#"
+import json, sys
+MODE = sys.argv[1]
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+for line in sys.stdin:
+    request = json.loads(line)
+    rid, method = request["id"], request["method"]
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": rid, "result": {
+            "protocol": 1, "peer": {"name": "hostile", "version": "0"},
+            "capabilities": {"methods": ["glob"], "ground": "shared"}}})
+    elif method == "shutdown":
+        send({"jsonrpc": "2.0", "id": rid, "result": None})
+        break
+    elif MODE == "refuse":
+        send({"jsonrpc": "2.0", "id": rid, "error": {
+            "code": -32000, "message": "Path not found",
+            "data": {"code": "not_found",
+                     "message": "MARKER-7: the peer's own reason"}}})
+    else:
+        sys.stderr.write("FATAL ERROR: MARKER-8 the reason comes first\n")
+        for i in range(5000):
+            sys.stderr.write(f"    at frame{i} (peer.js:{i}:1)\n")
+        sys.stderr.write("Node.js v0.0.0-MARKER-9\n")
+        sys.stderr.flush()
+        sys.exit(3)
+"#;
+
+/// A project of its own laws only: one glob law that expects an answer,
+/// one that expects `not_found` and does not say with which message; the
+/// peer `hostile` runs the script above in `mode`.
+fn project(mode: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("peer.py");
+    std::fs::write(&script, PEER).unwrap();
+    std::fs::write(
+        dir.path().join("lawsuite.toml"),
+        format!(
+            "reference = \"portable\"\nlaws = [\"laws\"]\nshipped_laws = false\n\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n\n[[peer]]\nname = \"hostile\"\ncommand = [\"{}\", \"{}\", \"{mode}\"]\n",
+            python(),
+            script.display()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("laws")).unwrap();
+    std::fs::write(
+        dir.path().join("laws/mine.toml"),
+        r#"[[law]]
+name = "star-ts"
+spec = "search-contract §8.5"
+method = "glob"
+input = { pattern = "*.ts" }
+tree."a.ts" = ""
+expect = { paths = ["a.ts"], total = 1, truncated = false }
+
+[[law]]
+name = "missing-root"
+spec = "search-contract §17"
+method = "glob"
+input = { pattern = "*.ts", root = "missing" }
+tree."a.ts" = ""
+expect_error = "not_found"
+"#,
+    )
+    .unwrap();
+    dir
+}
+
+/// The verdict of each of `hostile`'s trials, by law name.
+fn verdicts(doc: &Value) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = doc["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["peer"] == "hostile")
+        .map(|o| {
+            let id = o["id"].as_str().unwrap_or_default();
+            let name = id.rsplit("::").nth(1).unwrap_or_default().to_string();
+            (name, o["verdict"].as_str().unwrap_or_default().to_string())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A peer's `data.message` reaches the report of a law it fails (its
+/// answer, its diff, every format), and a law that compares only the code
+/// still passes whatever the message says.
+#[test]
+fn a_peers_error_message_reaches_every_report() {
+    let dir = project("refuse");
+    let out = lawsuite(dir.path(), &["run", "--no-seeds", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        verdicts(&doc),
+        [
+            ("missing-root".to_string(), "pass".to_string()),
+            ("star-ts".to_string(), "fail".to_string()),
+        ],
+        "{}",
+        text(&out.stdout)
+    );
+    let failed = doc["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["verdict"] == "fail")
+        .unwrap();
+    let case = &failed["report"]["cases"][0];
+    assert_eq!(
+        case["actual"],
+        serde_json::json!({"failure": "not_found", "message": "MARKER-7: the peer's own reason"}),
+        "{case}"
+    );
+    assert!(
+        case["diff"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("MARKER-7"),
+        "{case}"
+    );
+    for format in ["human", "junit", "markdown"] {
+        let out = lawsuite(dir.path(), &["run", "--no-seeds", "--format", format]);
+        assert!(
+            text(&out.stdout).contains("MARKER-7: the peer"),
+            "{format}: {}",
+            text(&out.stdout)
+        );
+    }
+}
+
+/// A crashed peer's stderr keeps its start, where V8 and the JVM put the
+/// reason, and its end, where Python does, with what was left out counted.
+#[test]
+fn a_crashed_peers_reason_is_kept_first_and_last() {
+    let dir = project("crash");
+    let out = lawsuite(
+        dir.path(),
+        &["run", "--no-seeds", "--format", "human", "star-ts"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(
+        report.contains("FATAL ERROR: MARKER-8 the reason comes first"),
+        "{report}"
+    );
+    assert!(report.contains("Node.js v0.0.0-MARKER-9"), "{report}");
+    assert!(report.contains(" bytes elided …"), "{report}");
+}
+
+/// `lawsuite peers` fails when a registered peer cannot run, and says
+/// which and why.
+#[test]
+fn peers_fails_for_an_unavailable_peer() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("lawsuite.toml"),
+        "reference = \"portable\"\n\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n\n[[peer]]\nname = \"typo\"\nbuiltin = \"portabel\"\n",
+    )
+    .unwrap();
+    let out = lawsuite(dir.path(), &["peers"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let row = text(&out.stdout)
+        .lines()
+        .find(|l| l.starts_with("typo"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(row.contains("unavailable"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("cannot be used: typo"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = lawsuite(dir.path(), &["peers", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "typo" && r["ok"] == false),
+        "{rows}"
+    );
+}
+
+/// A `lawsuite.toml` that is there but cannot be read as a file is an
+/// error naming it, never a reason to take the parent's project.
+#[cfg(unix)]
+#[test]
+fn a_project_file_that_is_not_a_file_stops_every_command() {
+    let parent = tempfile::tempdir().unwrap();
+    std::fs::write(
+        parent.path().join("lawsuite.toml"),
+        "reference = \"portable\"\n\n[[peer]]\nname = \"parents\"\nbuiltin = \"portable\"\n",
+    )
+    .unwrap();
+    let here = parent.path().join("child");
+    std::fs::create_dir(&here).unwrap();
+    let file = here.join("lawsuite.toml");
+    std::os::unix::fs::symlink("gone.toml", &file).unwrap();
+    let out = lawsuite(&here, &["peers"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&file.display().to_string()) && err.contains("a dangling symlink"),
+        "{err}"
+    );
+    assert!(!text(&out.stdout).contains("parents"));
+}

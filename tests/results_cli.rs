@@ -1,0 +1,210 @@
+//! `lawsuite merge` and `lawsuite report` take only whole results: a shard
+//! whose run was killed, a cut last line, a trial twice or with two
+//! verdicts, a missing shard and another lawsuite version are each refused
+//! with the file and line, unless `--allow-incomplete` accepts them, and
+//! then every problem is still printed.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
+
+/// A project outside the checkout whose one peer is the reference.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("lawsuite.toml"),
+        "reference = \"portable\"\n\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n\n[[peer]]\nname = \"mine\"\nbuiltin = \"portable\"\n",
+    )
+    .unwrap();
+    dir
+}
+
+fn lawsuite(dir: &Path, args: &[&str]) -> Output {
+    Command::new(LAWSUITE)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CARGO_MANIFEST_DIR")
+        .output()
+        .unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The two shards of a small sweep, as `run --shard K/2` writes them.
+fn shards(dir: &Path) -> [String; 2] {
+    [1, 2].map(|k| {
+        let shard = format!("{k}/2");
+        let out = lawsuite(
+            dir,
+            &[
+                "run",
+                "--no-seeds",
+                "--law",
+                "glob::",
+                "--format",
+                "jsonl",
+                "--shard",
+                &shard,
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    })
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    std::fs::write(dir.join(name), text).unwrap();
+    name.to_string()
+}
+
+/// `merge` of `files`, then again with `--allow-incomplete`: the first is
+/// refused (exit status 2, `says` on stderr), the second merges with a
+/// warning that says it too, and exits with `allowed` (1 when a failure
+/// counts).
+fn refused_then_allowed(dir: &Path, files: &[&str], says: &str, allowed: i32) {
+    let mut args = vec!["merge", "--format", "json"];
+    args.extend(files);
+    let out = lawsuite(dir, &args);
+    assert_eq!(out.status.code(), Some(2), "{files:?}: {}", stderr(&out));
+    assert!(stderr(&out).contains(says), "{files:?}: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--allow-incomplete merges them anyway"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.stdout.is_empty());
+    args.push("--allow-incomplete");
+    let out = lawsuite(dir, &args);
+    assert_eq!(
+        out.status.code(),
+        Some(allowed),
+        "{files:?}: {}",
+        stderr(&out)
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("WARNING: --allow-incomplete: these results are NOT whole"),
+        "{err}"
+    );
+    assert!(err.contains(says), "{err}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["outcomes"].as_array().is_some_and(|o| !o.is_empty()));
+}
+
+#[test]
+fn whole_shards_merge_and_broken_ones_are_refused_by_name_and_line() {
+    let dir = project();
+    let d = dir.path();
+    let [one, two] = shards(d);
+    let a = write(d, "a.jsonl", &one);
+    let b = write(d, "b.jsonl", &two);
+    let out = lawsuite(d, &["merge", "--format", "jsonl", &a, &b]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    // The merged file is whole too, so merging it again is fine.
+    let merged = write(d, "merged.jsonl", &String::from_utf8_lossy(&out.stdout));
+    let out = lawsuite(d, &["merge", &merged]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let lines: Vec<&str> = two.lines().collect();
+    // Killed between two lines: the run line and some outcomes, no summary.
+    let killed = write(d, "killed.jsonl", &(lines[..4].join("\n") + "\n"));
+    refused_then_allowed(
+        d,
+        &[&a, &killed],
+        "killed.jsonl: no summary line after line 4: the run was killed or is still running",
+        0,
+    );
+    // Killed in the middle of writing a line.
+    let cut = lines[..4].join("\n") + "\n" + &lines[4][..lines[4].len() / 2];
+    let cut = write(d, "cut.jsonl", &cut);
+    refused_then_allowed(
+        d,
+        &[&a, &cut],
+        "cut.jsonl line 5: the last line is cut off",
+        0,
+    );
+    // One outcome twice in the first file: once it counted twice.
+    let mut dup: Vec<&str> = lines.clone();
+    dup.insert(2, lines[1]);
+    let dup = write(d, "dup.jsonl", &(dup.join("\n") + "\n"));
+    refused_then_allowed(d, &[&dup, &a], "dup.jsonl line 3: trial ", 0);
+    // A pass and a fail of one trial: once both counted.
+    let failed = lines[1].replace(
+        "\"verdict\":\"pass\"",
+        "\"verdict\":\"broken\",\"why\":\"made up\"",
+    );
+    assert_ne!(failed, lines[1]);
+    let mut conflict: Vec<&str> = lines.clone();
+    conflict.insert(2, &failed);
+    let conflict = write(d, "conflict.jsonl", &(conflict.join("\n") + "\n"));
+    refused_then_allowed(d, &[&a, &conflict], "conflict.jsonl line 3: trial law::", 1);
+    // A shard left out, and a shard of another version.
+    refused_then_allowed(d, &[&a], "shard 2/2 of the sweep is missing", 0);
+    let other = write(
+        d,
+        "other.jsonl",
+        &two.replacen("\"lawsuite\":\"0.1.0\"", "\"lawsuite\":\"0.0.9\"", 1),
+    );
+    refused_then_allowed(
+        d,
+        &[&a, &other],
+        "other.jsonl: written by lawsuite \"0.0.9\"",
+        0,
+    );
+    // `report` refuses the same way.
+    let out = lawsuite(d, &["report", &a, &killed, "-o", "r.html"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!d.join("r.html").exists());
+    let out = lawsuite(
+        d,
+        &["report", &a, &killed, "-o", "r.html", "--allow-incomplete"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("WARNING"), "{}", stderr(&out));
+}
+
+/// An interrupted run says so in its summary line, and `merge` refuses it.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_is_not_merged_as_whole() {
+    let dir = project();
+    let child = Command::new(LAWSUITE)
+        .args([
+            "run",
+            "--seeds",
+            "0..100000",
+            "--format",
+            "jsonl",
+            "--jobs",
+            "1",
+        ])
+        .current_dir(dir.path())
+        .env_remove("CARGO_MANIFEST_DIR")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let pid = child.id().to_string();
+    let killed = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap_or_default();
+    assert!(
+        last.contains("\"complete\":false") && last.contains("\"incomplete\":\"interrupted\""),
+        "{last}"
+    );
+    let file = write(dir.path(), "int.jsonl", &text);
+    let out = lawsuite(dir.path(), &["merge", &file]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the run did not finish (interrupted)"),
+        "{}",
+        stderr(&out)
+    );
+}
