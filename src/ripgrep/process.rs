@@ -44,6 +44,45 @@ pub fn rg_timeout() -> Duration {
         .map_or(DEFAULT_TIMEOUT, Duration::from_millis)
 }
 
+/// The address-space bound of each `rg` when `LAWSUITE_RG_MEMORY_MB` does
+/// not say: 4 GiB.
+///
+/// native-peer §1 bounds what `rg` prints, not what it holds: a 1 GB line
+/// of `a` searched for `aaa` took `rg` to 18.4 GB before its timeout. The
+/// bound is on virtual memory (`ulimit -v`, `RLIMIT_AS`), which counts the
+/// files `rg` maps as well as what it allocates, so it is set well above
+/// any law's or corpus's need (the largest search maps under 100 MB).
+pub const DEFAULT_MEMORY_MB: u64 = 4096;
+
+/// The per-`rg` address-space bound in MiB: `LAWSUITE_RG_MEMORY_MB` if set
+/// (`0`: none), else [`DEFAULT_MEMORY_MB`].
+pub fn rg_memory_mb() -> Option<u64> {
+    let mb = std::env::var("LAWSUITE_RG_MEMORY_MB")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(DEFAULT_MEMORY_MB);
+    (mb > 0).then_some(mb)
+}
+
+/// The command that runs `program` under the memory bound: through `sh`,
+/// whose `ulimit -v` sets `RLIMIT_AS` before it `exec`s `rg` (the crate
+/// forbids the unsafe code a `pre_exec` hook would need). Where there is
+/// no bound, or no unix `sh`, `program` is run as it is.
+fn bounded(program: &Path) -> Command {
+    #[cfg(unix)]
+    if let Some(mb) = rg_memory_mb() {
+        let mut command = Command::new("/bin/sh");
+        command
+            .arg("-c")
+            .arg("ulimit -v \"$1\" || exit 125; shift; exec \"$@\"")
+            .arg("sh")
+            .arg((mb.saturating_mul(1024)).to_string())
+            .arg(program);
+        return command;
+    }
+    Command::new(program)
+}
+
 /// The `rg` program to run: `LAWSUITE_RG` if set, else `rg` from `PATH`.
 pub fn rg_program() -> PathBuf {
     std::env::var_os("LAWSUITE_RG")
@@ -157,9 +196,10 @@ fn run_once(
     batch: &[String],
     deadline: Instant,
 ) -> Result<Output, StdError> {
+    let started = Instant::now();
     let mut argv: Vec<OsString> = args.iter().map(OsString::from).collect();
     argv.extend(batch.iter().map(OsString::from));
-    let mut child = Command::new(program)
+    let mut child = bounded(program)
         .args(&argv)
         .current_dir(cwd)
         .stdin(Stdio::null())
@@ -194,7 +234,7 @@ fn run_once(
                 // SIGKILL, so `wait` returns at once and reaps it.
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(cannot_start());
+                return Err(timed_out(deadline, started));
             }
         }
         if matches!(stdout, Some(Err(_))) || matches!(stderr, Some(Err(_))) {
@@ -222,6 +262,17 @@ fn run_once(
             ));
         }
     };
+    // Through `sh`, an `rg` that cannot be run is `sh`'s 126 (not
+    // executable) or 127 (not found), which `rg` itself never exits with:
+    // the same answer as a spawn failure.
+    #[cfg(unix)]
+    if rg_memory_mb().is_some() && matches!(status.code(), Some(126 | 127)) {
+        return Err(cannot_start());
+    }
+    #[cfg(unix)]
+    if let Some(why) = out_of_memory(&status, &stderr) {
+        return Err(StdError::new(ErrorCode::CommandFailed, why));
+    }
     Ok(Output {
         // A signal has no code; treat it as a failure code above 1 so its
         // stderr (if any) is a rejection.
@@ -255,6 +306,39 @@ fn read_bounded<R: Read>(stream: R) -> Result<Vec<u8>, Overflow> {
         Ok(_) => Ok(buf),
         // A broken pipe mid-read leaves what arrived; the JSON parser decides.
         Err(_) => Ok(buf),
+    }
+}
+
+/// A call past its deadline: `provider_unavailable` and the spec's message
+/// (native-peer §1: "including a timeout"), followed by what happened, so
+/// a person reads a timeout as one and not as a missing `rg`.
+fn timed_out(deadline: Instant, started: Instant) -> StdError {
+    let ms = deadline.saturating_duration_since(started).as_millis();
+    StdError::new(
+        ErrorCode::ProviderUnavailable,
+        format!(
+            "{CANNOT_START}: rg was still running after {ms} ms, its deadline, and was killed (LAWSUITE_RG_TIMEOUT_MS sets another)"
+        ),
+    )
+}
+
+/// Why an `rg` that ended this way ran out of its memory bound, if it did:
+/// Rust's allocator aborts with "memory allocation of N bytes failed".
+#[cfg(unix)]
+fn out_of_memory(status: &std::process::ExitStatus, stderr: &[u8]) -> Option<String> {
+    use std::os::unix::process::ExitStatusExt;
+    let mb = rg_memory_mb()?;
+    let said = String::from_utf8_lossy(stderr);
+    let failed = said
+        .lines()
+        .find(|l| l.contains("memory allocation of") && l.contains("failed"));
+    // SIGABRT (6): what the allocator does after saying so.
+    match (status.signal(), failed) {
+        (Some(6), Some(line)) | (None, Some(line)) => Some(format!(
+            "rg ran out of its {mb} MiB memory bound ({}); LAWSUITE_RG_MEMORY_MB sets another",
+            line.trim()
+        )),
+        _ => None,
     }
 }
 
@@ -341,7 +425,12 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.code, ErrorCode::ProviderUnavailable);
-        assert_eq!(err.message, CANNOT_START);
+        // The spec's message first, then the timeout said as one.
+        assert!(
+            err.message.starts_with(CANNOT_START) && err.message.contains("still running after"),
+            "{}",
+            err.message
+        );
         let pid = std::fs::read_to_string(&pid_file).unwrap();
         let proc_dir = Path::new("/proc").join(pid.trim());
         assert!(!proc_dir.exists(), "rg {} is still there", pid.trim());
@@ -371,5 +460,33 @@ mod tests {
         );
         assert_eq!(parse_version("ripgrep 14.1.1\n"), Some((14, 1, 1)));
         assert_eq!(parse_version("nonsense"), None);
+    }
+
+    /// Each `rg` runs under the memory bound, set before it starts.
+    #[cfg(unix)]
+    #[test]
+    fn rg_runs_under_the_memory_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let out = run_once(
+            Path::new("/bin/sh"),
+            dir.path(),
+            &["-c", "ulimit -v"],
+            &[],
+            deadline,
+        )
+        .unwrap();
+        let kb = (DEFAULT_MEMORY_MB * 1024).to_string();
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), kb);
+        // A program that is not there is still "could not start rg".
+        let err = run_once(
+            Path::new("/nonexistent/rg"),
+            dir.path(),
+            &["--version"],
+            &[],
+            deadline,
+        )
+        .unwrap_err();
+        assert_eq!(err.message, CANNOT_START);
     }
 }

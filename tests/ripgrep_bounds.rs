@@ -1,0 +1,69 @@
+//! The ripgrep peer's own bounds, through the installed binary's door
+//! (`lawsuite call --peer ripgrep`): `rg` runs under a memory bound, and a
+//! search that needs more than it fails saying so, in bounded time.
+
+use std::process::Command;
+
+const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
+
+/// Whether `rg` runs; in CI it must (`.ci/run` installs it).
+fn have_rg(test: &str) -> bool {
+    let found = Command::new("rg")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{test}: rg is not on PATH, and CI must have it (.ci/run installs it)"
+        );
+        eprintln!("{test}: skipped: rg is not on PATH");
+    }
+    found
+}
+
+/// A 100 MB line of `a` searched for `aaa` grows `rg` without end (18.4 GB
+/// for a 1 GB line); under a 128 MiB bound it stops at once, and the answer
+/// names the bound instead of "could not start rg".
+#[cfg(unix)]
+#[test]
+fn rg_past_its_memory_bound_fails_naming_it() {
+    if !have_rg("memory bound") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), vec![b'a'; 100_000_000]).unwrap();
+    let input = serde_json::json!({
+        "pattern": "aaa", "root": dir.path(), "fixedStrings": false, "ignoreCase": false,
+        "smartCase": false, "globs": [], "beforeContext": 0, "afterContext": 0,
+        "filesWithMatches": false, "hidden": false, "noIgnore": false, "symbols": true,
+        "limit": 1
+    });
+    let started = std::time::Instant::now();
+    let out = Command::new(LAWSUITE)
+        .args(["call", "--peer", "ripgrep", "grep", &input.to_string()])
+        .current_dir(dir.path())
+        .env("LAWSUITE_RG_MEMORY_MB", "128")
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("rg ran out of its 128 MiB memory bound"),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
+    // The same search of an ordinary file under the same bound answers.
+    std::fs::write(dir.path().join("a.txt"), "aaa\n").unwrap();
+    let out = Command::new(LAWSUITE)
+        .args(["call", "--peer", "ripgrep", "grep", &input.to_string()])
+        .current_dir(dir.path())
+        .env("LAWSUITE_RG_MEMORY_MB", "128")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("\"line\": 1"), "{stdout}");
+}
