@@ -764,6 +764,16 @@ pub fn shrink_case(
         call,
     };
     let mut stdout = std::io::stdout().lock();
+    // A tree that cannot be written is a setup failure, not an agreement:
+    // `diverges` counts it as "no" so the shrinker never keeps one.
+    if let Err(e) = Materialized::new(&case.root, &case.files) {
+        bail!(
+            "cannot set up {} seed {}: its tree cannot be written ({e}); check that the temporary directory ({}) exists and can be written",
+            generator.name(),
+            args.seed,
+            std::env::temp_dir().display()
+        );
+    }
     if !diverges(&case, reference.peer.as_ref(), peer.peer.as_ref()) {
         eprintln!(
             "{} agrees with {} on {} seed {} call {}: nothing to shrink",

@@ -141,3 +141,30 @@ fn a_read_regression_is_written_and_replayed() {
     let back = Regression::load(&path).unwrap();
     assert!(back.replay(&Portable::default(), &path).unwrap().is_ok());
 }
+
+/// `record` with a temporary directory that cannot be written reports the
+/// setup failure, never "agrees … nothing to shrink".
+#[test]
+fn record_with_an_unwritable_tmpdir_is_a_setup_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("lawsuite.toml"),
+        "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"other\"\nbuiltin = \"portable\"\n",
+    )
+    .unwrap();
+    // A regular file where the temporary directory should be: even root
+    // cannot create a directory below it.
+    let not_a_dir = dir.path().join("tmp-is-a-file");
+    std::fs::write(&not_a_dir, "").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+        .args(["record", "--seed", "1", "--call", "0", "--peer", "other"])
+        .current_dir(dir.path())
+        .env("TMPDIR", &not_a_dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("cannot set up smthrs seed 1"), "{stderr}");
+    assert!(stderr.contains("tmp-is-a-file"), "{stderr}");
+    assert!(!stderr.contains("nothing to shrink"), "{stderr}");
+}

@@ -250,36 +250,38 @@ impl Regression {
             path: dir.into(),
             source,
         })?;
-        // `create_new` never follows a symlink planted at the name (it
-        // fails on any existing entry, dangling links included) and never
-        // truncates a file: an identical file is the same regression, any
-        // other entry means the next free name.
+        // Written whole under a temporary name in the same directory, then
+        // linked to its name: a full disk or a killed run leaves no cut or
+        // empty regression (which would break every later run), only a
+        // hidden `.tmp` file at worst. `hard_link` never follows a symlink
+        // planted at the name and never replaces any entry (dangling links
+        // included): an identical file is the same regression, any other
+        // entry means the next free name.
+        let staged = Staged::write(dir, name, text.as_bytes())?;
         for n in 0..10_000u32 {
             let file = if n == 0 {
                 dir.join(format!("{name}.json"))
             } else {
                 dir.join(format!("{name}-{n}.json"))
             };
-            match fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&file)
-            {
-                Ok(mut out) => {
-                    use std::io::Write as _;
-                    out.write_all(text.as_bytes())
-                        .map_err(|source| RegressionError::Io {
-                            path: file.clone(),
-                            source,
-                        })?;
-                    return Ok(file);
-                }
+            match fs::hard_link(&staged.path, &file) {
+                Ok(()) => return Ok(file),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                     let same = fs::symlink_metadata(&file).is_ok_and(|m| m.is_file())
                         && fs::read(&file).is_ok_and(|existing| existing == text.as_bytes());
                     if same {
                         return Ok(file);
                     }
+                }
+                // A file system without hard links: a rename, which could
+                // only replace a file created in the instant since the check.
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::Unsupported
+                        && fs::symlink_metadata(&file).is_err() =>
+                {
+                    return fs::rename(&staged.path, &file)
+                        .map(|()| file.clone())
+                        .map_err(|source| RegressionError::Io { path: file, source });
                 }
                 Err(source) => return Err(RegressionError::Io { path: file, source }),
             }
@@ -288,6 +290,52 @@ impl Regression {
             path: dir.join(format!("{name}.json")),
             source: std::io::Error::other("10,000 files of that name exist already"),
         })
+    }
+}
+
+/// A regression's text written whole (and synced) under a hidden name in
+/// its directory; removed when dropped, once it is linked to its name.
+struct Staged {
+    path: PathBuf,
+}
+
+impl Staged {
+    fn write(dir: &Path, name: &str, text: &[u8]) -> Result<Staged, RegressionError> {
+        use std::io::Write as _;
+        let mut last = None;
+        for n in 0..100u32 {
+            let path = dir.join(format!(".{name}.json.{}-{n}.tmp", std::process::id()));
+            let mut out = match fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(out) => out,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    last = Some(e);
+                    continue;
+                }
+                Err(source) => return Err(RegressionError::Io { path, source }),
+            };
+            let staged = Staged { path };
+            return match out.write_all(text).and_then(|()| out.sync_all()) {
+                Ok(()) => Ok(staged),
+                Err(source) => Err(RegressionError::Io {
+                    path: staged.path.clone(),
+                    source,
+                }),
+            };
+        }
+        Err(RegressionError::Io {
+            path: dir.join(format!(".{name}.json.tmp")),
+            source: last.unwrap_or_else(|| std::io::Error::other("no temporary name is free")),
+        })
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
     }
 }
 
@@ -480,5 +528,42 @@ mod tests {
             read("a.ts"),
             Err(RegressionError::Escapes { .. })
         ));
+    }
+
+    /// On a full disk a regression is not written at all: no empty or cut
+    /// file under its name (which broke every later run), no temporary
+    /// file left. Needs a tmpfs of 16 KiB, so root; skipped with the reason
+    /// elsewhere.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_full_disk_leaves_no_cut_regression() {
+        let dir = tempfile::tempdir().unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=16k", "tmpfs"])
+            .arg(dir.path())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !mounted {
+            eprintln!(
+                "a_full_disk_leaves_no_cut_regression: skipped: cannot mount a tmpfs here (needs root)"
+            );
+            return;
+        }
+        let big = Regression {
+            why: "x".repeat(64 * 1024),
+            ..sample("/r")
+        };
+        let err = big.write(dir.path(), "full").unwrap_err();
+        let listing: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        let _ = std::process::Command::new("umount")
+            .arg(dir.path())
+            .status();
+        assert!(matches!(err, RegressionError::Io { .. }), "{err}");
+        assert!(listing.is_empty(), "left behind: {listing:?}");
     }
 }
