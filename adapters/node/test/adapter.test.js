@@ -207,3 +207,10 @@ test("as a process: the end of stdin ends it", () => {
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.split("\n").filter(Boolean).length, 2);
 });
+
+test("the types: a typed Effect host compiles against lawsuite-peer.d.ts", () => {
+  const fixture = fileURLToPath(new URL("./fixture/", import.meta.url));
+  const tsc = join(fixture, "node_modules/typescript/bin/tsc");
+  const run = spawnSync(process.execPath, [tsc, "-p", fixture], { encoding: "utf8", timeout: 120000 });
+  assert.equal(run.status, 0, run.stdout + run.stderr);
+});
