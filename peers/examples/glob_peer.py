@@ -2,12 +2,12 @@
 """An example external lawsuite peer: the contract's `glob`, and the `read`
 and `ls` flows of read-ls-flows.md, in Python.
 
-It speaks the peer protocol (peers/PROTOCOL.md): newline-delimited JSON-RPC
-2.0 on stdin/stdout, logging on stderr. It declares `glob`, `flow/read` and
-`flow/ls`, so the harness skips its `grep` calls instead of counting them as
-divergences, and it declares the shared ground (plain files and
-directories). `read` and `ls` are written from the spec's text alone, so the
-harness compares two independent implementations of them.
+The protocol (peers/PROTOCOL.md) is adapters/python/lawsuite_peer.py's: this
+file is only the peer's own code, and `serve(...)` at the end. It declares
+`glob`, `flow/read` and `flow/ls`, so the harness skips its `grep` calls
+instead of counting them as divergences, and the shared ground (plain files
+and directories). `read` and `ls` are written from the spec's text alone, so
+the harness compares two independent implementations of them.
 
 Standard library only. The semantics follow search-contract §5-§9, §14 and
 §16 closely enough to agree with the portable peer on the kit's seeds: the
@@ -22,15 +22,13 @@ Run it by hand:
       | python3 peers/examples/glob_peer.py
 """
 
-import json
 import os
 import re
 import stat
 import sys
 
-NAME = "python-glob"
-VERSION = "0.1.0"
-PROTOCOL = (1, 1)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "adapters", "python"))
+from lawsuite_peer import RpcError, StdError, serve  # noqa: E402
 
 # search-contract §7.3: skipped at every depth, whatever hidden/noIgnore say.
 SKIP_LIST = {
@@ -50,20 +48,6 @@ QMARK = b"[^/]"
 ANYTHING = b"[^\n\r]*"
 ANY_DIRS = b"(?:[^\n\r]*/)?"
 MAX_BRACE_EXPANSIONS = 256
-
-
-class ContractError(Exception):
-    """A StdError: code, message, path."""
-
-    def __init__(self, code, message, path=None):
-        super().__init__(message)
-        self.data = {"code": code, "message": message}
-        if path is not None:
-            self.data["path"] = path
-
-
-def log(*parts):
-    print("glob_peer:", *parts, file=sys.stderr, flush=True)
 
 
 # --- paths (§6.4) and ordering ---------------------------------------------
@@ -334,9 +318,9 @@ def is_ignored(scopes, relative, is_dir):
 
 def cannot_search(root, err):
     if isinstance(err, FileNotFoundError):
-        return ContractError("not_found", f"Path not found: {root}", root)
+        return StdError("not_found", f"Path not found: {root}", root)
     code = "permission_denied" if isinstance(err, PermissionError) else "command_failed"
-    return ContractError(code, f"Cannot search {root}: {err.strerror}", root)
+    return StdError(code, f"Cannot search {root}: {err.strerror}", root)
 
 
 def walk(root, hidden, no_ignore, globs):
@@ -509,7 +493,7 @@ def paging_field(flow, params, field, default):
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise RpcError(-32602, f"the params of flow/{flow} are not valid: {field} must be a non-negative integer")
     if value == 0:
-        raise ContractError("invalid_input",
+        raise StdError("invalid_input",
                             f"Invalid {flow} input: {field} must be an integer of at least 1, got 0")
     return value
 
@@ -517,30 +501,23 @@ def paging_field(flow, params, field, default):
 def read_side(path, err, not_found):
     """The spec's read-side mapping of a host failure."""
     if isinstance(err, PermissionError):
-        return ContractError("permission_denied", f"Permission denied: {path}", path)
+        return StdError("permission_denied", f"Permission denied: {path}", path)
     if isinstance(err, FileNotFoundError):
-        return ContractError("not_found", not_found, path)
-    return ContractError("command_failed", f"Could not read {path}: {err.strerror or err}", path)
+        return StdError("not_found", not_found, path)
+    return StdError("command_failed", f"Could not read {path}: {err.strerror or err}", path)
 
 
-def resolve(params):
-    """The caller's path, and the host path it names: a relative path
-    resolves against `cwd` when the call gives one (lawsuite's laws do),
-    else against this process's working directory."""
-    path, base = params["path"], params.get("cwd") or "."
-    return path, (path if path == "" or path.startswith("/") else os.path.join(base, path)), base
-
-
-def not_found_hint(path, base):
-    """§1.6: for a relative path, what the nearest listable directory holds
-    (directories listed relative to `base`)."""
+def not_found_hint(path):
+    """§1.6: for a relative path, what the nearest listable directory holds.
+    (A relative path is the working directory's: the adapter runs the call
+    in the `cwd` lawsuite gives, as the spec's host would be.)"""
     if path.startswith("/") or ".." in path.split("/"):
         return ""
     segs = [seg for seg in path.split("/") if seg not in ("", ".")]
     for depth in range(len(segs) - 1, -1, -1):
         directory = "/".join(segs[:depth]) if depth else "."
         try:
-            names = sorted(os.listdir(os.path.join(base, directory)), key=utf16_key)
+            names = sorted(os.listdir(directory), key=utf16_key)
         except OSError:
             continue
         missing = segs[depth].lower()
@@ -574,47 +551,47 @@ def source_lines(text):
 
 
 def flow_read(params):
-    path, target, base = resolve(params)
+    path = params["path"]
     offset = paging_field("read", params, "offset", 1)
     limit = paging_field("read", params, "limit", DEFAULT_READ_LIMIT)
     not_found = f"File not found: {path}"
     try:
-        info = os.stat(target)
+        info = os.stat(path)
     except FileNotFoundError:
-        raise ContractError("not_found", not_found + not_found_hint(path, base), path)
+        raise StdError("not_found", not_found + not_found_hint(path), path)
     except OSError as err:
         raise read_side(path, err, not_found)
     if stat.S_ISDIR(info.st_mode):
-        raise ContractError("is_directory", f"Cannot read a directory: {path}", path)
+        raise StdError("is_directory", f"Cannot read a directory: {path}", path)
     if not stat.S_ISREG(info.st_mode):
-        raise ContractError("not_found", not_found, path)
+        raise StdError("not_found", not_found, path)
 
     def too_large(size):
-        return ContractError("response_too_large",
+        return StdError("response_too_large",
                              f"{path} is {size} bytes, over the {MAX_READ_FILE_BYTES}-byte read "
                              "limit; search it with grep or print a line range with bash", path)
 
     if info.st_size > MAX_READ_FILE_BYTES:
         raise too_large(info.st_size)
     try:
-        with open(target, "rb") as handle:
+        with open(path, "rb") as handle:
             data = handle.read(MAX_READ_FILE_BYTES + 1)
     except OSError as err:
         raise read_side(path, err, not_found)
     if len(data) > MAX_READ_FILE_BYTES:
         raise too_large(len(data))
     if b"\0" in data:
-        raise ContractError("binary_file", f"Cannot read binary file: {path}", path)
+        raise StdError("binary_file", f"Cannot read binary file: {path}", path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ContractError("binary_file", f"File is not valid UTF-8: {path}", path)
+        raise StdError("binary_file", f"File is not valid UTF-8: {path}", path)
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = source_lines(text)
     total = len(lines)
     if offset > max(total, 1):
-        raise ContractError("offset_out_of_range", f"Line offset {offset} is outside {path}", path)
+        raise StdError("offset_out_of_range", f"Line offset {offset} is outside {path}", path)
 
     # §1.5. Python strings index code points, which for valid UTF-8 are the
     # spec's Unicode scalar values.
@@ -642,28 +619,28 @@ def flow_read(params):
 
 
 def flow_ls(params):
-    path, target, _ = resolve(params)
+    path = params["path"]
     offset = paging_field("ls", params, "offset", 1)
     limit = min(paging_field("ls", params, "limit", DEFAULT_READ_LIMIT), MAX_ENTRIES)
     not_found = f"Directory not found: {path}"
     try:
-        info = os.stat(target)
+        info = os.stat(path)
     except OSError as err:
         raise read_side(path, err, not_found)
     if not stat.S_ISDIR(info.st_mode):
-        raise ContractError("not_a_directory", f"Cannot list a file: {path}", path)
+        raise StdError("not_a_directory", f"Cannot list a file: {path}", path)
     try:
-        names = os.listdir(target)
+        names = os.listdir(path)
     except OSError as err:
         raise read_side(path, err, not_found)
     total = len(names)
     if offset > max(total, 1):
-        raise ContractError("offset_out_of_range",
+        raise StdError("offset_out_of_range",
                             f"Entry offset {offset} is outside {path}, which has {total} entries", path)
     entries = []
     for name in names:
         try:
-            is_dir = stat.S_ISDIR(os.stat(os.path.join(target, name)).st_mode)
+            is_dir = stat.S_ISDIR(os.stat(os.path.join(path, name)).st_mode)
         except OSError:  # a dangling link, a denied entry: a file (§2.3 step 5)
             is_dir = False
         # Undecodable bytes (surrogate escapes) are shown as U+FFFD.
@@ -681,76 +658,5 @@ def flow_ls(params):
     return out
 
 
-# --- the protocol ----------------------------------------------------------
-
-def initialize(params):
-    theirs = params["protocol"]
-    lo, hi = max(theirs["min"], PROTOCOL[0]), min(theirs["max"], PROTOCOL[1])
-    if lo > hi:
-        raise RpcError(-32001, (f"no common protocol version: the harness speaks "
-                                f"{theirs['min']}..={theirs['max']}, this peer speaks {PROTOCOL[0]}"),
-                       {"min": PROTOCOL[0], "max": PROTOCOL[1]})
-    return {
-        "protocol": hi,
-        "peer": {"name": NAME, "version": VERSION, "language": "python"},
-        "capabilities": {"methods": ["glob", "flow/read", "flow/ls"], "ground": "shared"},
-    }
-
-
-class RpcError(Exception):
-    def __init__(self, code, message, data=None):
-        super().__init__(message)
-        self.error = {"code": code, "message": message}
-        if data is not None:
-            self.error["data"] = data
-
-
-METHODS = {"glob": glob, "flow/read": flow_read, "flow/ls": flow_ls}
-
-
-def handle(request):
-    method, params = request.get("method"), request.get("params")
-    if method == "initialize":
-        return initialize(params)
-    if method in METHODS:
-        try:
-            return METHODS[method](params)
-        except ContractError as err:
-            raise RpcError(-32000, err.data["message"], err.data) from err
-        except (KeyError, TypeError) as err:
-            raise RpcError(-32602, f"the params of {method} are not valid: {err}") from err
-    if method == "shutdown":
-        return None
-    raise RpcError(-32601, f"{method!r} is not a method of this peer (it declares {', '.join(METHODS)})")
-
-
-def main():
-    log(f"{NAME} {VERSION} ready (pid {os.getpid()})")
-    for raw in sys.stdin.buffer:
-        if not raw.strip():
-            continue
-        try:
-            request = json.loads(raw)
-            request_id = request["id"]
-        except (ValueError, KeyError, TypeError):
-            reply = {"jsonrpc": "2.0", "id": None,
-                     "error": {"code": -32700, "message": "not a JSON-RPC request"}}
-            request, request_id = None, None
-        if request is not None:
-            try:
-                reply = {"jsonrpc": "2.0", "id": request_id, "result": handle(request)}
-            except RpcError as err:
-                reply = {"jsonrpc": "2.0", "id": request_id, "error": err.error}
-            except Exception as err:  # a bug here must not kill the session
-                log("internal error:", repr(err))
-                reply = {"jsonrpc": "2.0", "id": request_id,
-                         "error": {"code": -32603, "message": repr(err)}}
-        sys.stdout.buffer.write(json.dumps(reply).encode("ascii") + b"\n")
-        sys.stdout.buffer.flush()
-        if request is not None and request.get("method") == "shutdown":
-            break
-    log("bye")
-
-
 if __name__ == "__main__":
-    main()
+    serve("python-glob", "0.1.0", glob=glob, read=flow_read, ls=flow_ls)
