@@ -52,6 +52,10 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
+use super::group::STOPPING;
+pub use super::group::stop_all_peers;
+#[cfg(unix)]
+use super::group::{GROUP_GRACE, end_group, live_groups};
 use super::messages::{
     Id, InitializeParams, InitializeResult, JSONRPC, NO_COMMON_VERSION, Request, RpcError,
     VersionRange,
@@ -723,79 +727,6 @@ impl ExternalPeer {
             })),
             Err(CallError::Fault(fault)) => Err(fault.to_std_error()),
         }
-    }
-}
-
-/// How long the processes left in a peer's group get to exit after SIGTERM.
-#[cfg(unix)]
-const GROUP_GRACE: Duration = Duration::from_millis(500);
-
-/// Ends every process left in the process group `pgid` (the peer's
-/// grandchildren; the peer itself is already reaped): SIGTERM, then
-/// SIGKILL to what is still there after [`GROUP_GRACE`].
-///
-/// Signals go through the `kill` program: the crate forbids unsafe code
-/// and has no libc binding, and this runs once per ended peer. `kill -0`
-/// fails when the group is empty, the common case, which costs one spawn.
-#[cfg(unix)]
-fn end_group(pgid: u32, grace: Duration) {
-    let group = format!("-{pgid}");
-    let signal = |sig: &str| {
-        std::process::Command::new("kill")
-            .args([sig, "--", &group])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if !signal("-0") {
-        return;
-    }
-    signal("-TERM");
-    let until = Instant::now() + grace;
-    while Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-        // A process killed but not yet reaped by its new parent (init)
-        // still answers `kill -0`; KILL is harmless to it.
-        if !signal("-0") {
-            return;
-        }
-    }
-    signal("-KILL");
-}
-
-/// Set by [`stop_all_peers`]: no peer process is started after it.
-static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// The process groups of the peers running now (their leaders' pids).
-#[cfg(unix)]
-fn live_groups() -> MutexGuard<'static, std::collections::BTreeSet<u32>> {
-    static LIVE: Mutex<std::collections::BTreeSet<u32>> =
-        Mutex::new(std::collections::BTreeSet::new());
-    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// End every external peer of this process and its group (SIGTERM, then
-/// SIGKILL after `grace`), and start none again: what an interrupted run
-/// does when its trials do not finish in time, or at once on a second
-/// interrupt. A call waiting on an ended peer answers a crash promptly; the
-/// processes are reaped by their [`ExternalPeer`]s (or by the exit).
-/// Returns how many groups were ended.
-pub fn stop_all_peers(grace: Duration) -> usize {
-    STOPPING.store(true, std::sync::atomic::Ordering::Relaxed);
-    #[cfg(unix)]
-    {
-        let groups: Vec<u32> = live_groups().iter().copied().collect();
-        for &pgid in &groups {
-            end_group(pgid, grace);
-        }
-        groups.len()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = grace;
-        0
     }
 }
 

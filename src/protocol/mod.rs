@@ -44,6 +44,7 @@
 
 #[cfg(feature = "external")]
 pub mod client;
+mod group;
 pub mod messages;
 pub mod server;
 mod stderr;

@@ -1,0 +1,195 @@
+//! The law loader's and runner's tests.
+
+mod unit {
+    use crate::law::*;
+
+    #[test]
+    fn bytes_escapes() {
+        assert_eq!(unescape_bytes("a\\x00b\\\\").unwrap(), b"a\0b\\");
+        assert!(unescape_bytes("\\q").is_err());
+        assert!(unescape_bytes("\\x0").is_err());
+    }
+
+    #[test]
+    fn pieces_expand_in_expectations_and_leave_other_tables_alone() {
+        let mut value = serde_json::json!({
+            "content": { "parts": [{ "text": "ab", "repeat": 2 }, "\n", { "parts": ["x"], "repeat": 3 }] },
+            "entries": [{ "name": "a", "kind": "file" }],
+            "matches": [{ "text": "kept", "line": 1 }],
+        });
+        expand_pieces(&mut value).unwrap();
+        assert_eq!(value["content"], "abab\nxxx");
+        assert_eq!(value["entries"][0]["name"], "a");
+        assert_eq!(value["matches"][0]["text"], "kept");
+        let mut both = serde_json::json!({ "text": "a", "parts": [], "repeat": 1 });
+        assert!(expand_pieces(&mut both).is_err());
+        let mut huge = serde_json::json!({ "text": "ab", "repeat": usize::MAX });
+        assert!(expand_pieces(&mut huge).unwrap_err().contains("over"));
+    }
+
+    #[test]
+    fn counted_entries_are_zero_padded() {
+        let law: Law = toml::from_str(
+            "name = \"n\"\nspec = \"read-ls-flows §2.1\"\nmethod = \"flow/ls\"\ninput = { path = \".\" }\ntree.\"d/f{i}\" = { text = \"\", count = 11 }\nexpect = { total = 11, truncated = false }\nexpect_lengths = { entries = 11 }\n",
+        )
+        .unwrap();
+        check(&law).unwrap();
+        let (files, special) = files(&law).unwrap();
+        let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!((names[0], names[10], special.len()), ("d/f00", "d/f10", 0));
+        let mut clash = law.clone();
+        clash
+            .expect
+            .as_mut()
+            .unwrap()
+            .insert("entries".into(), toml::Value::Array(vec![]));
+        assert!(check(&clash).unwrap_err().contains("expect_lengths"));
+        let mut pathless = law;
+        pathless.input.remove("path");
+        assert!(check(&pathless).unwrap_err().contains("input.path"));
+    }
+
+    #[test]
+    fn coverage_names_both_specs() {
+        let law = |spec: &str| LoadedLaw {
+            id: spec.into(),
+            file: PathBuf::new(),
+            law: Law {
+                name: "x".into(),
+                spec: spec.into(),
+                decision: None,
+                method: Method::FlowRead,
+                input: toml::Table::new(),
+                tree: BTreeMap::new(),
+                expect: None,
+                expect_error: Some("not_found".into()),
+                expect_message: None,
+                expect_lengths: BTreeMap::new(),
+            },
+        };
+        let mut laws: Vec<LoadedLaw> = (2..=18)
+            .map(|n| law(&format!("search-contract §{n}.1")))
+            .collect();
+        let missing = uncovered_sections(&laws);
+        assert_eq!(missing.len(), READ_LS_SECTIONS.len());
+        assert_eq!(missing[0], "read-ls-flows §1.1");
+        laws.extend(
+            READ_LS_SECTIONS
+                .iter()
+                .map(|s| law(&format!("read-ls-flows §{s}"))),
+        );
+        laws.pop(); // §4
+        laws.push(law("read-ls-flows §4.2"));
+        assert!(uncovered_sections(&laws).is_empty());
+        laws.retain(|l| l.law.spec != "read-ls-flows §1.5");
+        assert_eq!(uncovered_sections(&laws), ["read-ls-flows §1.5"]);
+    }
+
+    #[test]
+    fn paths_must_stay_inside() {
+        assert!(inside("src/a").is_ok());
+        assert!(inside("a/../b").is_ok());
+        assert!(inside("../x").is_err());
+        assert!(inside("a/../../x").is_err());
+        assert!(inside("/etc").is_err());
+    }
+}
+
+mod load {
+    use crate::law::*;
+
+    #[test]
+    fn a_broken_file_is_reported_with_its_line_and_the_rest_still_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("grep")).unwrap();
+        std::fs::write(
+            dir.path().join("grep/good.toml"),
+            "[[law]]\nname = \"a\"\nspec = \"search-contract §13\"\nmethod = \"flow/grep\"\ninput = { pattern = \"x\" }\nexpect_error = \"not_found\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("grep/bad.toml"),
+            "[[law]]\nname = \"b\"\nspec = 3 3\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("grep/unknown.toml"),
+            "[[law]]\nname = \"c\"\nspec = \"search-contract §13\"\nmethod = \"flow/grep\"\ninput = {}\nexpect_error = \"x\"\nsurprise = 1\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("grep/escape.toml"),
+            "[[law]]\nname = \"d\"\nspec = \"search-contract §7\"\nmethod = \"flow/grep\"\ninput = { pattern = \"x\", root = \"../..\" }\nexpect_error = \"not_found\"\n",
+        )
+        .unwrap();
+        let (laws, errors) = load_dir(dir.path());
+        assert_eq!(laws.len(), 1);
+        assert_eq!(laws[0].id, "grep::good::a");
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert!(
+            text.iter()
+                .any(|t| t.contains("bad.toml") && t.contains("line 3")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|t| t.contains("unknown.toml") && t.contains("surprise")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|t| t.contains("escape.toml") && t.contains("leaves the tree")),
+            "{text:?}"
+        );
+    }
+}
+
+mod hostile {
+    use crate::law::*;
+
+    fn one(text: &str) -> (Vec<LoadedLaw>, Vec<LawError>) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x.toml"), text).unwrap();
+        load_dir(dir.path())
+    }
+
+    /// A FIFO (or socket, or sized file) under a symlinked directory is
+    /// refused like an ordinary file: nothing is made outside the tree.
+    #[test]
+    fn special_entries_cannot_escape_through_a_symlink() {
+        let name = format!("lawsuite-pwned-{}", std::process::id());
+        for kind in ["fifo = true", "socket = true"] {
+            let (laws, errors) = one(&format!(
+                "[[law]]\nname = \"escape\"\nspec = \"read-ls-flows §2.1\"\nmethod = \"flow/ls\"\ninput = {{ path = \".\" }}\ntree.out = {{ symlink = \"..\" }}\ntree.\"out/{name}\" = {{ {kind} }}\nexpect = {{ total = 0, truncated = false }}\n"
+            ));
+            assert!(errors.is_empty(), "{errors:?}");
+            let outcome = run(&laws[0], &crate::portable::Portable::default());
+            let LawOutcome::Broken(why) = outcome else {
+                panic!("{kind}: {outcome:?}")
+            };
+            assert!(why.contains("symlink"), "{why}");
+            assert!(
+                !std::env::temp_dir().join(&name).exists(),
+                "{kind} made outside the tree"
+            );
+        }
+    }
+
+    #[test]
+    fn count_and_size_are_capped_with_a_law_file_error() {
+        let (_, errors) = one(
+            "[[law]]\nname = \"many\"\nspec = \"read-ls-flows §2.1\"\nmethod = \"flow/ls\"\ninput = { path = \".\" }\ntree.\"f{i}\" = { text = \"\", count = 200000 }\nexpect = { total = 0, truncated = false }\n",
+        );
+        assert!(
+            errors[0]
+                .to_string()
+                .contains("over the limit of 10000 entries"),
+            "{errors:?}"
+        );
+        let (_, errors) = one(
+            "[[law]]\nname = \"huge\"\nspec = \"read-ls-flows §1.1\"\nmethod = \"flow/read\"\ninput = { path = \"f\" }\ntree.f = { text = \"\", size = 1099511627776 }\nexpect_error = \"response_too_large\"\n",
+        );
+        assert!(errors[0].to_string().contains("1 GiB"), "{errors:?}");
+    }
+}
