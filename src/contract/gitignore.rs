@@ -56,8 +56,7 @@ use regex_automata::meta::Regex;
 use super::globre::{self, ANY_DIRS, ANYTHING, QMARK, STAR};
 use super::text::is_js_whitespace;
 
-/// The longest `.gitignore` line used as a rule: 64 KiB, the bound on a
-/// caller glob's expansions ([`MAX_EXPANSION_BYTES`]). A longer line is
+/// The longest `.gitignore` line used as a rule: 64 KiB. A longer line is
 /// dropped, as a line that does not compile is (§9.3).
 ///
 /// The spec sets no limit. A rule compiles to a regex a few times its
@@ -67,7 +66,6 @@ use super::text::is_js_whitespace;
 /// (A 10 KB `*a*a…` rule took 5.7 s while these regexes were determinised
 /// up front; with the lazy DFA it compiles in milliseconds and is kept.)
 ///
-/// [`MAX_EXPANSION_BYTES`]: super::glob::MAX_EXPANSION_BYTES
 /// [`MAX_MATCHER_BYTES`]: crate::contract::MAX_MATCHER_BYTES
 pub const MAX_RULE_BYTES: usize = 65_536;
 

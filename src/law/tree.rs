@@ -13,7 +13,7 @@ use super::{Law, LoadedLaw, files};
 use crate::kit::materialize::TempTree;
 
 /// A law's tree written under a fresh temporary directory, removed when
-/// the last [`Setup`] on it is dropped.
+/// the last [`Setup`](super::Setup) on it is dropped.
 ///
 /// Laws that only read their tree may share one written tree when they
 /// define the same tree ([`Tree::key`]): a run of the shipped laws created

@@ -44,9 +44,11 @@
 
 #[cfg(feature = "external")]
 pub mod client;
+#[cfg(feature = "external")]
 mod group;
 pub mod messages;
 pub mod server;
+#[cfg(feature = "external")]
 mod stderr;
 
 #[cfg(feature = "external")]
