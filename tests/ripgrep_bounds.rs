@@ -39,13 +39,16 @@ fn rg_past_its_memory_bound_fails_naming_it() {
         "filesWithMatches": false, "hidden": false, "noIgnore": false, "symbols": true,
         "limit": 1
     });
+    let call = || {
+        Command::new(LAWSUITE)
+            .args(["call", "--peer", "ripgrep", "grep", &input.to_string()])
+            .current_dir(dir.path())
+            .env("LAWSUITE_RG_MEMORY_MB", "128")
+            .output()
+            .unwrap()
+    };
     let started = std::time::Instant::now();
-    let out = Command::new(LAWSUITE)
-        .args(["call", "--peer", "ripgrep", "grep", &input.to_string()])
-        .current_dir(dir.path())
-        .env("LAWSUITE_RG_MEMORY_MB", "128")
-        .output()
-        .unwrap();
+    let out = call();
     let took = started.elapsed();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{stdout}");
@@ -57,12 +60,7 @@ fn rg_past_its_memory_bound_fails_naming_it() {
     assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
     // The same search of an ordinary file under the same bound answers.
     std::fs::write(dir.path().join("a.txt"), "aaa\n").unwrap();
-    let out = Command::new(LAWSUITE)
-        .args(["call", "--peer", "ripgrep", "grep", &input.to_string()])
-        .current_dir(dir.path())
-        .env("LAWSUITE_RG_MEMORY_MB", "128")
-        .output()
-        .unwrap();
+    let out = call();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
     assert!(stdout.contains("\"line\": 1"), "{stdout}");
