@@ -574,7 +574,7 @@ pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
     let refused = |err: lawsuite::conformance::results::ResultsError| {
         if err.kind.acceptable() {
             anyhow!(
-                "{err}\n  refused: a report of these results would not be whole; --allow-incomplete merges them anyway, with a warning"
+                "{err}\n  refused, so that no report counts less or more than was run; --allow-incomplete merges them anyway, with a warning"
             )
         } else {
             anyhow!("{err}")

@@ -544,7 +544,12 @@ impl Results {
             merged.started_min(part.info.started);
             merged.sources.push(source);
         }
-        problems.extend(shard_problems(&shards));
+        // A shard given twice or left out says more than the trials it
+        // duplicates or lacks: first.
+        let problems: Vec<ResultsError> = shard_problems(&shards)
+            .into_iter()
+            .chain(problems)
+            .collect();
         // The merge is the sweep, not one of its shards.
         merged.info.shard = None;
         for p in problems {

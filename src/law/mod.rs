@@ -838,7 +838,8 @@ impl Setup {
         let answer = with_message(peer, &self.call);
         // Read the answer as if run from inside the tree.
         let answer = rebase(&rebase(&answer, &format!("{real}/"), ""), &real, ".");
-        let mut actual = strip_message(&answer);
+        // Failures compare by code; the message, when present, is checked apart.
+        let mut actual = crate::kit::case::comparable(&answer);
         let mut problems = Vec::new();
         for (key, want) in &self.expect_lengths {
             let got = actual.as_object_mut().and_then(|obj| obj.shift_remove(key));
@@ -960,14 +961,6 @@ fn preview(text: &str) -> String {
     }
     let head: String = text.chars().take(TREE_PREVIEW).collect();
     format!("{head:?}… ({count} characters)")
-}
-
-/// Failures compare by code; the message, when present, is checked apart.
-fn strip_message(answer: &Value) -> Value {
-    match answer.get("failure") {
-        Some(code) => serde_json::json!({ "failure": code }),
-        None => answer.clone(),
-    }
 }
 
 /// Make the call; a failure renders as `{"failure": code, "message": ...}`,
