@@ -94,6 +94,7 @@ pub mod call;
 pub mod conformance;
 pub mod contract;
 pub mod differences;
+pub mod environment;
 pub mod flow;
 pub mod flows;
 pub mod kit;

@@ -339,14 +339,6 @@ pub trait Search: Send + Sync {
     fn health(&self) -> Option<Health> {
         None
     }
-    /// The known differences of this peer ([`crate::differences`]) that
-    /// explain its answer differing from the reference's, when the answer
-    /// is exactly what they predict ([`crate::kit::explain`]). The default
-    /// explains nothing: every difference counts.
-    fn explain(&self, evidence: &crate::kit::explain::Evidence<'_>) -> Option<String> {
-        let _ = evidence;
-        None
-    }
 }
 
 /// Forward every method through a smart pointer, so `Arc<dyn Search>` and
@@ -393,9 +385,6 @@ macro_rules! forward_search {
             }
             fn language(&self) -> Option<String> {
                 (**self).language()
-            }
-            fn explain(&self, evidence: &crate::kit::explain::Evidence<'_>) -> Option<String> {
-                (**self).explain(evidence)
             }
         }
     };
@@ -510,8 +499,5 @@ impl Search for Named {
     }
     fn language(&self) -> Option<String> {
         self.inner.language()
-    }
-    fn explain(&self, evidence: &crate::kit::explain::Evidence<'_>) -> Option<String> {
-        self.inner.explain(evidence)
     }
 }

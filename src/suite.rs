@@ -18,7 +18,7 @@
 //!         // Known gaps of `mine`, each with the reason; a listed law that
 //!         // passes fails, so the list stays true. Tables in the project's
 //!         // expected directory (`lawsuite/expected/*.toml`) work too.
-//!         .expect_failure("mine", "grep::context::tie-goes-to-earlier", "not done yet")
+//!         .expect_failure("mine", "grep::context::context-tie-goes-to-the-earlier-match", "not done yet")
 //!         .run()
 //! }
 //! ```
@@ -47,15 +47,15 @@
 //!
 //! [libtest-mimic]: https://docs.rs/libtest-mimic
 
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
+use crate::conformance::config::{Config, ConfigError, ListedFailure};
 use crate::conformance::format::human_report;
-use crate::conformance::{Engine, Expectations, Item, Outcome, Replay, Subject, Verdict};
-use crate::kit::Generator;
+use crate::conformance::peers::{PeerSet, Unavailable};
+use crate::conformance::{Engine, Outcome, Replay, Subject, Verdict};
 use crate::peer::{Ground, Search};
 use crate::project::Project;
 use crate::registry::Registry;
@@ -63,21 +63,15 @@ use crate::registry::Registry;
 pub use crate::kit::plan::PLAN_ROOT;
 pub use crate::kit::{LAWSUITE_SEEDS, SMTHRS_SEEDS};
 
-/// A set of trials over a reference and any number of peers.
+/// A set of trials over a reference and any number of peers: a builder
+/// over a [`Config`] (what runs) and the peers it runs on.
 #[derive(Clone)]
 pub struct Suite {
+    config: Config,
     project: Result<Project, String>,
     reference: Option<Subject>,
     peers: Vec<Subject>,
-    unavailable: Vec<(String, String)>,
-    smthrs_seeds: Vec<u64>,
-    lawsuite_seeds: Vec<u64>,
-    ground: Ground,
-    shipped_laws: bool,
-    law_dirs: Vec<PathBuf>,
-    regressions: Option<PathBuf>,
-    expected_dirs: Vec<PathBuf>,
-    expected: Vec<(String, String, String)>,
+    unavailable: Vec<Unavailable>,
     setup_errors: Vec<String>,
 }
 
@@ -90,7 +84,8 @@ impl std::fmt::Debug for Suite {
                 &self.peers.iter().map(|p| &p.name).collect::<Vec<_>>(),
             )
             .field("unavailable", &self.unavailable)
-            .finish_non_exhaustive()
+            .field("config", &self.config)
+            .finish()
     }
 }
 
@@ -111,40 +106,26 @@ fn caller_dir() -> PathBuf {
 }
 
 impl Suite {
-    /// An empty suite: no peers yet, the shipped laws, the default seeds
-    /// (or `LAWSUITE_SEEDS`), and the calling crate's project for
-    /// regressions and expected failures.
+    /// An empty suite: no peers yet, and the calling crate's project for
+    /// laws, regressions and expected failures
+    /// ([`Config::for_project`]: the shipped laws, the one default seed
+    /// policy, the `LAWSUITE_*` variables).
     pub fn new() -> Suite {
-        let wide = seeds_from_env();
-        let ground = match std::env::var("LAWSUITE_GROUND").ok().as_deref() {
-            Some("full") => Ground::Full,
-            _ => Ground::Shared,
+        let project = Project::discover(&caller_dir()).map_err(|e| e.to_string());
+        let mut config = match &project {
+            Ok(project) => Config::for_project(project),
+            Err(_) => Config::new(),
         };
-        let mut setup_errors = Vec::new();
-        if let Ok(text) = std::env::var("LAWSUITE_SEEDS") {
-            if wide.is_none() {
-                setup_errors.push(format!(
-                    "LAWSUITE_SEEDS={text:?} is not A..B (with A < B) or N; unset it or give a range such as 0..1000"
-                ));
-            }
-        }
+        config.replay = Replay::CargoTest {
+            target: test_target(),
+        };
         Suite {
-            project: Project::discover(&caller_dir()).map_err(|e| e.to_string()),
+            config,
+            project,
             reference: None,
             peers: Vec::new(),
             unavailable: Vec::new(),
-            smthrs_seeds: wide
-                .clone()
-                .map_or_else(|| Generator::Smthrs.default_seeds(), |r| r.collect()),
-            lawsuite_seeds: wide
-                .map_or_else(|| Generator::Lawsuite.default_seeds(), |r| r.collect()),
-            ground,
-            shipped_laws: true,
-            law_dirs: Vec::new(),
-            regressions: None,
-            expected_dirs: Vec::new(),
-            expected: Vec::new(),
-            setup_errors,
+            setup_errors: Vec::new(),
         }
     }
 
@@ -164,23 +145,21 @@ impl Suite {
     }
 
     fn with_project(mut self, project: Result<Project, String>) -> Suite {
-        let mut suite = {
-            self.project = project;
-            self
-        };
-        let registry = match &suite.project {
-            Ok(project) => {
-                suite.shipped_laws = project.shipped_laws;
-                suite.law_dirs = project.laws.clone();
-                project.registry().map_err(|e| e.to_string())
-            }
+        if let Ok(project) = &project {
+            let replay = self.config.replay.clone();
+            self.config = Config::for_project(project);
+            self.config.replay = replay;
+        }
+        let registry = match &project {
+            Ok(project) => project.registry().map_err(|e| e.to_string()),
             Err(e) => Err(e.clone()),
         };
+        self.project = project;
         match registry {
-            Ok(registry) => suite.add_registry(&registry),
-            Err(e) => suite.setup_errors.push(e),
+            Ok(registry) => self.add_registry(&registry),
+            Err(e) => self.setup_errors.push(e),
         }
-        suite
+        self
     }
 
     /// The peers of a registry file (`peers.toml`).
@@ -191,17 +170,13 @@ impl Suite {
     }
 
     fn add_registry(&mut self, registry: &Registry) {
-        for entry in &registry.peers {
-            match Subject::registered(entry) {
-                Ok(subject) => {
-                    if entry.name == registry.reference {
-                        self.reference = Some(subject);
-                    } else {
-                        self.peers.push(subject);
-                    }
-                }
-                Err(why) => self.unavailable.push((entry.name.clone(), why)),
+        match PeerSet::from_registry(registry, &[]) {
+            Ok(set) => {
+                self.reference = Some(set.reference);
+                self.peers.extend(set.subjects);
+                self.unavailable.extend(set.unavailable);
             }
+            Err(e) => self.setup_errors.push(e.to_string()),
         }
     }
 
@@ -217,64 +192,107 @@ impl Suite {
         self
     }
 
-    /// Replay (and, under `LAWSUITE_RECORD=1`, record into) this regression
-    /// directory instead of the project's.
-    pub fn regressions(mut self, dir: impl Into<PathBuf>) -> Suite {
-        self.regressions = Some(dir.into());
+    /// Add the built-in `builtin` (`portable`, `ripgrep`, `ripgrep-walk`,
+    /// `noop`) as a peer under test registered as `name`: lawsuite's own
+    /// expected failures and documented differences of that built-in apply
+    /// to it. A built-in that cannot run here is a skipped peer, with why.
+    ///
+    /// The documented differences of [`crate::differences`] belong to the
+    /// built-ins alone: a peer added with [`Suite::peer`] is judged on
+    /// every answer, whatever it calls itself.
+    pub fn builtin_peer(mut self, name: &str, builtin: &str) -> Suite {
+        match crate::registry::builtin(builtin) {
+            Ok(peer) => self.peers.push(Subject::builtin(name, builtin, peer)),
+            Err(why) => self.unavailable.push(Unavailable {
+                name: name.to_string(),
+                why,
+            }),
+        }
         self
     }
 
-    /// Also run the laws of this directory (beside the shipped ones).
+    /// Replay (and, under `LAWSUITE_RECORD=1`, record into) this regression
+    /// directory instead of the project's.
+    pub fn regressions(mut self, dir: impl Into<PathBuf>) -> Suite {
+        self.config.regressions = Some(dir.into());
+        self
+    }
+
+    /// Also run the laws of this directory (beside the shipped ones); a
+    /// directory that is missing or holds no law fails the suite's setup.
     pub fn laws(mut self, dir: impl Into<PathBuf>) -> Suite {
-        self.law_dirs.push(dir.into());
+        self.config.law_dirs.push(dir.into());
         self
     }
 
     /// Leave out the laws lawsuite ships (run only [`Suite::laws`]).
     pub fn without_shipped_laws(mut self) -> Suite {
-        self.shipped_laws = false;
+        self.config.shipped_laws = false;
+        self
+    }
+
+    /// Run no laws at all (regressions and seeds only).
+    pub fn without_laws(mut self) -> Suite {
+        self.config.laws = false;
         self
     }
 
     /// Also read expected failures from the `*.toml` tables of `dir` (one
-    /// table per registered peer name).
+    /// table per registered peer name); the directory must exist.
     pub fn expected_failures(mut self, dir: impl Into<PathBuf>) -> Suite {
-        self.expected_dirs.push(dir.into());
+        self.config.expected_dirs.push(dir.into());
         self
     }
 
     /// List one expected failure: law `id` (e.g.
-    /// `grep::context::tie-goes-to-earlier`, or `regression::<file>`) fails
-    /// on the peer registered as `peer`, because `reason`.
+    /// `grep::context::context-tie-goes-to-the-earlier-match`, without `law::`, or
+    /// `regression::<file>`) fails on the peer registered as `peer`,
+    /// because `reason`.
     pub fn expect_failure(mut self, peer: &str, id: &str, reason: &str) -> Suite {
-        self.expected
-            .push((peer.to_string(), id.to_string(), reason.to_string()));
+        self.config.expected.push(ListedFailure {
+            peer: peer.to_string(),
+            id: id.to_string(),
+            reason: reason.to_string(),
+        });
         self
     }
 
     /// Replace the `smthrs` seeds.
-    pub fn smthrs_seeds(mut self, seeds: impl IntoIterator<Item = u64>) -> Suite {
-        self.smthrs_seeds = seeds.into_iter().collect();
-        self
+    pub fn smthrs_seeds(self, seeds: impl IntoIterator<Item = u64>) -> Suite {
+        self.seeds_of(crate::kit::Generator::Smthrs, seeds)
     }
 
     /// Replace the `lawsuite` generator's seeds.
-    pub fn lawsuite_seeds(mut self, seeds: impl IntoIterator<Item = u64>) -> Suite {
-        self.lawsuite_seeds = seeds.into_iter().collect();
+    pub fn lawsuite_seeds(self, seeds: impl IntoIterator<Item = u64>) -> Suite {
+        self.seeds_of(crate::kit::Generator::Lawsuite, seeds)
+    }
+
+    fn seeds_of(
+        mut self,
+        generator: crate::kit::Generator,
+        seeds: impl IntoIterator<Item = u64>,
+    ) -> Suite {
+        let seeds: Vec<u64> = seeds.into_iter().collect();
+        for set in self
+            .config
+            .seeds
+            .iter_mut()
+            .filter(|s| s.generator == generator)
+        {
+            set.seeds = seeds.clone();
+        }
         self
     }
 
     /// Put the `lawsuite` generator on this ground.
     pub fn ground(mut self, ground: Ground) -> Suite {
-        self.ground = ground;
+        self.config.set_ground(ground);
         self
     }
 
-    /// The regression directory: the builder's, else the project's.
-    fn regression_dir(&self) -> Option<PathBuf> {
-        self.regressions
-            .clone()
-            .or_else(|| self.project.as_ref().ok().map(|p| p.regressions.clone()))
+    /// What the suite runs.
+    pub fn config(&self) -> &Config {
+        &self.config
     }
 
     /// The engine these trials run on.
@@ -283,12 +301,8 @@ impl Suite {
     }
 
     /// The engine, holding only what trial `only` needs when one is named
-    /// (nextest runs each trial in a process of its own, so each process
-    /// parses one law file, or none, instead of all of them).
+    /// ([`Config::engine`]).
     fn engine_for(&self, only: Option<&str>) -> Result<Engine, Vec<String>> {
-        let wants = |prefix: &str| only.is_none_or(|id| id.starts_with(prefix));
-        let whole_law_set =
-            only.is_none_or(|id| id == "law::coverage" || id.starts_with("law::invalid::"));
         let mut problems = self.setup_errors.clone();
         if let Err(e) = &self.project {
             problems.push(e.clone());
@@ -300,61 +314,14 @@ impl Suite {
         if !problems.is_empty() {
             return Err(problems);
         }
-        let mut engine = Engine::new(reference, self.peers.clone());
-        for (name, why) in &self.unavailable {
-            engine.push(Item::Unavailable {
-                name: name.clone(),
-                why: why.clone(),
-            });
-        }
-        if self.shipped_laws && wants("law::") {
-            let (laws, errors) = if whole_law_set {
-                crate::law::shipped()
-            } else {
-                let id = only.unwrap_or_default();
-                crate::law::shipped_where(|prefix| id.starts_with(&format!("law::{prefix}::")))
-            };
-            engine.add_laws(laws, errors);
-            if whole_law_set {
-                engine.add_coverage();
-            }
-        }
-        if wants("law::") {
-            for dir in &self.law_dirs {
-                let (laws, errors) = crate::law::load_dir(dir);
-                engine.add_laws(laws, errors);
-            }
-        }
-        if let Some(dir) = self.regression_dir().filter(|_| wants("regression::")) {
-            engine.add_regressions(&dir);
-        }
-        if wants("seed::") {
-            engine.add_seeds(Generator::Smthrs, Ground::Shared, &self.smthrs_seeds, None);
-            engine.add_seeds(Generator::Lawsuite, self.ground, &self.lawsuite_seeds, None);
-        }
-        let mut expectations = Expectations::shipped();
-        if let Ok(project) = &self.project {
-            expectations.load_dir(&project.expected);
-        }
-        for dir in &self.expected_dirs {
-            expectations.load_dir(dir);
-        }
-        for (peer, id, reason) in &self.expected {
-            expectations.add(peer, id, reason, "Suite::expect_failure");
-        }
-        engine.set_expectations(expectations);
-        if wants("expected::") {
-            engine.check_expectations();
-        }
-        engine.set_replay(Replay::CargoTest {
-            target: test_target(),
-        });
-        if std::env::var("LAWSUITE_RECORD").is_ok_and(|v| v == "1") {
-            if let Some(dir) = self.regression_dir() {
-                engine.record_into(dir);
-            }
-        }
-        Ok(engine)
+        let peers = PeerSet {
+            reference,
+            subjects: self.peers.clone(),
+            unavailable: self.unavailable.clone(),
+        };
+        self.config
+            .engine(peers, only)
+            .map_err(|errors| errors.iter().map(ConfigError::to_string).collect())
     }
 
     /// Build every trial.
@@ -488,31 +455,6 @@ fn test_target() -> Option<String> {
     }
 }
 
-/// `LAWSUITE_SEEDS=A..B` (or a single `N`).
-fn seeds_from_env() -> Option<Range<u64>> {
-    let text = std::env::var("LAWSUITE_SEEDS").ok()?;
-    parse_seeds(&text)
-}
-
-/// Parse `A..B` or `N` into a non-empty range.
-///
-/// ```
-/// use lawsuite::suite::parse_seeds;
-/// assert_eq!(parse_seeds("0..10"), Some(0..10));
-/// assert_eq!(parse_seeds("7"), Some(7..8));
-/// assert_eq!(parse_seeds("5..2"), None);
-/// ```
-pub fn parse_seeds(text: &str) -> Option<Range<u64>> {
-    let range = match text.split_once("..") {
-        Some((a, b)) => a.trim().parse().ok()?..b.trim().parse().ok()?,
-        None => {
-            let n: u64 = text.trim().parse().ok()?;
-            n..n.checked_add(1)?
-        }
-    };
-    (!range.is_empty()).then_some(range)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -547,13 +489,5 @@ mod tests {
                 .collect();
             assert_eq!(names, ["seed::smthrs::0001::other"], "{filter}");
         }
-    }
-
-    #[test]
-    fn seed_ranges() {
-        assert_eq!(parse_seeds("0..10"), Some(0..10));
-        assert_eq!(parse_seeds("7"), Some(7..8));
-        assert_eq!(parse_seeds("x"), None);
-        assert_eq!(parse_seeds("3..3"), None);
     }
 }

@@ -103,7 +103,17 @@ fn cli_and_suite_give_the_same_verdicts_for_a_renamed_builtin() {
     let out = lawsuite(
         dir.path(),
         &[
-            "run", "--format", "jsonl", "--seeds", "1..3", "--jobs", "2", "--law", "text::",
+            "run",
+            "--format",
+            "jsonl",
+            "--generator",
+            "smthrs",
+            "--seeds",
+            "1..3",
+            "--jobs",
+            "2",
+            "--law",
+            "text::",
         ],
     );
     let cli = jsonl_outcomes(&out.stdout);
@@ -139,6 +149,38 @@ fn cli_and_suite_give_the_same_verdicts_for_a_renamed_builtin() {
         "broken"
     );
     assert_eq!(out.status.code(), Some(1), "they fail the run");
+}
+
+/// With nothing said but the project, both doors hold the same trials:
+/// the same laws, regressions, seeds of both generators and checks, for
+/// the same peers (one default seed policy, no hand alignment).
+#[test]
+fn both_doors_default_to_the_same_trials() {
+    let dir = project("[[peer]]\nname = \"other\"\nbuiltin = \"portable\"\n");
+    std::fs::create_dir_all(dir.path().join("kept")).unwrap();
+    let out = lawsuite(dir.path(), &["run", "--list"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cli: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let suite: Vec<String> = Suite::for_project(Project::discover(dir.path()).unwrap())
+        .trials()
+        .iter()
+        .map(|t| t.name().to_string())
+        .collect();
+    assert_eq!(cli, suite);
+    let seeds = |prefix: &str| cli.iter().filter(|id| id.starts_with(prefix)).count();
+    // 12 smthrs and 64 lawsuite seeds, each on the one subject.
+    assert_eq!(
+        (seeds("seed::smthrs::"), seeds("seed::lawsuite::")),
+        (12, 64)
+    );
+    assert!(seeds("law::") > 2000, "every shipped law on both peers");
 }
 
 /// A deliberately wrong external peer: every format names the failing

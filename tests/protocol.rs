@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use lawsuite::conformance::{Engine, Subject};
 use lawsuite::contract::{ErrorCode, GlobInput, GlobRequest, GrepInput, GrepRequest};
-use lawsuite::kit::compare::compare_plan;
+use lawsuite::kit::compare::{Compared, compare_plan};
 use lawsuite::kit::materialize::TempTree;
 use lawsuite::kit::plan::{GeneratedFile, PlanOptions};
 use lawsuite::kit::smthrs;
@@ -605,7 +605,7 @@ fn serve_portable_round_trips_the_smthrs_seeds() {
         };
         let plan = smthrs::plan(seed32, PLAN_ROOT, &PlanOptions::default());
         calls += plan.grep.len() + plan.glob.len();
-        let divergences = match compare_plan(&plan, &reference, &[served.as_ref()]) {
+        let divergences = match compare_plan(&plan, &reference, &[Compared::new(served.as_ref())]) {
             Ok(d) => d,
             Err(e) => panic!("seed {seed}: {e}"),
         };
@@ -675,7 +675,7 @@ fn serve_portable_round_trips_generated_read_and_ls_calls() {
         plan.grep.clear();
         plan.glob.clear();
         calls += plan.call_count();
-        let divergences = match compare_plan(&plan, &reference, &[served.as_ref()]) {
+        let divergences = match compare_plan(&plan, &reference, &[Compared::new(served.as_ref())]) {
             Ok(d) => d,
             Err(e) => panic!("seed {seed}: {e}"),
         };
@@ -781,7 +781,7 @@ fn the_python_example_peer_declares_glob_read_ls_and_agrees_on_simple_globs() {
 
     // Through the kit: grep calls skipped, glob calls compared, no divergence.
     let plan = smthrs::plan(1, PLAN_ROOT, &PlanOptions::default());
-    let divergences = match compare_plan(&plan, &portable, &[external.as_ref()]) {
+    let divergences = match compare_plan(&plan, &portable, &[Compared::new(external.as_ref())]) {
         Ok(d) => d,
         Err(e) => panic!("{e}"),
     };

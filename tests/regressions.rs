@@ -6,7 +6,7 @@
 
 use lawsuite::conformance::record as record_divergence;
 use lawsuite::contract::{GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
-use lawsuite::kit::compare::compare_plan;
+use lawsuite::kit::compare::{Compared, compare_plan};
 use lawsuite::kit::plan::PlanOptions;
 use lawsuite::kit::regression::{Regression, list};
 use lawsuite::kit::smthrs;
@@ -41,7 +41,7 @@ fn a_divergence_is_shrunk_recorded_and_replayed() {
     let (plan, divergence) = (1..200u32)
         .find_map(|seed| {
             let plan = smthrs::plan(seed, "/r", &PlanOptions::default());
-            let d = compare_plan(&plan, &reference, &[&buggy])
+            let d = compare_plan(&plan, &reference, &[Compared::new(&buggy)])
                 .unwrap()
                 .into_iter()
                 .next()?;

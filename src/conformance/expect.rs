@@ -7,7 +7,7 @@
 //!
 //! ```toml
 //! [mine]
-//! "grep::context::tie-goes-to-earlier" = "context ownership is not done yet"
+//! "grep::context::context-tie-goes-to-the-earlier-match" = "context ownership is not done yet"
 //! ```
 //!
 //! * lawsuite's own, for its built-in peers ([`Expectations::shipped`],

@@ -42,8 +42,10 @@
 //! assert_eq!(outcome.verdict, Verdict::Pass);
 //! ```
 
+pub mod config;
 pub mod expect;
 pub mod format;
+pub mod peers;
 pub mod results;
 pub mod slow;
 pub mod verdict;
@@ -60,7 +62,7 @@ use serde_json::Value;
 pub use expect::{Expectations, Expected};
 pub use verdict::{Case, Report, TreeEntry, Verdict};
 
-use crate::kit::compare::{Divergence, compare_plan};
+use crate::kit::compare::{Compared, Divergence, compare_plan};
 use crate::kit::plan::PLAN_ROOT;
 use crate::kit::regression::{Regression, shrink_to_regression};
 use crate::kit::{Generator, generate};
@@ -1105,7 +1107,15 @@ impl Engine {
                     Some(call) => plan.only_call(call),
                     None => plan,
                 });
-            let subjects: Vec<&dyn Search> = asked.iter().map(|(_, s)| s.peer.as_ref()).collect();
+            // A subject's documented differences are its registered
+            // built-in's, never the peer's own say.
+            let subjects: Vec<Compared<'_>> = asked
+                .iter()
+                .map(|(_, s)| Compared {
+                    peer: s.peer.as_ref(),
+                    builtin: s.builtin.as_deref(),
+                })
+                .collect();
             let compared = plan.and_then(|plan| {
                 compare_plan(&plan, reference.peer.as_ref(), &subjects)
                     .map(|ds| (plan, ds))
@@ -1163,7 +1173,7 @@ impl Engine {
         item: &Item,
         plan: &crate::kit::plan::Plan,
         divergences: &[Divergence],
-        compared: &[&dyn Search],
+        compared: &[Compared<'_>],
         position: usize,
         subject: &Subject,
         faults_before: usize,
@@ -1177,12 +1187,12 @@ impl Engine {
             // find this subject's by position, never by name (two subjects
             // may be the same built-in).
             let method = d.call.method();
-            if !compared[position].supports(method) {
+            if !compared[position].peer.supports(method) {
                 continue;
             }
             let at = compared[..position]
                 .iter()
-                .filter(|s| s.supports(method))
+                .filter(|s| s.peer.supports(method))
                 .count();
             let Some(answer) = d.answers.get(at + 1) else {
                 continue;

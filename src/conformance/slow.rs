@@ -61,17 +61,11 @@ fn lock(watch: &Watch) -> std::sync::MutexGuard<'_, BTreeMap<u64, Running>> {
 /// The period `LAWSUITE_SLOW_SECS` asks for (`None`: off); a value that is
 /// not a number of seconds is named once and the default used.
 fn period() -> Option<Duration> {
-    let Some(raw) = std::env::var_os("LAWSUITE_SLOW_SECS") else {
-        return Some(DEFAULT_PERIOD);
-    };
-    match raw.to_str().and_then(|s| s.trim().parse::<u64>().ok()) {
-        Some(0) => None,
-        Some(secs) => Some(Duration::from_secs(secs)),
-        None => {
-            eprintln!(
-                "warning: LAWSUITE_SLOW_SECS={raw:?} is not a number of seconds; using {}",
-                DEFAULT_PERIOD.as_secs()
-            );
+    match crate::environment::slow_period() {
+        Ok(Some(period)) => period,
+        Ok(None) => Some(DEFAULT_PERIOD),
+        Err(e) => {
+            eprintln!("warning: {e}; using {} s", DEFAULT_PERIOD.as_secs());
             Some(DEFAULT_PERIOD)
         }
     }

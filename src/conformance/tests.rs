@@ -504,3 +504,41 @@ fn an_in_place_rewrite_is_blamed_on_the_vandal_alone() {
         reference.len()
     );
 }
+
+/// The documented differences are the built-ins' alone, by registration:
+/// the same `rg` walk answers seed `lawsuite` 1 with a documented
+/// difference, which the built-in `ripgrep-walk` is excused and a peer
+/// of the user's (answering the same, under the same name) is not.
+#[test]
+fn a_peer_is_never_excused_by_its_own_say() {
+    let walk = crate::ripgrep::RipgrepWalk::default();
+    if let Err(why) = walk.availability() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "rg is needed in CI: {why}"
+        );
+        eprintln!("note: skipped without rg: {why}");
+        return;
+    }
+    let peer: Arc<dyn Search> = Arc::new(walk);
+    let mut engine = engine_with(vec![
+        Subject::builtin("ripgrep-walk", "ripgrep-walk", peer.clone()),
+        Subject {
+            name: "mine".into(),
+            builtin: None,
+            peer,
+        },
+    ]);
+    engine.add_seeds(Generator::Lawsuite, Ground::Shared, &[1], None);
+    let outcomes: Vec<Outcome> = engine
+        .trials()
+        .iter()
+        .map(|t| engine.run_trial(t))
+        .collect();
+    let builtin = &outcomes[0];
+    assert_eq!(builtin.verdict, Verdict::Pass, "{builtin:?}");
+    assert_eq!(builtin.documented.get("empty-brace-alternative"), Some(&1));
+    let mine = &outcomes[1];
+    assert!(matches!(mine.verdict, Verdict::Fail { .. }), "{mine:?}");
+    assert!(mine.documented.is_empty());
+}

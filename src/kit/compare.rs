@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::case::{Call, answer, rebase};
-use super::explain::Evidence;
+use super::explain::{Evidence, explain};
 use super::materialize::{MaterializeError, TempTree};
 use super::plan::{GeneratedFile, Plan};
 use crate::peer::{Ground, Search};
@@ -35,6 +35,51 @@ impl TreeSummary {
             bytes: files.iter().map(|f| f.content.len() as u64).sum(),
             sample: files.iter().take(12).map(|f| f.path.clone()).collect(),
         }
+    }
+}
+
+/// A peer compared with the reference, and the built-in it is registered
+/// as, if it is one.
+///
+/// Only a built-in's documented differences ([`crate::differences`]) can
+/// explain an answer, and which built-in a peer is comes from its
+/// registration, never from the peer: a peer under test may be skipped
+/// where it does not answer a method, but it never excuses itself (a
+/// peer calling itself `ripgrep-walk` is judged like any other).
+#[derive(Clone, Copy)]
+pub struct Compared<'a> {
+    /// The peer.
+    pub peer: &'a dyn Search,
+    /// The built-in whose documented differences may explain its answers;
+    /// `None`: every difference counts.
+    pub builtin: Option<&'a str>,
+}
+
+impl<'a> Compared<'a> {
+    /// A peer none of whose differences are excused.
+    pub fn new(peer: &'a dyn Search) -> Compared<'a> {
+        Compared {
+            peer,
+            builtin: None,
+        }
+    }
+
+    /// The built-in `builtin`, whose documented differences explain the
+    /// answers they predict ([`super::explain`]).
+    pub fn builtin(peer: &'a dyn Search, builtin: &'a str) -> Compared<'a> {
+        Compared {
+            peer,
+            builtin: Some(builtin),
+        }
+    }
+}
+
+impl std::fmt::Debug for Compared<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compared")
+            .field("peer", &self.peer.name())
+            .field("builtin", &self.builtin)
+            .finish()
     }
 }
 
@@ -156,8 +201,8 @@ impl Materialized {
 /// Run `call` through `reference` and each of `subjects` that
 /// [supports](Search::supports) its method, asking each with `answer`
 /// (which may run it on a materialised tree, or as it is); every answer,
-/// the reference's first, a differing subject's with the listed difference
-/// that [explains](Search::explain) it, if any. `None` when no subject is
+/// the reference's first, a differing built-in's with the listed difference
+/// that explains it ([`super::explain`]), if any. `None` when no subject is
 /// asked (an external peer that does not declare the method is skipped,
 /// not compared).
 ///
@@ -168,14 +213,14 @@ impl Materialized {
 pub fn answer_all(
     call: &Call,
     reference: &dyn Search,
-    subjects: &[&dyn Search],
+    subjects: &[Compared<'_>],
     answer: impl Fn(&dyn Search, &Call) -> Value,
     plan: Option<(&str, &[GeneratedFile])>,
 ) -> Option<Vec<PeerAnswer>> {
-    let asked: Vec<&dyn Search> = subjects
+    let asked: Vec<Compared<'_>> = subjects
         .iter()
         .copied()
-        .filter(|s| s.supports(call.method()))
+        .filter(|s| s.peer.supports(call.method()))
         .collect();
     if asked.is_empty() && !subjects.is_empty() {
         return None;
@@ -197,21 +242,23 @@ pub fn answer_all(
     };
     let (root, tree) = plan.unwrap_or(("", &[]));
     for subject in asked {
-        let got = answer(subject, call);
-        let explained = (got != expected)
-            .then(|| {
-                subject.explain(&Evidence {
+        let got = answer(subject.peer, call);
+        let explained = subject
+            .builtin
+            .filter(|_| got != expected)
+            .and_then(|builtin| {
+                let evidence = Evidence {
                     call,
                     reference: &expected,
                     answer: &got,
                     root,
                     tree,
                     ask: &ask,
-                })
-            })
-            .flatten();
+                };
+                explain(builtin, &evidence)
+            });
         answers.push(PeerAnswer {
-            peer: subject.name().to_string(),
+            peer: subject.peer.name().to_string(),
             answer: got,
             explained,
         });
@@ -232,7 +279,7 @@ pub fn differs(answers: &[PeerAnswer]) -> bool {
 pub fn compare_plan(
     plan: &Plan,
     reference: &dyn Search,
-    subjects: &[&dyn Search],
+    subjects: &[Compared<'_>],
 ) -> Result<Vec<Divergence>, MaterializeError> {
     let tree = Materialized::new(&plan.root, &plan.files)?;
     let summary = TreeSummary::of(&plan.files);

@@ -51,7 +51,7 @@ use std::io::Read;
 use serde::Serialize;
 
 use super::case::{Call, answer};
-use super::compare::{PeerAnswer, answer_all};
+use super::compare::{Compared, PeerAnswer, answer_all};
 use super::draws::Draws;
 use crate::contract::glob::GlobList;
 use crate::contract::{GlobInput, GrepInput, StdError, join_path};
@@ -471,7 +471,7 @@ impl Tally {
 pub fn run(
     calls: &[Call],
     reference: &dyn Search,
-    subjects: &[&dyn Search],
+    subjects: &[Compared<'_>],
     progress: &mut dyn FnMut(usize),
 ) -> Tally {
     let mut tally = Tally {
@@ -479,7 +479,7 @@ pub fn run(
         peers: subjects
             .iter()
             .map(|s| PeerTally {
-                peer: s.name().to_string(),
+                peer: s.peer.name().to_string(),
                 ..PeerTally::default()
             })
             .collect(),
@@ -496,7 +496,7 @@ pub fn run(
         if let Some((expected, rest)) = answers.split_first() {
             // The answers after the reference's are those of the subjects
             // that support the method, in order (names may repeat).
-            let asked = (0..subjects.len()).filter(|&i| subjects[i].supports(call.method()));
+            let asked = (0..subjects.len()).filter(|&i| subjects[i].peer.supports(call.method()));
             for (i, got) in asked.zip(rest) {
                 let counts = &mut tally.peers[i];
                 counts.asked += 1;
@@ -571,7 +571,12 @@ mod tests {
         let calls = draw(&s, 1, 40);
         let noop = crate::peer::Noop;
         let same = crate::portable::Portable::default();
-        let tally = run(&calls, &same, &[&same, &noop], &mut |_| {});
+        let tally = run(
+            &calls,
+            &same,
+            &[Compared::new(&same), Compared::new(&noop)],
+            &mut |_| {},
+        );
         assert_eq!(tally.calls, 40);
         assert_eq!((tally.peers[0].agree, tally.peers[0].divergent), (40, 0));
         assert_eq!((tally.peers[1].agree, tally.peers[1].divergent), (0, 40));

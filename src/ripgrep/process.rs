@@ -36,12 +36,13 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The per-call deadline: `LAWSUITE_RG_TIMEOUT_MS` (milliseconds, > 0) if
 /// set, else [`DEFAULT_TIMEOUT`].
+/// (A value it cannot take is refused by the run's configuration,
+/// [`crate::environment::problems`].)
 pub fn rg_timeout() -> Duration {
-    std::env::var("LAWSUITE_RG_TIMEOUT_MS")
+    crate::environment::rg_timeout()
         .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .filter(|&ms| ms > 0)
-        .map_or(DEFAULT_TIMEOUT, Duration::from_millis)
+        .flatten()
+        .unwrap_or(DEFAULT_TIMEOUT)
 }
 
 /// The address-space bound of each `rg` when `LAWSUITE_RG_MEMORY_MB` does
@@ -57,9 +58,9 @@ pub const DEFAULT_MEMORY_MB: u64 = 4096;
 /// The per-`rg` address-space bound in MiB: `LAWSUITE_RG_MEMORY_MB` if set
 /// (`0`: none), else [`DEFAULT_MEMORY_MB`].
 pub fn rg_memory_mb() -> Option<u64> {
-    let mb = std::env::var("LAWSUITE_RG_MEMORY_MB")
+    let mb = crate::environment::rg_memory_mb()
         .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
+        .flatten()
         .unwrap_or(DEFAULT_MEMORY_MB);
     (mb > 0).then_some(mb)
 }
@@ -85,9 +86,7 @@ fn bounded(program: &Path) -> Command {
 
 /// The `rg` program to run: `LAWSUITE_RG` if set, else `rg` from `PATH`.
 pub fn rg_program() -> PathBuf {
-    std::env::var_os("LAWSUITE_RG")
-        .filter(|v| !v.is_empty())
-        .map_or_else(|| PathBuf::from("rg"), PathBuf::from)
+    crate::environment::rg_program().unwrap_or_else(|| PathBuf::from("rg"))
 }
 
 /// The result of one or more invocations, combined (§1.1).

@@ -331,12 +331,6 @@ impl Search for RipgrepWalk {
         "ripgrep-walk"
     }
 
-    /// Its known differences ([`crate::differences`]), recognised by the
-    /// answers they predict ([`crate::kit::explain`]).
-    fn explain(&self, evidence: &crate::kit::explain::Evidence<'_>) -> Option<String> {
-        crate::kit::explain::explain("ripgrep-walk", evidence)
-    }
-
     fn version(&self) -> String {
         self.rg.version()
     }

@@ -9,11 +9,12 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail};
+use lawsuite::conformance::config::Config;
 use lawsuite::conformance::format::{self, PeerInfo, RunInfo};
+use lawsuite::conformance::peers::PeerSet;
 use lawsuite::conformance::results::{Accept, Closing, Results, in_shard};
 use lawsuite::conformance::{
-    Engine, Event, Expectations, Item, Kind, Outcome, Replay, RunOptions, Subject, Summary, Trial,
-    Verdict,
+    Engine, Event, Item, Kind, Outcome, Replay, RunOptions, Summary, Trial, Verdict,
 };
 use lawsuite::kit::compare::{Materialized, calls};
 use lawsuite::kit::materialize::materialize;
@@ -21,56 +22,20 @@ use lawsuite::kit::regression::{diverges, shrink_to_regression};
 use lawsuite::kit::shrink::Case;
 use lawsuite::kit::{Generator, generate};
 use lawsuite::peer::Ground;
-use lawsuite::suite::{PLAN_ROOT, parse_seeds};
+use lawsuite::suite::PLAN_ROOT;
 
-use crate::cli_data::{ProjectArgs, program};
+use crate::project_args::{ProjectArgs, program};
 use crate::{CaseArgs, Format, RunArgs};
 
-/// The reference and the chosen subjects of the project, and a trial for
-/// each chosen peer that cannot run here.
-fn select(
-    args: &ProjectArgs,
-    wanted: &[String],
-) -> anyhow::Result<(Subject, Vec<Subject>, Vec<Item>)> {
+/// The reference and the chosen subjects of the project, and the chosen
+/// peers that cannot run here (each said on stderr and kept as a trial).
+fn select(args: &ProjectArgs, wanted: &[String]) -> anyhow::Result<PeerSet> {
     let registry = args.registry()?;
-    for name in wanted {
-        if !registry.peers.iter().any(|p| &p.name == name) {
-            bail!(
-                "no peer named {name:?} is registered; the registered peers are: {} (register it in lawsuite.toml, or pass --registry)",
-                registry.names()
-            );
-        }
+    let set = PeerSet::from_registry(&registry, wanted)?;
+    for u in &set.unavailable {
+        eprintln!("warning: peer {} is not run: {}", u.name, u.why);
     }
-    let mut reference = None;
-    let mut subjects = Vec::new();
-    let mut unavailable = Vec::new();
-    for entry in &registry.peers {
-        let is_reference = entry.name == registry.reference;
-        let chosen = wanted.is_empty() || wanted.contains(&entry.name);
-        match Subject::registered(entry) {
-            Ok(subject) => {
-                if is_reference {
-                    reference = Some(subject);
-                } else if chosen {
-                    subjects.push(subject);
-                }
-            }
-            Err(why) if is_reference => {
-                bail!("the reference peer {} cannot run here: {why}", entry.name)
-            }
-            Err(why) if chosen => {
-                eprintln!("warning: peer {} is not run: {why}", entry.name);
-                unavailable.push(Item::Unavailable {
-                    name: entry.name.clone(),
-                    why,
-                });
-            }
-            Err(_) => {}
-        }
-    }
-    let reference = reference
-        .ok_or_else(|| anyhow!("the reference {:?} is not registered", registry.reference))?;
-    Ok((reference, subjects, unavailable))
+    Ok(set)
 }
 
 /// A trial filter as `cargo test` takes one: substrings of the trial id
@@ -113,93 +78,28 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         bail!("--jobs 0 would run nothing; give 1 or more (default: twice the number of cores)");
     }
     let mut project = args.project.project()?;
-    let generator: Generator = args.generator.parse().map_err(|e: String| anyhow!(e))?;
-    let ground: Ground = args.ground.parse().map_err(|e: String| anyhow!(e))?;
-    let seeds: Vec<u64> = match &args.seeds {
-        Some(text) => parse_seeds(text)
-            .ok_or_else(|| {
-                anyhow!("--seeds takes A..B (with A < B) or N, not {text:?}; e.g. --seeds 0..1000")
-            })?
-            .collect(),
-        None => generator.default_seeds(),
-    };
     if let Some(dir) = &args.regressions {
-        project.regressions = crate::cli_data::absolute(dir);
+        project.regressions = crate::project_args::absolute(dir);
     }
-    let (reference, subjects, unavailable) = select(&args.project, &args.peers)?;
-    let mut engine = Engine::new(reference, subjects);
-    for item in unavailable {
-        engine.push(item);
-    }
-    let only_one_call = args.call.is_some();
-    if !args.no_laws && !only_one_call {
-        let mut any_source = false;
-        if project.shipped_laws && !args.no_shipped_laws {
-            let (laws, errors) = lawsuite::law::shipped();
-            engine.add_laws(laws, errors);
-            engine.add_coverage();
-            any_source = true;
-        }
-        for dir in project.laws.iter().chain(&args.laws) {
-            if !dir.is_dir() {
-                bail!(
-                    "the law directory {} does not exist; give a directory holding *.toml laws",
-                    dir.display()
-                );
-            }
-            let (laws, errors) = lawsuite::law::load_dir(dir);
-            if laws.is_empty() && errors.is_empty() {
-                bail!(
-                    "no laws found under {}: it holds no *.toml law file",
-                    dir.display()
-                );
-            }
-            engine.add_laws(laws, errors);
-            any_source = true;
-        }
-        if !any_source {
-            bail!(
-                "no laws to run: the shipped laws are off and no --laws directory is given (or pass --no-laws)"
-            );
-        }
-    }
-    if !args.no_regressions && !only_one_call {
-        engine.add_regressions(&project.regressions);
-    }
-    if !args.no_seeds {
-        engine.add_seeds(generator, ground, &seeds, args.call);
-    }
-    let mut expectations = Expectations::shipped();
-    expectations.load_dir(&project.expected);
-    for dir in &args.expected {
-        if !dir.is_dir() {
-            bail!(
-                "the expected-failures directory {} does not exist",
-                dir.display()
-            );
-        }
-        expectations.load_dir(dir);
-    }
-    engine.set_expectations(expectations);
-    if !args.no_laws && !only_one_call {
-        engine.check_expectations();
-    }
-    engine.set_replay(Replay::Cli {
-        program: program(),
-        flags: args.project.flags(),
-    });
+    let config = config_of(&args, &project);
+    let peers = select(&args.project, &args.peers)?;
+    let engine = config.engine(peers, None).map_err(|problems| {
+        anyhow!(
+            "{}",
+            problems
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    })?;
     let filter = Filter {
         patterns: &args.filters,
         exact: args.exact,
         skip: &args.skip,
         law: args.law.as_deref(),
     };
-    let shard = args
-        .shard
-        .as_deref()
-        .map(lawsuite::conformance::results::parse_shard)
-        .transpose()
-        .map_err(|e| anyhow!(e))?;
+    let shard = args.shard.map(|s| (s.k, s.n));
     let items: Vec<String> = engine.items().iter().map(Item::id).collect();
     let trials: Vec<Trial> = engine
         .trials()
@@ -207,6 +107,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .filter(|t| filter.admits(t))
         .filter(|t| shard.is_none_or(|(k, n)| in_shard(&items[t.item], k, n)))
         .collect();
+    if args.list {
+        let mut stdout = std::io::stdout().lock();
+        for trial in &trials {
+            writeln!(stdout, "{}", trial.id)?;
+        }
+        eprintln!("{} trials", trials.len());
+        return Ok(ExitCode::SUCCESS);
+    }
     if trials.is_empty() {
         bail!(
             "nothing to run: no trial matches the selection (filters {:?}, --law {:?}; the engine has {} items); check the filters, or drop --no-laws/--no-seeds",
@@ -215,6 +123,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             engine.items().len()
         );
     }
+    let generators = config.generators();
     let info = RunInfo {
         lawsuite: env!("CARGO_PKG_VERSION").to_string(),
         project: project.describe(),
@@ -234,10 +143,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 ground: s.peer.ground().name().to_string(),
             })
             .collect(),
-        generator: (!args.no_seeds).then(|| generator.name().to_string()),
-        seeds: (!args.no_seeds).then(|| args.seeds.clone().unwrap_or_else(|| "default".into())),
-        ground: (!args.no_seeds && generator == Generator::Lawsuite)
-            .then(|| ground.name().to_string()),
+        generator: (!generators.is_empty()).then(|| {
+            generators
+                .iter()
+                .map(|g| g.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }),
+        seeds: (!generators.is_empty()).then(|| {
+            args.seeds
+                .as_ref()
+                .map_or_else(|| "default".into(), |s| s.text.clone())
+        }),
+        ground: config
+            .seeds
+            .iter()
+            .find(|s| s.generator == Generator::Lawsuite && !s.seeds.is_empty())
+            .map(|s| s.ground.name().to_string()),
         started: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
@@ -262,6 +184,38 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The run's configuration: the project's, with the environment overlaid,
+/// then the flags.
+fn config_of(args: &RunArgs, project: &lawsuite::project::Project) -> Config {
+    let mut config = Config::for_project(project);
+    let only_one_call = args.call.is_some();
+    config.laws = !args.no_laws && !only_one_call;
+    config.shipped_laws &= !args.no_shipped_laws;
+    config.law_dirs.extend(args.laws.iter().cloned());
+    if args.no_regressions || only_one_call {
+        config.regressions = None;
+    }
+    config.expected_dirs.extend(args.expected.iter().cloned());
+    if let Some(generator) = args.generator {
+        config.only_generator(generator.into());
+    }
+    if let Some(seeds) = &args.seeds {
+        config.set_seeds(seeds.range.clone());
+    }
+    if let Some(ground) = args.ground {
+        config.set_ground(ground.into());
+    }
+    if args.no_seeds {
+        config.no_seeds();
+    }
+    config.only_call = args.call;
+    config.replay = Replay::Cli {
+        program: program(),
+        flags: args.project.flags(),
+    };
+    config
 }
 
 /// Run the trials, stream what the format streams, and write the rest at
@@ -427,11 +381,11 @@ fn interrupts() -> &'static std::sync::atomic::AtomicBool {
     static CANCEL: AtomicBool = AtomicBool::new(false);
     static LISTENING: std::sync::Once = std::sync::Once::new();
     LISTENING.call_once(|| {
-        let grace = std::env::var("LAWSUITE_INTERRUPT_GRACE_SECS")
+        // A value it cannot take stopped the run's configuration already.
+        let grace = lawsuite::environment::interrupt_grace()
             .ok()
-            .and_then(|s| s.trim().parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map_or(INTERRUPT_GRACE, Duration::from_secs_f64);
+            .flatten()
+            .unwrap_or(INTERRUPT_GRACE);
         let spawned = std::thread::Builder::new()
             .name("signals".into())
             .spawn(move || {
@@ -696,12 +650,10 @@ fn documented(outcomes: &[Outcome]) -> Vec<(String, usize)> {
 /// `lawsuite plan`.
 pub fn plan(
     seed: u64,
-    generator: &str,
-    ground: &str,
+    generator: Generator,
+    ground: Ground,
     dir: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
-    let generator: Generator = generator.parse().map_err(|e: String| anyhow!(e))?;
-    let ground: Ground = ground.parse().map_err(|e: String| anyhow!(e))?;
     let plan = generate(generator, seed, PLAN_ROOT, ground).map_err(|e| anyhow!(e))?;
     let mut stdout = std::io::stdout().lock();
     match dir {
@@ -738,7 +690,11 @@ pub fn shrink_case(
     record_dir: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
     let project = args.project.project()?;
-    let (reference, subjects, _) = select(&args.project, std::slice::from_ref(&args.peer))?;
+    let PeerSet {
+        reference,
+        subjects,
+        ..
+    } = select(&args.project, std::slice::from_ref(&args.peer))?;
     let peer = match subjects.into_iter().next() {
         Some(s) => s,
         None if args.peer == reference.name => bail!(
@@ -747,8 +703,7 @@ pub fn shrink_case(
         ),
         None => bail!("peer {:?} cannot run here", args.peer),
     };
-    let generator: Generator = args.generator.parse().map_err(|e: String| anyhow!(e))?;
-    let ground: Ground = args.ground.parse().map_err(|e: String| anyhow!(e))?;
+    let (generator, ground): (Generator, Ground) = (args.generator.into(), args.ground.into());
     let plan = generate(generator, args.seed, PLAN_ROOT, ground).map_err(|e| anyhow!(e))?;
     let call = calls(&plan).into_iter().nth(args.call).ok_or_else(|| {
         anyhow!(
@@ -820,8 +775,10 @@ pub fn shrink_case(
         )
     )?;
     if record {
-        let dir: PathBuf =
-            record_dir.map_or_else(|| project.regressions.clone(), crate::cli_data::absolute);
+        let dir: PathBuf = record_dir.map_or_else(
+            || project.regressions.clone(),
+            crate::project_args::absolute,
+        );
         let path = regression.write(&dir, &regression.default_name())?;
         writeln!(stdout, "recorded {}", path.display())?;
         writeln!(

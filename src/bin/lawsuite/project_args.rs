@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, anyhow};
+use lawsuite::conformance::peers;
 use lawsuite::peer::Search;
 use lawsuite::project::{Peers, Project};
-use lawsuite::registry::{Registry, builtin};
+use lawsuite::registry::Registry;
 
 /// The options every command that uses peers takes.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -67,27 +68,33 @@ pub fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// A registered peer by name (external ones included), else a built-in.
+/// A registered peer by name (external ones included), else a built-in
+/// ([`lawsuite::conformance::peers::resolve`]).
 pub fn resolve(name: &str, args: &ProjectArgs) -> anyhow::Result<Arc<dyn Search>> {
     // Only the named peer is built: building the others cost `lawsuite call
     // --peer portable` two `rg --version` processes (5 ms of CPU).
-    let only = args.project().map(|p| p.registry_for(Some(name)));
-    if let Ok(Ok(registry)) = &only {
-        if let Some(entry) = registry.peers.iter().find(|p| p.name == name) {
-            return entry.peer.clone().map_err(|why| anyhow!(why));
-        }
-    }
-    let why = match builtin(name) {
-        Ok(peer) => return Ok(peer),
-        Err(why) => why,
-    };
-    // The full registry, for the list of names.
-    match args.registry() {
-        Ok(registry) => Err(anyhow!(
-            "{why}; the registered peers are {}",
-            registry.names()
-        )),
-        Err(e) => Err(anyhow!("{why} ({e:#})")),
+    let registry = args
+        .project()
+        .and_then(|p| Ok(p.registry_for(Some(name))?))
+        .map_err(|e| format!("{e:#}"));
+    let names = [name.to_string()];
+    let (subjects, unavailable) =
+        match peers::resolve(registry.as_ref().map_err(String::as_str), &names) {
+            Ok(resolved) => resolved,
+            // The registry built for one name lists only it: name them all.
+            Err(peers::PeerError::Unknown { name, .. }) => {
+                let registered = match args.registry() {
+                    Ok(registry) => registry.names(),
+                    Err(e) => format!("none (the registry cannot be read: {e:#})"),
+                };
+                return Err(peers::PeerError::Unknown { name, registered }.into());
+            }
+            Err(e) => return Err(e.into()),
+        };
+    match (subjects.into_iter().next(), unavailable.into_iter().next()) {
+        (Some(subject), _) => Ok(subject.peer),
+        (None, Some(u)) => Err(anyhow!(u.why)),
+        (None, None) => Err(anyhow!("the peer {name:?} cannot be resolved")),
     }
 }
 

@@ -24,7 +24,7 @@ struct Row {
 }
 
 /// `lawsuite peers`.
-pub fn peers(args: &crate::cli_data::ProjectArgs, json: bool) -> anyhow::Result<ExitCode> {
+pub fn peers(args: &crate::project_args::ProjectArgs, json: bool) -> anyhow::Result<ExitCode> {
     let registry = args.registry()?;
     let tree = TempTree::with_files(&[GeneratedFile::new("a.ts", "needle\n")])?;
     let root = tree.path().to_string_lossy().into_owned();

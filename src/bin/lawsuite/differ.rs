@@ -10,8 +10,8 @@ use anyhow::{Context, anyhow, bail};
 use lawsuite::bench::run::first_difference;
 use lawsuite::conformance::shell_word;
 use lawsuite::kit::case::Call;
+use lawsuite::kit::compare::Compared;
 use lawsuite::kit::real_tree::{Divergent, Survey, Tally, draw, run};
-use lawsuite::peer::Search;
 
 /// The arguments of `lawsuite differ`.
 #[derive(Debug, clap::Args)]
@@ -55,7 +55,7 @@ pub fn differ(args: DifferArgs) -> anyhow::Result<ExitCode> {
         )
     })?;
     // Absolute, so answers and replay commands name the same files from anywhere.
-    let dir = crate::cli_data::absolute(std::path::Path::new(dir))
+    let dir = crate::project_args::absolute(std::path::Path::new(dir))
         .to_string_lossy()
         .into_owned();
     // The directory first: a wrong path is the likeliest mistake.
@@ -68,8 +68,7 @@ pub fn differ(args: DifferArgs) -> anyhow::Result<ExitCode> {
     };
     let mut names = vec![args.reference.clone()];
     names.extend(subjects);
-    let (contenders, unavailable) =
-        crate::cli_bench::resolve_peers(&names, args.registry.as_deref())?;
+    let (contenders, unavailable) = crate::bench::resolve_peers(&names, args.registry.as_deref())?;
     if let Some(u) = unavailable.iter().find(|u| u.peer == args.reference) {
         bail!("the reference {} cannot run here: {}", u.peer, u.reason);
     }
@@ -104,7 +103,15 @@ pub fn differ(args: DifferArgs) -> anyhow::Result<ExitCode> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let peers: Vec<&dyn Search> = subjects.iter().map(|c| c.peer.as_ref()).collect();
+    // Only a built-in's documented differences are recognised, by the
+    // built-in it is registered as.
+    let peers: Vec<Compared<'_>> = subjects
+        .iter()
+        .map(|s| Compared {
+            peer: s.peer.as_ref(),
+            builtin: s.builtin.as_deref(),
+        })
+        .collect();
     let total = calls.len();
     let tally = run(&calls, reference.peer.as_ref(), &peers, &mut |i| {
         if (i + 1) % 100 == 0 || i + 1 == total {

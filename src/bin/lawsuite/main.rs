@@ -1,4 +1,10 @@
 //! The `lawsuite` command line. Run `lawsuite --help`.
+//!
+//! The binary only adapts: its flags are parsed into typed values here
+//! (clap value enums and parsers, so a bad `--generator` or `--seeds` is a
+//! usage error before anything runs), mapped onto the library's
+//! [`Config`](lawsuite::conformance::config::Config) and peer set, and the
+//! engine's outcomes written by [`lawsuite::report`].
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -6,7 +12,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use lawsuite::call::Call;
 use lawsuite::contract::{StdError, validate_glob, validate_pattern};
-use lawsuite::peer::{Method, Search};
+use lawsuite::kit::Generator;
+use lawsuite::peer::{Ground, Method, Search};
 
 /// Conformance harness and reference peers for the Smithers Ripgrep Subset v1
 /// search contract (grep and glob).
@@ -55,7 +62,7 @@ enum Command {
     ///   lawsuite run --generator smthrs --seeds 4 --call 3 --peer ripgrep
     ///   lawsuite run --format junit > lawsuite.xml
     #[command(verbatim_doc_comment)]
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Merge the `--format jsonl` results of several runs (the shards of
     /// one sweep, `run --shard K/N`) into one report, in any format (exit
     /// status 1 when a merged trial fails the run).
@@ -106,11 +113,11 @@ enum Command {
         #[arg(long)]
         seed: u64,
         /// The generator.
-        #[arg(long, default_value = "smthrs")]
-        generator: String,
-        /// The ground of the lawsuite generator: shared or full.
-        #[arg(long, default_value = "shared")]
-        ground: String,
+        #[arg(long, value_enum, default_value_t = GeneratorArg::Smthrs)]
+        generator: GeneratorArg,
+        /// The ground of the lawsuite generator.
+        #[arg(long, value_enum, default_value_t = GroundArg::Shared)]
+        ground: GroundArg,
         /// Write the tree under this directory, which must not exist yet or be empty.
         #[arg(long)]
         materialize: Option<std::path::PathBuf>,
@@ -165,7 +172,7 @@ enum Command {
         #[arg(long, default_value = "portable")]
         peer: String,
         #[command(flatten)]
-        project: cli_data::ProjectArgs,
+        project: project_args::ProjectArgs,
         /// `grep`, `glob`, `flow/grep`, `flow/glob`, `flow/read`, `flow/ls` or `flow/bash`.
         method: String,
         /// The JSON parameters.
@@ -182,7 +189,7 @@ enum Command {
     ///   lawsuite bench --peer portable --peer ripgrep --corpus generated:M --rounds 9 --format markdown
     ///   lawsuite bench --peer portable --peer python-glob --corpus ~/src --calls calls.jsonl
     #[command(verbatim_doc_comment)]
-    Bench(cli_bench::BenchArgs),
+    Bench(bench::BenchArgs),
     /// Compare peers on a real directory, searched in place (never written
     /// to): many grep and glob calls drawn from its own words, extensions
     /// and directories (seeded, so a run is reproducible), each answer
@@ -195,7 +202,7 @@ enum Command {
     ///   lawsuite differ ~/.cargo/registry/src --calls 5000 --seed 3
     ///   lawsuite differ ~/src --peer mine --json > tally.json
     #[command(verbatim_doc_comment)]
-    Differ(cli_differ::DifferArgs),
+    Differ(differ::DifferArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -208,7 +215,7 @@ struct ServeArgs {
 #[derive(Debug, clap::Args)]
 struct PeersArgs {
     #[command(flatten)]
-    project: cli_data::ProjectArgs,
+    project: project_args::ProjectArgs,
     /// Print one JSON document instead of a table.
     #[arg(long)]
     json: bool,
@@ -244,6 +251,9 @@ struct RunArgs {
     /// Match FILTERs against whole trial ids.
     #[arg(long)]
     exact: bool,
+    /// Print the selected trials' ids, one a line, and run nothing.
+    #[arg(long)]
+    list: bool,
     /// Leave out trials whose id contains this (repeatable).
     #[arg(long, value_name = "FILTER")]
     skip: Vec<String>,
@@ -255,16 +265,18 @@ struct RunArgs {
     /// reference always runs.
     #[arg(long = "peer")]
     peers: Vec<String>,
-    /// Seeds, `A..B` or `N`; default: the TypeScript kit's 12 seeds
-    /// (smthrs) or 0..64 (lawsuite).
-    #[arg(long)]
-    seeds: Option<String>,
-    /// The generator: smthrs or lawsuite.
-    #[arg(long, default_value = "smthrs")]
-    generator: String,
-    /// The ground of the lawsuite generator: shared or full.
-    #[arg(long, default_value = "shared")]
-    ground: String,
+    /// Seeds, `A..B` or `N`, for every generator that runs; default
+    /// (as `cargo test`'s): the TypeScript kit's 12 seeds (smthrs) and
+    /// 0..64 (lawsuite), or LAWSUITE_SEEDS.
+    #[arg(long, value_name = "A..B|N", value_parser = parse_seeds)]
+    seeds: Option<Seeds>,
+    /// Run only this generator's seeds (default: both).
+    #[arg(long, value_enum)]
+    generator: Option<GeneratorArg>,
+    /// The ground of the lawsuite generator (default: shared, or
+    /// LAWSUITE_GROUND).
+    #[arg(long, value_enum)]
+    ground: Option<GroundArg>,
     /// Only this call of each plan (its index: grep calls, then glob, read
     /// and ls calls); laws and regressions are not run.
     #[arg(long)]
@@ -281,8 +293,8 @@ struct RunArgs {
     /// Run only shard K of N (1-based): the items whose id hashes to it, as
     /// `cargo nextest --partition hash:K/N` does; merge the shards' jsonl
     /// results with `lawsuite merge`.
-    #[arg(long, value_name = "K/N")]
-    shard: Option<String>,
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    shard: Option<Shard>,
     /// Also write the self-contained HTML report here.
     #[arg(long, value_name = "FILE")]
     html: Option<std::path::PathBuf>,
@@ -290,7 +302,7 @@ struct RunArgs {
     #[arg(long, default_value_t = 20)]
     max_reports: usize,
     #[command(flatten)]
-    project: cli_data::ProjectArgs,
+    project: project_args::ProjectArgs,
     /// Also run the laws of this directory (repeatable).
     #[arg(long, value_name = "DIR")]
     laws: Vec<std::path::PathBuf>,
@@ -322,11 +334,11 @@ struct RunArgs {
 #[derive(Debug, Clone, clap::Args)]
 struct CaseArgs {
     /// The generator of the plan.
-    #[arg(long, default_value = "smthrs")]
-    generator: String,
-    /// The ground of the lawsuite generator: shared or full.
-    #[arg(long, default_value = "shared")]
-    ground: String,
+    #[arg(long, value_enum, default_value_t = GeneratorArg::Smthrs)]
+    generator: GeneratorArg,
+    /// The ground of the lawsuite generator.
+    #[arg(long, value_enum, default_value_t = GroundArg::Shared)]
+    ground: GroundArg,
     /// The seed of the plan.
     #[arg(long)]
     seed: u64,
@@ -337,7 +349,7 @@ struct CaseArgs {
     #[arg(long)]
     peer: String,
     #[command(flatten)]
-    project: cli_data::ProjectArgs,
+    project: project_args::ProjectArgs,
     /// Why the case is kept (written into the regression file).
     #[arg(long)]
     why: Option<String>,
@@ -378,15 +390,78 @@ enum CheckKind {
     Glob,
 }
 
-mod cli_bench;
-mod cli_data;
-mod cli_differ;
-mod cli_peers;
-mod cli_run;
+/// A generator, as the command line names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum GeneratorArg {
+    /// The TypeScript kit's generator, replayed exactly.
+    Smthrs,
+    /// lawsuite's own generator, with the file flows and a wider ground.
+    Lawsuite,
+}
+
+impl From<GeneratorArg> for Generator {
+    fn from(arg: GeneratorArg) -> Generator {
+        match arg {
+            GeneratorArg::Smthrs => Generator::Smthrs,
+            GeneratorArg::Lawsuite => Generator::Lawsuite,
+        }
+    }
+}
+
+/// A ground, as the command line names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum GroundArg {
+    /// Plain files and directories: what every peer can be asked about.
+    Shared,
+    /// Also CRLF, invalid UTF-8, BOMs, symlinks, unreadable entries.
+    Full,
+}
+
+impl From<GroundArg> for Ground {
+    fn from(arg: GroundArg) -> Ground {
+        match arg {
+            GroundArg::Shared => Ground::Shared,
+            GroundArg::Full => Ground::Full,
+        }
+    }
+}
+
+/// `--seeds A..B` or `N`, as given (reports repeat the spelling).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Seeds {
+    range: std::ops::Range<u64>,
+    text: String,
+}
+
+fn parse_seeds(text: &str) -> Result<Seeds, String> {
+    lawsuite::environment::parse_seeds(text)
+        .map(|range| Seeds {
+            range,
+            text: text.to_string(),
+        })
+        .ok_or_else(|| format!("takes A..B (with A < B) or N, not {text:?}; e.g. --seeds 0..1000"))
+}
+
+/// `--shard K/N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shard {
+    k: u64,
+    n: u64,
+}
+
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    lawsuite::conformance::results::parse_shard(text).map(|(k, n)| Shard { k, n })
+}
+
+mod bench;
+mod differ;
+mod peers;
+mod project_args;
+mod run;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    match dispatch(cli) {
         Ok(code) => code,
         // A reader that went away (`lawsuite plan | head`) is not an error.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
@@ -404,7 +479,7 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check {
             kind,
@@ -418,24 +493,29 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             print_verdict(kind, &text, verdict, json)
         }
-        Command::Run(args) => cli_run::run(args),
-        Command::Bench(args) => cli_bench::bench(args),
-        Command::Differ(args) => cli_differ::differ(args),
+        Command::Run(args) => run::run(*args),
+        Command::Bench(args) => bench::bench(args),
+        Command::Differ(args) => differ::differ(args),
         Command::Plan {
             seed,
             generator,
             ground,
             materialize,
-        } => cli_run::plan(seed, &generator, &ground, materialize.as_deref()),
-        Command::Shrink(case) => cli_run::shrink_case(&case, false, None),
-        Command::Record { case, dir } => cli_run::shrink_case(&case, true, dir.as_deref()),
-        Command::Init { dir } => cli_run::init(&dir),
-        Command::Merge(args) => cli_run::merge(&args),
+        } => run::plan(
+            seed,
+            generator.into(),
+            ground.into(),
+            materialize.as_deref(),
+        ),
+        Command::Shrink(case) => run::shrink_case(&case, false, None),
+        Command::Record { case, dir } => run::shrink_case(&case, true, dir.as_deref()),
+        Command::Init { dir } => run::init(&dir),
+        Command::Merge(args) => run::merge(&args),
         Command::Report {
             files,
             output,
             allow_incomplete,
-        } => cli_run::merge(&MergeArgs {
+        } => run::merge(&MergeArgs {
             files,
             format: Format::Html,
             output: Some(output),
@@ -449,14 +529,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             lawsuite::protocol::serve(peer.as_ref(), stdin, stdout)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Peers(args) => cli_peers::peers(&args.project, args.json),
+        Command::Peers(args) => peers::peers(&args.project, args.json),
         Command::Call {
             peer,
             project,
             method,
             params,
         } => {
-            let peer = cli_data::resolve(&peer, &project)?;
+            let peer = project_args::resolve(&peer, &project)?;
             let answer = call(peer.as_ref(), &method, &params)?;
             let mut stdout = std::io::stdout().lock();
             match answer {

@@ -12,7 +12,8 @@ use lawsuite::bench::corpus::Corpus;
 use lawsuite::bench::report::{Machine, Unavailable};
 use lawsuite::bench::run::{Contender, Options, run};
 use lawsuite::bench::stats::SPREAD_WARNING;
-use lawsuite::registry::builtin as builtin_peer;
+use lawsuite::conformance::Subject;
+use lawsuite::conformance::peers::resolve;
 
 /// The arguments of `lawsuite bench`.
 #[derive(Debug, clap::Args)]
@@ -65,7 +66,11 @@ enum BenchFormat {
 /// `lawsuite bench`: exit status 1 when a peer disagreed with the baseline
 /// or faulted (answered otherwise during the warm-up or the timed rounds).
 pub fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
-    let (contenders, unavailable) = resolve_peers(&args.peers, args.registry.as_deref())?;
+    let (subjects, unavailable) = resolve_peers(&args.peers, args.registry.as_deref())?;
+    let contenders: Vec<Contender> = subjects
+        .into_iter()
+        .map(|s| Contender::new(s.name, s.peer))
+        .collect();
     for u in &unavailable {
         eprintln!("warning: {} is left out: {}", u.peer, u.reason);
     }
@@ -165,56 +170,27 @@ fn builtin_calls(root: &str, only: &[String]) -> anyhow::Result<Vec<BenchCall>> 
 
 /// The peers by name: registered ones first, then built-ins. A name that is
 /// neither is an error listing the registered names; a peer that cannot run
-/// here (no `rg`, say) is left out with the reason and the run goes on.
+/// The peers `names`, in order ([`lawsuite::conformance::peers::resolve`]):
+/// registered ones by name, else built-ins; the ones that cannot run here
+/// with why.
 pub(crate) fn resolve_peers(
     names: &[String],
     registry: Option<&Path>,
-) -> anyhow::Result<(Vec<Contender>, Vec<Unavailable>)> {
-    let project = crate::cli_data::ProjectArgs {
+) -> anyhow::Result<(Vec<Subject>, Vec<Unavailable>)> {
+    let project = crate::project_args::ProjectArgs {
         project: None,
         registry: registry.map(Path::to_path_buf),
     };
-    let loaded = project.registry();
-    let (mut contenders, mut unavailable) = (Vec::new(), Vec::new());
-    for (i, name) in names.iter().enumerate() {
-        if names[..i].contains(name) {
-            bail!("the peer {name:?} is named twice; name each peer once");
-        }
-        let registered = loaded
-            .as_ref()
-            .ok()
-            .and_then(|r| r.peers.iter().find(|p| &p.name == name))
-            .map(|p| p.peer.clone());
-        let peer = match registered {
-            Some(peer) => peer,
-            None => match builtin_peer(name) {
-                Ok(peer) => Ok(peer),
-                // A built-in name that cannot run (`ripgrep` without `rg`).
-                Err(why) if lawsuite::registry::BUILTINS.contains(&name.as_str()) => Err(why),
-                Err(_) => {
-                    return Err(match &loaded {
-                        Ok(registry) => anyhow!(
-                            "{name:?} is not a registered peer; the registered peers are {} (built-ins: {})",
-                            registry.names(),
-                            lawsuite::registry::BUILTINS.join(", ")
-                        ),
-                        Err(e) => anyhow!(
-                            "{name:?} is not a built-in peer ({}), and the registry cannot be read: {e:#}",
-                            lawsuite::registry::BUILTINS.join(", ")
-                        ),
-                    });
-                }
-            },
-        };
-        match peer {
-            Ok(peer) => contenders.push(Contender::new(name.clone(), peer)),
-            Err(reason) => unavailable.push(Unavailable {
-                peer: name.clone(),
-                reason: with_install_hint(reason),
-            }),
-        }
-    }
-    Ok((contenders, unavailable))
+    let loaded = project.registry().map_err(|e| format!("{e:#}"));
+    let (subjects, unavailable) = resolve(loaded.as_ref().map_err(String::as_str), names)?;
+    let unavailable = unavailable
+        .into_iter()
+        .map(|u| Unavailable {
+            peer: u.name,
+            reason: with_install_hint(u.why),
+        })
+        .collect();
+    Ok((subjects, unavailable))
 }
 
 /// Make sure a missing `rg` says how to get one.
