@@ -160,7 +160,7 @@ impl FromStr for Method {
 }
 
 /// Which plans a peer claims to handle: the `lawsuite` generator's grounds
-/// ([`crate::kit::generator`]).
+/// ([`crate::kit::lawsuite`]).
 ///
 /// In JSON (a handshake's `capabilities.ground`, a regression file's
 /// options): `"shared"` or `"full"`.

@@ -667,11 +667,11 @@ fn serve_portable_round_trips_generated_read_and_ls_calls() {
     let reference = Portable::default();
     let mut calls = 0;
     for seed in 0..6 {
-        let options = lawsuite::kit::generator::GeneratorOptions {
-            ground: lawsuite::kit::generator::Ground::Full,
+        let options = lawsuite::kit::lawsuite::GeneratorOptions {
+            ground: lawsuite::kit::lawsuite::Ground::Full,
             ..Default::default()
         };
-        let mut plan = lawsuite::kit::generator::plan(seed, PLAN_ROOT, &options);
+        let mut plan = lawsuite::kit::lawsuite::plan(seed, PLAN_ROOT, &options);
         plan.grep.clear();
         plan.glob.clear();
         calls += plan.call_count();

@@ -1,5 +1,5 @@
 //! The integer-only draws over ChaCha8 that the seeded generators share
-//! (the `lawsuite` generator, [`super::generator`], and the real-tree
+//! (the `lawsuite` generator, [`super::lawsuite`], and the real-tree
 //! differential, [`super::real_tree`]): one `next_u64` per draw, mapped to
 //! `0..n` by multiply-shift, so a seed gives the same draws on every
 //! platform.

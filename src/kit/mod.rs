@@ -11,7 +11,7 @@
 //! | module | spec section |
 //! | --- | --- |
 //! | [`plan`] | §1: `GeneratedFile`, `Plan` and the plan options |
-//! | [`generator`] | the `lawsuite` generator, the default: a much wider ground (deep and odd names, skip-list dirs, nested `.gitignore`s, binaries, preview edges, a pattern and glob grammar; on the full ground CRLF, invalid UTF-8, symlinks, unreadable dirs; a file-flow fixture and `read`/`ls` calls) on ChaCha8 |
+//! | [`lawsuite`] | the `lawsuite` generator, the default: a much wider ground (deep and odd names, skip-list dirs, nested `.gitignore`s, binaries, preview edges, a pattern and glob grammar; on the full ground CRLF, invalid UTF-8, symlinks, unreadable dirs; a file-flow fixture and `read`/`ls` calls) on ChaCha8 |
 //! | [`smthrs`] | §2: the TypeScript kit's generator (mulberry32, vocabularies, draw order), reproduced draw for draw |
 //! | [`materialize`] | §3: writing a plan's files under a root, refusing paths that would escape it; [`materialize::TempTree`] |
 //! | [`case`] | §4: one call, answers rendered for comparison (failures by code) |
@@ -32,7 +32,7 @@ pub mod case;
 pub mod compare;
 pub(crate) mod draws;
 pub mod explain;
-pub mod generator;
+pub mod lawsuite;
 pub mod materialize;
 pub mod plan;
 pub mod real_tree;
@@ -57,7 +57,7 @@ impl Generator {
     pub fn name(self) -> &'static str {
         match self {
             Generator::Smthrs => smthrs::GENERATOR,
-            Generator::Lawsuite => generator::GENERATOR,
+            Generator::Lawsuite => lawsuite::GENERATOR,
         }
     }
 
@@ -135,11 +135,11 @@ pub fn generate(
             Ok(smthrs::plan(seed, root, &plan::PlanOptions::default()))
         }
         Generator::Lawsuite => {
-            let options = generator::GeneratorOptions {
+            let options = lawsuite::GeneratorOptions {
                 ground,
-                ..generator::GeneratorOptions::default()
+                ..lawsuite::GeneratorOptions::default()
             };
-            Ok(generator::plan(seed, root, &options))
+            Ok(lawsuite::plan(seed, root, &options))
         }
     }
 }

@@ -6,7 +6,7 @@
 //! "regressions name their origin"), and it serialises to JSON whose bytes
 //! depend only on the generator, the seed, the root and the generator's
 //! options ([`PlanOptions`] for `smthrs`,
-//! [`crate::kit::generator::GeneratorOptions`] for `lawsuite`).
+//! [`crate::kit::lawsuite::GeneratorOptions`] for `lawsuite`).
 //!
 //! File contents are bytes: the `smthrs` generator never produces invalid
 //! UTF-8 (§2.3 "the generator deliberately avoids … NUL bytes"), but a
@@ -30,7 +30,7 @@ use crate::peer::Ground;
 ///
 /// Beyond §1, an entry may be an empty directory or a symlink ([`FileKind`])
 /// and may carry unix permission bits (`mode`), so that the `lawsuite`
-/// generator's full ground ([`crate::kit::generator`]) can describe dangling
+/// generator's full ground ([`crate::kit::lawsuite`]) can describe dangling
 /// links, link loops and unreadable directories. These keys are omitted
 /// from JSON when they hold their defaults, so a plain file serialises
 /// exactly as before: `{"path":…,"content":…}`. Key order is
@@ -239,7 +239,7 @@ impl Plan {
     /// order: grep, glob, read, ls); an index past the end keeps none.
     ///
     /// ```
-    /// use lawsuite::kit::generator::{plan, GeneratorOptions};
+    /// use lawsuite::kit::lawsuite::{plan, GeneratorOptions};
     /// let full = plan(3, "/r", &GeneratorOptions::default());
     /// let one = full.only_call(full.grep.len() + full.glob.len());
     /// assert_eq!((one.call_count(), one.read.first()), (1, full.read.first()));

@@ -3,7 +3,7 @@
 //! directories, run through a reference and any number of subjects, and
 //! counted.
 //!
-//! Generated plans ([`super::generator`]) reach the contract's corners on
+//! Generated plans ([`super::lawsuite`]) reach the contract's corners on
 //! small trees; a real tree holds what no generator thought of: executables
 //! and shared objects, megabyte sources, thousands of files. A draw here is
 //! a seam call (`grep` or `glob`, as in a plan) of one of these shapes:
