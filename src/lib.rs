@@ -104,6 +104,7 @@ pub mod portable;
 pub mod project;
 pub mod protocol;
 pub mod registry;
+pub mod report;
 pub mod ripgrep;
 pub mod shipped;
 pub mod suite;

@@ -53,12 +53,12 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 use crate::conformance::config::{Config, ConfigError, ListedFailure};
-use crate::conformance::format::human_report;
 use crate::conformance::peers::{PeerSet, Unavailable};
 use crate::conformance::{Engine, Outcome, Replay, Subject, Verdict};
 use crate::peer::{Ground, Search};
 use crate::project::Project;
 use crate::registry::Registry;
+use crate::report::human_report;
 
 pub use crate::kit::plan::PLAN_ROOT;
 pub use crate::kit::{LAWSUITE_SEEDS, SMTHRS_SEEDS};

@@ -903,7 +903,7 @@ fn a_failing_trial_shows_the_fault_log_and_stderr_tail() {
     let Some(failed) = outcome.verdict.report() else {
         panic!("a peer printing garbage cannot agree: {outcome:?}")
     };
-    let report = lawsuite::conformance::format::human_report(failed, false);
+    let report = lawsuite::report::human_report(failed, false);
     assert!(report.contains("protocol_violation"), "{report}");
     assert!(report.contains("stderr:"), "{report}");
     assert!(report.contains("fake peer garbage: starting"), "{report}");

@@ -109,7 +109,7 @@ fn utc_now() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    crate::conformance::format::utc(secs)
+    crate::report::utc(secs)
 }
 
 /// One call's results.

@@ -44,9 +44,8 @@
 
 pub mod config;
 pub mod expect;
-pub mod format;
 pub mod peers;
-pub mod results;
+pub mod shard;
 pub mod slow;
 pub mod verdict;
 

@@ -63,7 +63,7 @@ fn a_failing_law_reports_its_section_tree_call_and_diff() {
             .unwrap()
             .contains("law::x::finds-a::mine --exact")
     );
-    let text = format::human_report(report, false);
+    let text = crate::report::human_report(report, false);
     assert!(text.contains("-    \"a.ts\""), "{text}");
     assert_eq!(engine.run_trial(&trials[0]).verdict, Verdict::Pass);
 }
@@ -148,7 +148,7 @@ fn a_panicking_peer_fails_its_trials_and_the_run_goes_on() {
     assert_eq!((outcomes.len(), seen), (4, 4));
     let tags: Vec<&str> = outcomes.iter().map(|o| o.verdict.tag()).collect();
     assert_eq!(tags, ["pass", "fail", "fail", "fail"]);
-    let text = format::human_report(outcomes[1].verdict.report().unwrap(), false);
+    let text = crate::report::human_report(outcomes[1].verdict.report().unwrap(), false);
     assert!(text.contains("boom"), "{text}");
 }
 

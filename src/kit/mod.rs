@@ -16,7 +16,7 @@
 //! | [`materialize`] | §3: writing a plan's files under a root, refusing paths that would escape it; [`materialize::TempTree`] |
 //! | [`case`] | §4: one call, answers rendered for comparison (failures by code) |
 //! | [`compare`] | §4: a plan through N peers, divergences |
-//! | [`report`] | §5: diffs of answers, look-alike characters made visible (whole reports: `conformance::format`) |
+//! | [`report`] | §5: diffs of answers, look-alike characters made visible (whole reports: `report`) |
 //! | [`shrink`] | reducing a divergence to a minimal tree and call |
 //! | [`regression`] | `fixtures/regressions/*.json`: recorded, replayed |
 //! | [`real_tree`] | the differential on a real directory searched in place (`lawsuite differ`): calls drawn from its own words, counted per peer |

@@ -23,9 +23,10 @@
 //! Every answer is compared with the reference's as in a plan
 //! ([`super::compare::answer_all`]: values, failures by code), and each
 //! subject's is counted as an agreement, a *documented* difference (one
-//! its [`Search::explain`] predicts exactly: the built-ins' known
-//! differences, [`crate::differences`]; on a tree searched in place only
-//! the recognisers that rewrite the call can predict) or a divergence.
+//! that the known differences of the built-in it is registered as predict
+//! exactly, [`super::explain`] and [`crate::differences`]; on a tree
+//! searched in place only the recognisers that rewrite the call can
+//! predict) or a divergence.
 //!
 //! Nothing is written in the tree: the survey reads (the contract's own
 //! walk, and the first bytes of a sample of files), and so do the peers.
@@ -33,13 +34,15 @@
 //! run's seed, so the same tree, seed and count give the same calls.
 //!
 //! ```no_run
+//! use lawsuite::kit::compare::Compared;
 //! use lawsuite::kit::real_tree::{Survey, draw, run};
 //! use lawsuite::portable::Portable;
 //! use lawsuite::ripgrep::Ripgrep;
 //!
 //! let survey = Survey::of("/home/me/src", 7)?;
 //! let calls = draw(&survey, 7, 500);
-//! let tally = run(&calls, &Portable::default(), &[&Ripgrep::default()], &mut |_| {});
+//! let rg = Ripgrep::default();
+//! let tally = run(&calls, &Portable::default(), &[Compared::builtin(&rg, "ripgrep")], &mut |_| {});
 //! println!("{}", tally.summary());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

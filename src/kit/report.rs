@@ -1,7 +1,7 @@
 //! The pieces of a report a person can act on (conformance-kit §5,
 //! extended): a unified diff of two pretty JSON answers, with look-alike
 //! characters made visible. Whole reports, with the replay command, are
-//! [`crate::conformance::format`]'s.
+//! [`crate::report`]'s.
 
 use std::fmt::Write;
 use std::time::Duration;

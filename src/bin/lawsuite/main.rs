@@ -14,6 +14,7 @@ use lawsuite::call::Call;
 use lawsuite::contract::{StdError, validate_glob, validate_pattern};
 use lawsuite::kit::Generator;
 use lawsuite::peer::{Ground, Method, Search};
+use lawsuite::report::Format;
 
 /// Conformance harness and reference peers for the Smithers Ripgrep Subset v1
 /// search contract (grep and glob).
@@ -355,25 +356,6 @@ struct CaseArgs {
     why: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Format {
-    /// Reports with diffs, for people.
-    Human,
-    /// One JSON document.
-    Json,
-    /// One JSON object per line, each result as it happens (a stopped run
-    /// keeps every result it reached).
-    Jsonl,
-    /// JUnit XML: one test suite per peer, one test case per law,
-    /// regression, seed, and divergent seed call, with the reason (for CI
-    /// test reports).
-    Junit,
-    /// A Markdown summary per peer (for a CI job summary).
-    Markdown,
-    /// One self-contained HTML page (see `lawsuite report`).
-    Html,
-}
-
 /// Two trials a core: a law trial spends much of its time waiting on a
 /// peer's process (`rg`, an external peer). On 2 cores, the shipped laws
 /// across the four peers of this checkout took 9.2 s on 2 jobs and 8.0 s
@@ -450,7 +432,7 @@ struct Shard {
 }
 
 fn parse_shard(text: &str) -> Result<Shard, String> {
-    lawsuite::conformance::results::parse_shard(text).map(|(k, n)| Shard { k, n })
+    lawsuite::conformance::shard::parse_shard(text).map(|(k, n)| Shard { k, n })
 }
 
 mod bench;

@@ -10,9 +10,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail};
 use lawsuite::conformance::config::Config;
-use lawsuite::conformance::format::{self, PeerInfo, RunInfo};
 use lawsuite::conformance::peers::PeerSet;
-use lawsuite::conformance::results::{Accept, Closing, Results, in_shard};
+use lawsuite::conformance::shard::in_shard;
 use lawsuite::conformance::{
     Engine, Event, Item, Kind, Outcome, Replay, RunOptions, Summary, Trial, Verdict,
 };
@@ -22,10 +21,12 @@ use lawsuite::kit::regression::{diverges, shrink_to_regression};
 use lawsuite::kit::shrink::Case;
 use lawsuite::kit::{Generator, generate};
 use lawsuite::peer::Ground;
+use lawsuite::report::results::{Accept, Closing, Results};
+use lawsuite::report::{self as format, Format, PeerInfo, RunInfo, render};
 use lawsuite::suite::PLAN_ROOT;
 
 use crate::project_args::{ProjectArgs, program};
-use crate::{CaseArgs, Format, RunArgs};
+use crate::{CaseArgs, RunArgs};
 
 /// The reference and the chosen subjects of the project, and the chosen
 /// peers that cannot run here (each said on stderr and kept as a trial).
@@ -454,69 +455,6 @@ fn exit_now(grace: Duration) -> ! {
     std::process::exit(130);
 }
 
-/// The end-of-run text of `format`: for `human`, what was not streamed
-/// (or, with `all_failures`, every failure too); for the document formats,
-/// the whole document.
-fn render(
-    format: Format,
-    info: &RunInfo,
-    outcomes: &[Outcome],
-    summary: &Summary,
-    closing: &Closing,
-    max_reports: usize,
-    all_failures: bool,
-) -> String {
-    let cap = if max_reports == 0 {
-        usize::MAX
-    } else {
-        max_reports
-    };
-    match format {
-        Format::Human => {
-            let mut out = String::new();
-            if all_failures {
-                let failing: Vec<String> = outcomes
-                    .iter()
-                    .filter_map(|o| format::human_outcome(o, false))
-                    .collect();
-                for text in failing.iter().take(cap) {
-                    out.push_str(text);
-                    out.push('\n');
-                }
-                if failing.len() > cap {
-                    out.push_str(&format!(
-                        "… and {} more failures not shown in full (--max-reports 0 shows all)\n",
-                        failing.len() - cap
-                    ));
-                }
-            }
-            for (why, n) in skip_reasons(outcomes) {
-                out.push_str(&format!("skipped {n}: {why}\n"));
-            }
-            for (why, n) in documented(outcomes) {
-                out.push_str(&format!("documented difference {why}: {n} calls\n"));
-            }
-            out + &format::human_summary(info, summary)
-        }
-        Format::Jsonl => {
-            let mut out = String::new();
-            if all_failures {
-                out.push_str(&format::jsonl_line("run", info));
-                out.push('\n');
-                for o in outcomes {
-                    out.push_str(&format::jsonl_line("outcome", o));
-                    out.push('\n');
-                }
-            }
-            out + &lawsuite::conformance::results::summary_line(summary, closing) + "\n"
-        }
-        Format::Json => format::json(info, outcomes, summary) + "\n",
-        Format::Junit => format::junit(info, outcomes, summary),
-        Format::Markdown => format::markdown(info, outcomes, summary, cap),
-        Format::Html => format::html(info, outcomes, summary),
-    }
-}
-
 /// `lawsuite merge` and `lawsuite report`: inputs that are not whole are
 /// refused, or with `--allow-incomplete` merged under a loud warning.
 pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
@@ -525,7 +463,7 @@ pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
     } else {
         Accept::Complete
     };
-    let refused = |err: lawsuite::conformance::results::ResultsError| {
+    let refused = |err: lawsuite::report::results::ResultsError| {
         if err.kind.acceptable() {
             anyhow!(
                 "{err}\n  refused, so that no report counts less or more than was run; --allow-incomplete merges them anyway, with a warning"
@@ -619,32 +557,6 @@ fn progress(done: &[usize; 4], totals: &[usize; 4], failures: usize) -> String {
     }
     parts.push(format!("{failures} failing"));
     parts.join(" · ")
-}
-
-/// Skip reasons with their counts, most frequent first.
-fn skip_reasons(outcomes: &[Outcome]) -> Vec<(String, usize)> {
-    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
-    for o in outcomes {
-        if let Verdict::Skipped { why } = &o.verdict {
-            *counts.entry(why.clone()).or_default() += 1;
-        }
-    }
-    let mut out: Vec<(String, usize)> = counts.into_iter().collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    out
-}
-
-/// Documented differences over every seed: `peer: id` → calls.
-fn documented(outcomes: &[Outcome]) -> Vec<(String, usize)> {
-    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
-    for o in outcomes {
-        for (why, n) in &o.documented {
-            *counts
-                .entry(format!("{}: {why}", o.peer.as_deref().unwrap_or("?")))
-                .or_default() += n;
-        }
-    }
-    counts.into_iter().collect()
 }
 
 /// `lawsuite plan`.

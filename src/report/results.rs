@@ -2,19 +2,9 @@
 //! shards (`lawsuite run --shard K/N` on N machines, then `lawsuite
 //! merge`), and rendered in any format, HTML included.
 //!
-//! A shard takes the items whose id hashes to it ([`in_shard`]), the way
-//! `cargo nextest run --partition hash:K/N` takes tests: stable across
-//! machines and runs, whatever else is selected, and an item's trials (a
-//! seed on every subject) stay together.
-//!
-//! ```
-//! use lawsuite::conformance::results::in_shard;
-//! let ids = ["law::a::x", "law::b::y", "seed::smthrs::0001", "regression::r"];
-//! for id in ids {
-//!     // Every item is in exactly one of the N shards.
-//!     assert_eq!((1..=3).filter(|k| in_shard(id, *k, 3)).count(), 1);
-//! }
-//! ```
+//! Which items a shard holds is the engine's business
+//! ([`crate::conformance::shard`]); this module only checks that merged
+//! shards are all there, once.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -22,37 +12,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::format::{RunInfo, jsonl_line};
-use super::{Outcome, Summary};
-
-/// Whether item `id` is in shard `k` of `n` (1-based): FNV-1a of the id,
-/// modulo `n`.
-pub fn in_shard(id: &str, k: u64, n: u64) -> bool {
-    let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
-    n > 0 && hash % n == k.wrapping_sub(1)
-}
-
-/// `K/N` with `1 <= K <= N`.
-///
-/// ```
-/// use lawsuite::conformance::results::parse_shard;
-/// assert_eq!(parse_shard("2/8"), Ok((2, 8)));
-/// assert!(parse_shard("0/8").is_err() && parse_shard("9/8").is_err());
-/// ```
-pub fn parse_shard(text: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("--shard takes K/N with 1 <= K <= N (e.g. 2/8), not {text:?}");
-    let (k, n) = text.split_once('/').ok_or_else(bad)?;
-    let (k, n): (u64, u64) = (
-        k.trim().parse().map_err(|_| bad())?,
-        n.trim().parse().map_err(|_| bad())?,
-    );
-    if k == 0 || k > n {
-        return Err(bad());
-    }
-    Ok((k, n))
-}
+use super::{RunInfo, jsonl_line};
+use crate::conformance::shard::parse_shard;
+use crate::conformance::{Outcome, Summary};
 
 /// The results of one run, or of merged shards.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -1,0 +1,409 @@
+//! One self-contained HTML page (no network fetches): a matrix of peers
+//! by spec section, and every failure with its tree, call and diff.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::*;
+use crate::conformance::{Kind, Outcome, Summary, Verdict};
+use crate::kit::report::visible;
+
+/// Escape for HTML text and attribute values.
+fn html_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// An id for an HTML anchor: letters and digits, the rest `-`.
+fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+/// The row of the matrix an outcome counts in: a law's spec section as
+/// written (`search-contract §13.1`), else its kind.
+fn matrix_row(o: &Outcome) -> String {
+    match (&o.spec, o.kind) {
+        (Some(spec), _) => spec.clone(),
+        (None, Kind::Regression) => "regressions".into(),
+        (None, Kind::Seed) => "seeds".into(),
+        _ => "checks".into(),
+    }
+}
+
+/// How many failures of one (row, peer) cell are shown in full; the rest
+/// are listed by id (up to [`HTML_LISTED`]) and counted, so a run with
+/// 10,000 divergences stays a page a browser opens.
+pub const HTML_IN_FULL: usize = 20;
+
+/// How many more failures of a cell are listed by id.
+pub const HTML_LISTED: usize = 200;
+
+const HTML_STYLE: &str = r#"
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1b1f24;background:#fff}
+header{background:#24292f;color:#fff;padding:16px 24px}header h1{margin:0 0 4px;font-size:20px}
+header .meta{opacity:.85;font-size:13px}main{padding:16px 24px;max-width:1600px}
+h2{font-size:17px;border-bottom:1px solid #d0d7de;padding-bottom:4px;margin-top:28px}
+table{border-collapse:collapse}th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f6f8fa;position:sticky;top:0}
+table.matrix td.cell{text-align:center;white-space:nowrap;font-variant-numeric:tabular-nums}
+table.matrix th[scope=row]{white-space:nowrap}
+td.cell a{color:inherit;text-decoration:none;display:block}
+.ok{background:#dafbe1}.bad{background:#ffd8d3;font-weight:600}.xf{background:#fff1c2}.skip{background:#eaeef2;color:#57606a}.none{color:#8c959f}
+.counts span{display:inline-block;margin-right:12px}
+details{border:1px solid #d0d7de;border-radius:6px;margin:6px 0;padding:4px 10px;background:#fff}
+details>summary{cursor:pointer;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13px}
+pre{background:#f6f8fa;padding:8px;overflow:auto;font-size:12.5px;margin:6px 0}
+pre .del{color:#a40e26;background:#ffebe9}pre .ins{color:#116329;background:#dafbe1}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px}
+.why{color:#57606a}.listed{columns:2;font-size:12.5px}.warn{background:#fff1c2;padding:8px;border-radius:6px}
+"#;
+
+/// The whole run as one self-contained HTML page (inline CSS, no script,
+/// no network fetches): the run and its peers, a matrix of peers by spec
+/// section (every section the laws cite, then regressions, seeds and
+/// checks) whose cells count pass / fail / expected failure / skipped and
+/// link to their failures, then each failure with its section, tree, call,
+/// diff and replay command (the first [`HTML_IN_FULL`] of a cell in full).
+pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
+    let e = html_escape;
+    let mut peers: Vec<String> = info.peers.iter().map(|p| p.name.clone()).collect();
+    for o in outcomes {
+        if let Some(p) = &o.peer {
+            if !peers.contains(p) {
+                peers.push(p.clone());
+            }
+        }
+    }
+    // (row, peer) → counts and the failing outcomes.
+    let mut cells: BTreeMap<(String, String), (crate::conformance::Counts, Vec<&Outcome>)> =
+        BTreeMap::new();
+    let mut rows: Vec<String> = Vec::new();
+    for o in outcomes {
+        let row = matrix_row(o);
+        if !rows.contains(&row) {
+            rows.push(row.clone());
+        }
+        let peer = o.peer.clone().unwrap_or_else(|| "—".into());
+        let cell = cells.entry((row, peer)).or_default();
+        cell.0.add(&o.verdict);
+        if o.verdict.is_failure() || matches!(o.verdict, Verdict::ExpectedFailure { .. }) {
+            cell.1.push(o);
+        }
+    }
+    // Spec sections in document order (by their numbers), then the rest.
+    let key = |row: &String| -> (u8, String, Vec<u32>) {
+        match row.split_once('§') {
+            Some((doc, n)) => (
+                0,
+                doc.trim().to_string(),
+                n.split('.')
+                    .map(|p| p.trim().parse().unwrap_or(u32::MAX))
+                    .collect(),
+            ),
+            None => (1, row.clone(), Vec::new()),
+        }
+    };
+    rows.sort_by_key(key);
+    // Checks of the run itself (coverage, broken files) belong to no peer.
+    if cells.keys().any(|(_, p)| p == "—") {
+        peers.push("—".into());
+    }
+    let mut out = String::with_capacity(64 * 1024);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>lawsuite report</title><style>{HTML_STYLE}</style></head><body>\n"
+    );
+    let total = summary.total();
+    let started = if info.started > 0 {
+        format!("started {}", utc(info.started))
+    } else {
+        String::new()
+    };
+    let _ = write!(
+        out,
+        "<header><h1>lawsuite conformance report</h1><div class=\"meta\">lawsuite {} · reference <b>{}</b> · {} · {} · {}{}</div></header>\n<main>\n",
+        e(&info.lawsuite),
+        e(&info.reference),
+        e(&info.project),
+        e(&info.machine),
+        e(&started),
+        info.generator
+            .as_ref()
+            .map(|g| format!(
+                " · seeds {} of {g}{}",
+                e(info.seeds.as_deref().unwrap_or("")),
+                info.ground
+                    .as_ref()
+                    .map(|x| format!(", {x} ground"))
+                    .unwrap_or_default()
+            ))
+            .unwrap_or_default()
+    );
+    let _ = write!(
+        out,
+        "<section id=\"summary\"><div class=\"counts\"><span><b>{}</b> trials</span><span class=\"ok\">{} pass</span><span class=\"bad\">{} fail the run</span><span class=\"xf\">{} expected failures</span><span class=\"skip\">{} skipped</span><span>{:.1} s</span></div>",
+        total.total(),
+        total.pass,
+        total.failures(),
+        total.expected_failure,
+        total.skipped,
+        summary.seconds
+    );
+    for (peer, at, why) in &summary.stopped {
+        let _ = write!(
+            out,
+            "<p class=\"warn\"><b>{}</b> was stopped during <code>{}</code>: {}. Its later trials count as broken.</p>",
+            e(peer),
+            e(at),
+            e(why.lines().next().unwrap_or(why))
+        );
+    }
+    out.push_str("</section>\n<h2>Peers</h2>\n<table id=\"peers\"><tr><th>name</th><th>version</th><th>built-in</th><th>language</th><th>ground</th><th>pass</th><th>fail the run</th><th>expected failures</th><th>skipped</th></tr>\n");
+    for p in &info.peers {
+        let c = summary.by_peer.get(&p.name).copied().unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "<tr><td><b>{}</b>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            e(&p.name),
+            if p.name == info.reference {
+                " (reference)"
+            } else {
+                ""
+            },
+            e(&p.version),
+            e(p.builtin.as_deref().unwrap_or("")),
+            e(p.language.as_deref().unwrap_or("")),
+            e(&p.ground),
+            c.pass,
+            c.failures(),
+            c.expected_failure,
+            c.skipped
+        );
+    }
+    out.push_str("</table>\n<h2>Matrix</h2>\n<p class=\"why\">Each cell: pass / fail (failures, unexpected passes and broken trials) / expected failures / skipped. A red cell links to its failures.</p>\n<table class=\"matrix\" id=\"matrix\"><tr><th>section</th>");
+    for p in &peers {
+        let _ = write!(out, "<th>{}</th>", e(p));
+    }
+    out.push_str("</tr>\n");
+    for row in &rows {
+        let _ = write!(out, "<tr><th scope=\"row\">{}</th>", e(row));
+        for p in &peers {
+            match cells.get(&(row.clone(), p.clone())) {
+                None => out.push_str("<td class=\"cell none\">·</td>"),
+                Some((c, failing)) => {
+                    let class = if c.failures() > 0 {
+                        "bad"
+                    } else if c.expected_failure > 0 {
+                        "xf"
+                    } else if c.pass > 0 {
+                        "ok"
+                    } else {
+                        "skip"
+                    };
+                    let text = format!(
+                        "{} / {} / {} / {}",
+                        c.pass,
+                        c.failures(),
+                        c.expected_failure,
+                        c.skipped
+                    );
+                    if failing.is_empty() {
+                        let _ = write!(
+                            out,
+                            "<td class=\"cell {class}\" data-row=\"{}\" data-peer=\"{}\" data-pass=\"{}\" data-fail=\"{}\" data-xfail=\"{}\" data-skipped=\"{}\">{text}</td>",
+                            e(row),
+                            e(p),
+                            c.pass,
+                            c.failures(),
+                            c.expected_failure,
+                            c.skipped
+                        );
+                    } else {
+                        let _ = write!(
+                            out,
+                            "<td class=\"cell {class}\" data-row=\"{}\" data-peer=\"{}\" data-pass=\"{}\" data-fail=\"{}\" data-xfail=\"{}\" data-skipped=\"{}\"><a href=\"#{}\">{text}</a></td>",
+                            e(row),
+                            e(p),
+                            c.pass,
+                            c.failures(),
+                            c.expected_failure,
+                            c.skipped,
+                            slug(&format!("cell {row} {p}"))
+                        );
+                    }
+                }
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n<h2>Failures</h2>\n");
+    let mut any = false;
+    for row in &rows {
+        for p in &peers {
+            let Some((_, failing)) = cells.get(&(row.clone(), p.clone())) else {
+                continue;
+            };
+            if failing.is_empty() {
+                continue;
+            }
+            any = true;
+            let _ = writeln!(
+                out,
+                "<section class=\"cell-detail\" id=\"{}\"><h3>{} · {} <span class=\"why\">({} listed)</span></h3>",
+                slug(&format!("cell {row} {p}")),
+                e(row),
+                e(p),
+                failing.len()
+            );
+            for o in failing.iter().take(HTML_IN_FULL) {
+                html_failure(&mut out, o);
+            }
+            if failing.len() > HTML_IN_FULL {
+                let _ = write!(
+                    out,
+                    "<p>{} more, by id:</p><ul class=\"listed\">",
+                    failing.len() - HTML_IN_FULL
+                );
+                for o in failing.iter().skip(HTML_IN_FULL).take(HTML_LISTED) {
+                    let _ = write!(
+                        out,
+                        "<li><code>{}</code> {}</li>",
+                        e(&o.id),
+                        o.verdict.tag()
+                    );
+                }
+                out.push_str("</ul>");
+                let rest = failing.len().saturating_sub(HTML_IN_FULL + HTML_LISTED);
+                if rest > 0 {
+                    let _ = write!(
+                        out,
+                        "<p>… and {rest} more (every one is in the JSON lines results).</p>"
+                    );
+                }
+            }
+            out.push_str("</section>\n");
+        }
+    }
+    if !any {
+        out.push_str("<p>None: every trial passed, was an expected failure, or was skipped.</p>\n");
+    }
+    out.push_str("</main></body></html>\n");
+    out
+}
+
+/// One failing (or expected-failing) trial as a collapsed block.
+fn html_failure(out: &mut String, o: &Outcome) {
+    let e = html_escape;
+    let what = match &o.verdict {
+        // The id names the law; say what is wrong with it.
+        Verdict::Fail { report } if o.kind == Kind::Law => e(report
+            .cases
+            .first()
+            .and_then(|c| c.problems.first())
+            .unwrap_or(&report.summary)),
+        Verdict::Fail { report } => e(&report.summary),
+        Verdict::ExpectedFailure { reason, .. } => format!("expected failure: {}", e(reason)),
+        Verdict::UnexpectedPass { reason, source } => {
+            format!(
+                "passes, but {} lists it as an expected failure ({}); remove that entry",
+                e(source),
+                e(reason)
+            )
+        }
+        Verdict::Broken { why } => format!("broken: {}", e(why.lines().next().unwrap_or(why))),
+        _ => String::new(),
+    };
+    let _ = write!(
+        out,
+        "<details class=\"failure\" data-trial=\"{}\" data-verdict=\"{}\"><summary>{} <span class=\"why\">{}</span></summary>",
+        e(&o.id),
+        o.verdict.tag(),
+        e(&o.id),
+        what
+    );
+    match &o.verdict {
+        Verdict::Broken { why } => {
+            let _ = write!(out, "<pre>{}</pre>", e(why));
+        }
+        _ => {
+            if let Some(report) = o.verdict.report() {
+                for case in &report.cases {
+                    let _ = write!(out, "<h4>{}</h4>", e(&case.title));
+                    if let Some(spec) = &case.spec {
+                        let _ = write!(out, "<p>spec: <b>{}</b></p>", e(spec));
+                    }
+                    if let Some(d) = &case.decision {
+                        let _ = write!(out, "<p class=\"why\">{}</p>", e(d));
+                    }
+                    if !case.tree.is_empty() {
+                        out.push_str(
+                            "<table class=\"tree\"><tr><th>path</th><th>content</th></tr>",
+                        );
+                        for t in &case.tree {
+                            let _ = write!(
+                                out,
+                                "<tr><td><code>{}</code></td><td><code>{}</code></td></tr>",
+                                e(&visible(&t.path)),
+                                e(&visible(&t.content))
+                            );
+                        }
+                        out.push_str("</table>");
+                    }
+                    let _ = write!(
+                        out,
+                        "<p>call:</p><pre>{}</pre>",
+                        e(&visible(&compact(&case.call)))
+                    );
+                    for p in &case.problems {
+                        let _ = write!(out, "<p>{}</p>", e(p));
+                    }
+                    if !case.diff.is_empty() {
+                        out.push_str("<pre class=\"diff\">");
+                        for line in case.diff.lines() {
+                            let class = match line.chars().next() {
+                                Some('-') => " class=\"del\"",
+                                Some('+') => " class=\"ins\"",
+                                _ => "",
+                            };
+                            let _ = writeln!(out, "<span{class}>{}</span>", e(line));
+                        }
+                        out.push_str("</pre>");
+                    }
+                    if let Some(r) = &case.replay {
+                        let _ = write!(out, "<p>replay: <code>{}</code></p>", e(r));
+                    }
+                    if let Some(r) = &case.recorded {
+                        let _ = write!(out, "<p>{}</p>", e(r));
+                    }
+                }
+                if let Some(h) = &report.health {
+                    let _ = write!(
+                        out,
+                        "<p>the peer had {} fault(s) during this trial:</p><pre>{}</pre>",
+                        h.faults,
+                        e(&h.recent.join("\n"))
+                    );
+                }
+            }
+        }
+    }
+    out.push_str("</details>\n");
+}

@@ -1,0 +1,165 @@
+//! The human format: one failure as text (summary, spec section, tree,
+//! call, problems, a diff, the replay command, the peer's faults), one
+//! outcome that needs attention, and the run's closing summary. `cargo
+//! test` prints [`human_report`] as a trial's failure; `lawsuite run`
+//! streams [`human_outcome`] as each trial ends.
+
+use std::fmt::Write as _;
+
+use super::*;
+use crate::conformance::{Outcome, Report, Summary, Verdict};
+use crate::kit::report::{json_diff, visible};
+
+/// One failure (or an expected failure's detail) as text.
+pub fn human_report(report: &Report, color: bool) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", report.summary);
+    for case in &report.cases {
+        let _ = writeln!(out, "\n  {}", case.title);
+        if let Some(spec) = &case.spec {
+            let _ = writeln!(out, "  spec: {spec}");
+        }
+        if let Some(decision) = &case.decision {
+            let _ = writeln!(out, "  why: {decision}");
+        }
+        if !case.tree.is_empty() {
+            let _ = writeln!(out, "  tree:");
+            for entry in &case.tree {
+                let _ = writeln!(
+                    out,
+                    "    {}: {}",
+                    visible(&entry.path),
+                    visible(&entry.content)
+                );
+            }
+        }
+        let _ = writeln!(out, "  call: {}", visible(&compact(&case.call)));
+        for problem in &case.problems {
+            let _ = writeln!(out, "  {problem}");
+        }
+        if case.expected != case.actual {
+            let _ = writeln!(out, "  - expected, + actual:");
+            let coloured;
+            let diff = if color {
+                coloured = json_diff(&case.expected, &case.actual, true);
+                &coloured
+            } else {
+                &case.diff
+            };
+            for line in diff.lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+        if let Some(replay) = &case.replay {
+            let _ = writeln!(out, "  replay: {replay}");
+        }
+        if let Some(recorded) = &case.recorded {
+            let _ = writeln!(out, "  {recorded}");
+        }
+    }
+    if let Some(health) = &report.health {
+        let _ = writeln!(
+            out,
+            "\n  the peer had {} fault(s) during this trial:",
+            health.faults
+        );
+        for fault in &health.recent {
+            for (i, line) in fault.lines().enumerate() {
+                let _ = writeln!(out, "  {} {line}", if i == 0 { "-" } else { " " });
+            }
+        }
+        if let Some(stopped) = &health.stopped {
+            let _ = writeln!(out, "  the harness stopped restarting it: {stopped}");
+        }
+    }
+    out
+}
+
+/// One outcome that needs attention as text: a failure, an unexpected
+/// pass, a broken trial; `None` for the others.
+pub fn human_outcome(outcome: &Outcome, color: bool) -> Option<String> {
+    let head = |what: &str| format!("{what} {}", outcome.id);
+    match &outcome.verdict {
+        Verdict::Fail { report } => {
+            Some(format!("{}\n{}", head("FAIL"), human_report(report, color)))
+        }
+        Verdict::UnexpectedPass { reason, source } => Some(format!(
+            "{}\n{} passes on {}, but {source} lists it as an expected failure ({reason}); remove that entry\n",
+            head("UNEXPECTED PASS"),
+            outcome.item,
+            outcome.peer.as_deref().unwrap_or("the peer"),
+        )),
+        Verdict::Broken { why } => Some(format!("{}\n{why}\n", head("BROKEN"))),
+        _ => None,
+    }
+}
+
+/// The end of a human run: counts by kind, by peer, failing spec
+/// sections, stopped peers, time.
+pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
+    let mut out = String::new();
+    let line = |c: &crate::conformance::Counts| {
+        let mut parts = vec![format!("{} pass", c.pass)];
+        for (n, what) in [
+            (c.fail, "fail"),
+            (c.expected_failure, "expected failures"),
+            (c.unexpected_pass, "unexpected passes"),
+            (c.broken, "broken"),
+            (c.skipped, "skipped"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        parts.join(", ")
+    };
+    for (kind, label) in [
+        ("law", "laws (law × peer)"),
+        ("regression", "regressions (file × peer)"),
+        ("seed", "seeds (seed × subject)"),
+        ("check", "checks"),
+    ] {
+        if let Some(c) = summary.by_kind.get(kind) {
+            let _ = write!(out, "{label}: {}", line(c));
+            if kind == "seed" {
+                let _ = write!(
+                    out,
+                    "; {} seeds of {}{}, {} divergent calls",
+                    summary.seeds,
+                    info.generator.as_deref().unwrap_or("?"),
+                    info.seeds
+                        .as_ref()
+                        .map(|s| format!(" ({s})"))
+                        .unwrap_or_default(),
+                    summary.divergent_calls
+                );
+            }
+            out.push('\n');
+        }
+    }
+    if summary.by_peer.len() > 1 {
+        for (peer, c) in &summary.by_peer {
+            let _ = writeln!(out, "  {peer}: {}", line(c));
+        }
+    }
+    let failing = summary.failing_sections();
+    if !failing.is_empty() {
+        let _ = writeln!(out, "failing laws by section: {}", failing.join(", "));
+    }
+    for (peer, at, why) in &summary.stopped {
+        let _ = writeln!(
+            out,
+            "PEER STOPPED: the harness gave up restarting {peer} during {at}: {}; its later trials count as broken",
+            why.lines().next().unwrap_or(why)
+        );
+    }
+    let total = summary.total();
+    let _ = writeln!(
+        out,
+        "{} trials in {:.1} s: {} fail the run",
+        total.total(),
+        summary.seconds,
+        total.failures()
+    );
+    out
+}

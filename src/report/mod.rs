@@ -1,0 +1,236 @@
+//! A run's results for people and for machines: the same facts in every
+//! [`Format`], so a failure carries its reason wherever it is read. Both
+//! front doors write through here: `cargo test` prints
+//! [`human::human_report`] as a trial's failure, `lawsuite run`, `merge`
+//! and `report` [`render`] whole runs.
+//!
+//! | format | file | for |
+//! | --- | --- | --- |
+//! | human | [`human`] | people at a terminal: each failure with its diff and replay command, then a summary |
+//! | json | [`json`](mod@json) | one document: the run, its summary, every outcome |
+//! | jsonl | [`json`](mod@json) | one object a line as results arrive; the input of `merge` and `report` ([`results`]) |
+//! | junit | [`junit`](mod@junit) | CI test reports |
+//! | markdown | [`markdown`](mod@markdown) | a CI job summary |
+//! | html | [`html`](mod@html) | one self-contained page |
+
+pub mod html;
+pub mod human;
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod results;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::conformance::{Outcome, Summary, Verdict};
+pub use html::{HTML_IN_FULL, HTML_LISTED, html};
+pub use human::{human_outcome, human_report, human_summary};
+pub use json::{json, jsonl_line};
+pub use junit::junit;
+pub use markdown::markdown;
+use results::{Closing, summary_line};
+
+/// A report format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Reports with diffs, for people.
+    Human,
+    /// One JSON document.
+    Json,
+    /// One JSON object per line, each result as it happens (a stopped run
+    /// keeps every result it reached).
+    Jsonl,
+    /// JUnit XML: one test suite per peer, one test case per law,
+    /// regression, seed, and divergent seed call, with the reason (for CI
+    /// test reports).
+    Junit,
+    /// A Markdown summary per peer (for a CI job summary).
+    Markdown,
+    /// One self-contained HTML page (see `lawsuite report`).
+    Html,
+}
+
+/// Who and what a run was, for the head of every report.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunInfo {
+    /// lawsuite's version.
+    pub lawsuite: String,
+    /// The project file, or the directory taken as the project.
+    pub project: String,
+    /// The reference's registered name.
+    pub reference: String,
+    /// Every peer of the run.
+    pub peers: Vec<PeerInfo>,
+    /// The seeds' generator, when seeds run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<String>,
+    /// The seeds, as given (`0..1000`), when seeds run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<String>,
+    /// The generator's ground.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ground: Option<String>,
+    /// When the run started, seconds since the Unix epoch.
+    pub started: u64,
+    /// The machine: operating system, architecture, cores.
+    pub machine: String,
+    /// The trials the run selected, so a reader can tell how many are
+    /// missing from a run that did not finish.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<usize>,
+    /// `K/N` for `run --shard K/N`: `lawsuite merge` checks that every
+    /// shard of the sweep is there, once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+}
+
+/// One peer of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PeerInfo {
+    /// Its registered name.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+    /// The built-in it is, if it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub builtin: Option<String>,
+    /// The language it is written in, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// The ground it claims.
+    pub ground: String,
+}
+
+/// The machine, for [`RunInfo::machine`].
+pub fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!(
+        "{} {}, {cores} cores",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
+}
+
+fn compact(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Seconds since the Unix epoch as `YYYY-MM-DD HH:MM UTC` (the civil
+/// calendar from a day count, as in Howard Hinnant's `civil_from_days`).
+///
+/// ```
+/// assert_eq!(lawsuite::report::utc(1796161431), "2026-12-01 21:43 UTC");
+/// ```
+pub fn utc(seconds: u64) -> String {
+    let days = (seconds / 86_400) as i64;
+    let time = seconds % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        time / 3600,
+        time % 3600 / 60
+    )
+}
+
+/// The end-of-run text of `format`: for `human`, what was not streamed
+/// (or, with `all_failures`, every failure too); for the document formats,
+/// the whole document. `max_reports` caps the failures shown in full (0:
+/// all).
+pub fn render(
+    format: Format,
+    info: &RunInfo,
+    outcomes: &[Outcome],
+    summary: &Summary,
+    closing: &Closing,
+    max_reports: usize,
+    all_failures: bool,
+) -> String {
+    let cap = if max_reports == 0 {
+        usize::MAX
+    } else {
+        max_reports
+    };
+    match format {
+        Format::Human => {
+            let mut out = String::new();
+            if all_failures {
+                let failing: Vec<String> = outcomes
+                    .iter()
+                    .filter_map(|o| human_outcome(o, false))
+                    .collect();
+                for text in failing.iter().take(cap) {
+                    out.push_str(text);
+                    out.push('\n');
+                }
+                if failing.len() > cap {
+                    out.push_str(&format!(
+                        "… and {} more failures not shown in full (--max-reports 0 shows all)\n",
+                        failing.len() - cap
+                    ));
+                }
+            }
+            for (why, n) in skip_reasons(outcomes) {
+                out.push_str(&format!("skipped {n}: {why}\n"));
+            }
+            for (why, n) in documented(outcomes) {
+                out.push_str(&format!("documented difference {why}: {n} calls\n"));
+            }
+            out + &human_summary(info, summary)
+        }
+        Format::Jsonl => {
+            let mut out = String::new();
+            if all_failures {
+                out.push_str(&jsonl_line("run", info));
+                out.push('\n');
+                for o in outcomes {
+                    out.push_str(&jsonl_line("outcome", o));
+                    out.push('\n');
+                }
+            }
+            out + &summary_line(summary, closing) + "\n"
+        }
+        Format::Json => json(info, outcomes, summary) + "\n",
+        Format::Junit => junit(info, outcomes, summary),
+        Format::Markdown => markdown(info, outcomes, summary, cap),
+        Format::Html => html(info, outcomes, summary),
+    }
+}
+
+/// Skip reasons with their counts, most frequent first.
+fn skip_reasons(outcomes: &[Outcome]) -> Vec<(String, usize)> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for o in outcomes {
+        if let Verdict::Skipped { why } = &o.verdict {
+            *counts.entry(why.clone()).or_default() += 1;
+        }
+    }
+    let mut out: Vec<(String, usize)> = counts.into_iter().collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
+
+/// Documented differences over every seed: `peer: id` → calls.
+fn documented(outcomes: &[Outcome]) -> Vec<(String, usize)> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for o in outcomes {
+        for (why, n) in &o.documented {
+            *counts
+                .entry(format!("{}: {why}", o.peer.as_deref().unwrap_or("?")))
+                .or_default() += n;
+        }
+    }
+    counts.into_iter().collect()
+}
