@@ -21,9 +21,63 @@
 //! ```
 
 use std::fmt;
+use std::sync::Arc;
 
-use super::Subject;
+use crate::peer::Search;
 use crate::registry::{BUILTINS, Registry, builtin};
+
+/// A peer as the run knows it: its registered name, the built-in it is
+/// (lawsuite's own expected failures for that built-in apply to it), and
+/// the peer.
+#[derive(Clone)]
+pub struct Subject {
+    /// The registered name: trial ids, reports and the project's expected
+    /// failures use it.
+    pub name: String,
+    /// The built-in it is, if it is one.
+    pub builtin: Option<String>,
+    /// The peer.
+    pub peer: Arc<dyn Search>,
+}
+
+impl std::fmt::Debug for Subject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subject")
+            .field("name", &self.name)
+            .field("builtin", &self.builtin)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Subject {
+    /// A peer registered as `name` (not a built-in); its answers are
+    /// labelled with that name.
+    pub fn new(name: &str, peer: impl Search + 'static) -> Subject {
+        Subject {
+            name: name.to_string(),
+            builtin: None,
+            peer: crate::peer::Named::wrap(name, Arc::new(peer)),
+        }
+    }
+
+    /// A registry's peer, or why it cannot run here.
+    pub fn registered(entry: &crate::registry::Registered) -> Result<Subject, String> {
+        entry.peer.clone().map(|peer| Subject {
+            name: entry.name.clone(),
+            builtin: entry.builtin.clone(),
+            peer,
+        })
+    }
+
+    /// The built-in `builtin`, registered as `name`.
+    pub fn builtin(name: &str, builtin: &str, peer: Arc<dyn Search>) -> Subject {
+        Subject {
+            name: name.to_string(),
+            builtin: Some(builtin.to_string()),
+            peer: crate::peer::Named::wrap(name, peer),
+        }
+    }
+}
 
 /// A chosen peer that cannot run here.
 #[derive(Clone, Debug, PartialEq, Eq)]

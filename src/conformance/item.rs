@@ -1,0 +1,275 @@
+//! What a run holds: [`Item`]s (laws, regressions, seeds, checks), the
+//! [`Trial`]s they make with each peer, each trial's [`Outcome`], and how
+//! a failure's replay command is spelled ([`Replay`]).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::Verdict;
+use crate::kit::Generator;
+use crate::kit::regression::Regression;
+use crate::law::LoadedLaw;
+use crate::peer::Ground;
+
+/// What kind of item a trial runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A hand-written law.
+    Law,
+    /// A recorded regression.
+    Regression,
+    /// A generated plan.
+    Seed,
+    /// A check of the run itself: law coverage, a broken file, a peer that
+    /// cannot run.
+    Check,
+}
+
+impl Kind {
+    /// `law`, `regression`, `seed` or `check`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Law => "law",
+            Kind::Regression => "regression",
+            Kind::Seed => "seed",
+            Kind::Check => "check",
+        }
+    }
+}
+
+/// One generated plan to compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeedItem {
+    /// Its generator.
+    pub generator: Generator,
+    /// The generator's ground.
+    pub ground: Ground,
+    /// The seed.
+    pub seed: u64,
+    /// Only this call of the plan, when set.
+    pub only_call: Option<usize>,
+}
+
+impl SeedItem {
+    /// `seed::smthrs::0051`, or `seed::lawsuite@full::0051` on the full
+    /// ground.
+    pub fn id(&self) -> String {
+        let ground = match self.ground {
+            Ground::Full if self.generator == Generator::Lawsuite => "@full",
+            _ => "",
+        };
+        format!("seed::{}{ground}::{:04}", self.generator.name(), self.seed)
+    }
+}
+
+/// One thing a run checks.
+#[derive(Clone, Debug)]
+pub enum Item {
+    /// A law, on every peer.
+    Law(Arc<LoadedLaw>),
+    /// A regression file, on every peer.
+    Regression {
+        /// The file's stem: its id.
+        name: String,
+        /// The file.
+        path: PathBuf,
+        /// What it holds.
+        regression: Arc<Regression>,
+    },
+    /// A plan, on every subject against the reference.
+    Seed(SeedItem),
+    /// Every section of the spec has a law.
+    Coverage {
+        /// The sections no law pins.
+        uncovered: Vec<String>,
+        /// How many laws were looked at.
+        laws: usize,
+    },
+    /// A problem found while loading: a broken law, regression or
+    /// expectations file, an expectation naming no known law. Always
+    /// broken.
+    Problem {
+        /// Its id, e.g. `law::invalid::grep::context::x`.
+        id: String,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// A registered peer that cannot run here: skipped, with the reason.
+    Unavailable {
+        /// Its registered name.
+        name: String,
+        /// Why, and what to do.
+        why: String,
+    },
+}
+
+impl Item {
+    /// The item's id: the trial id without the peer.
+    pub fn id(&self) -> String {
+        match self {
+            Item::Law(l) => format!("law::{}", l.id),
+            Item::Regression { name, .. } => format!("regression::{name}"),
+            Item::Seed(s) => s.id(),
+            Item::Coverage { .. } => "law::coverage".into(),
+            Item::Problem { id, .. } => id.clone(),
+            Item::Unavailable { name, .. } => format!("unavailable::{name}"),
+        }
+    }
+
+    /// Its kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Item::Law(_) => Kind::Law,
+            Item::Regression { .. } => Kind::Regression,
+            Item::Seed(_) => Kind::Seed,
+            _ => Kind::Check,
+        }
+    }
+
+    /// The spec section it pins, for a law.
+    pub fn spec(&self) -> Option<&str> {
+        match self {
+            Item::Law(l) => Some(&l.law.spec),
+            _ => None,
+        }
+    }
+}
+
+/// One item on one peer (or, for a check, on none).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trial {
+    /// `<item id>::<peer>`, or the item id for a check.
+    pub id: String,
+    /// The item's index in the engine.
+    pub item: usize,
+    /// The peer: 0 is the reference, `i + 1` the subject `i`.
+    pub peer: Option<usize>,
+    /// The item's kind.
+    pub kind: Kind,
+    /// Why it does not run, when it does not.
+    pub skip: Option<String>,
+}
+
+/// The result of one trial.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    /// The trial id.
+    pub id: String,
+    /// The item id.
+    pub item: String,
+    /// The item's kind.
+    pub kind: Kind,
+    /// The peer's registered name (none for a check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer: Option<String>,
+    /// The spec section, for a law.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
+    /// The verdict.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// For a seed: the calls where the peer differs from the reference in
+    /// a way it documents, by documented difference.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub documented: BTreeMap<String, usize>,
+    /// Wall-clock seconds the trial took.
+    pub seconds: f64,
+}
+
+/// How replay commands are spelled: the command line of the binary that
+/// is running, or a `cargo test` trial.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Replay {
+    /// `<program> run … --exact <trial>`, with `flags` (e.g. `--registry
+    /// peers.toml`) so the command finds the same peers.
+    Cli {
+        /// How the binary was invoked (`lawsuite`, or its path).
+        program: String,
+        /// Flags to repeat.
+        flags: Vec<String>,
+    },
+    /// `cargo test --test <target> -- <trial> --exact`, with the
+    /// environment a seed outside the default set needs.
+    CargoTest {
+        /// The test target (`conformance`), if known.
+        target: Option<String>,
+    },
+}
+
+impl Default for Replay {
+    fn default() -> Replay {
+        Replay::CargoTest { target: None }
+    }
+}
+
+impl Replay {
+    /// The command that runs `trial` of `item` on `peer` again (for a seed,
+    /// only `call` of its plan when given).
+    pub(super) fn command(
+        &self,
+        item: &Item,
+        trial: &str,
+        peer: &str,
+        call: Option<usize>,
+    ) -> String {
+        match self {
+            Replay::Cli { program, flags } => {
+                let mut words = vec![shell_word(program), "run".into()];
+                if let Item::Seed(s) = item {
+                    words.extend(["--generator".into(), s.generator.name().into()]);
+                    if s.ground == Ground::Full && s.generator == Generator::Lawsuite {
+                        words.extend(["--ground".into(), "full".into()]);
+                    }
+                    words.extend(["--seeds".into(), s.seed.to_string()]);
+                    if let Some(c) = call.or(s.only_call) {
+                        words.extend(["--call".into(), c.to_string()]);
+                    }
+                }
+                words.extend(["--peer".into(), shell_word(peer)]);
+                words.extend(flags.iter().map(|f| shell_word(f)));
+                words.extend(["--exact".into(), shell_word(trial)]);
+                words.join(" ")
+            }
+            Replay::CargoTest { target } => {
+                let mut env = String::new();
+                if let Item::Seed(s) = item {
+                    if !s.generator.default_seeds().contains(&s.seed) {
+                        env.push_str(&format!("LAWSUITE_SEEDS={} ", s.seed));
+                    }
+                    if s.ground == Ground::Full && s.generator == Generator::Lawsuite {
+                        env.push_str("LAWSUITE_GROUND=full ");
+                    }
+                }
+                let target = target
+                    .as_ref()
+                    .map(|t| format!(" --test {}", shell_word(t)))
+                    .unwrap_or_default();
+                format!("{env}cargo test{target} -- {} --exact", shell_word(trial))
+            }
+        }
+    }
+}
+
+/// `word` quoted for a POSIX shell when it needs to be (replay commands).
+///
+/// ```
+/// use lawsuite::conformance::shell_word;
+/// assert_eq!(shell_word("law::grep::a"), "law::grep::a");
+/// assert_eq!(shell_word(r#"{"a":"it's"}"#), r#"'{"a":"it'\''s"}'"#);
+/// ```
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}

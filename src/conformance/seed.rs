@@ -1,0 +1,275 @@
+//! Judging a seed: its plan through the reference and every subject in
+//! one pass, each subject's divergences its verdict (those its registered
+//! built-in documents counted apart), the first few shrunk and recorded
+//! when asked.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::verdict;
+use super::{Case, Engine, Item, Outcome, Report, SeedItem, Subject, TreeEntry, Verdict};
+use crate::kit::compare::{Compared, Divergence, compare_plan};
+use crate::kit::generate;
+use crate::kit::plan::PLAN_ROOT;
+use crate::kit::regression::shrink_to_regression;
+use crate::peer::{Health, Search};
+
+impl Engine {
+    /// A seed on its subjects, compared with the reference in one pass.
+    pub(super) fn run_seed(
+        &self,
+        item: &Item,
+        seed: &SeedItem,
+        peers: &[Option<usize>],
+        started: Instant,
+    ) -> Vec<Outcome> {
+        let reference = &self.everyone[0];
+        let mut verdicts: Vec<Option<Verdict>> = vec![None; peers.len()];
+        let mut asked: Vec<(usize, &Subject)> = Vec::new();
+        for (slot, p) in peers.iter().enumerate() {
+            let Some(subject) = p.and_then(|p| (p > 0).then(|| &self.everyone[p])) else {
+                verdicts[slot] = Some(Verdict::Broken {
+                    why: "a seed compares a subject with the reference; it has no trial of its own on the reference".into(),
+                });
+                continue;
+            };
+            if let Some(why) = self.skip(item, subject) {
+                verdicts[slot] = Some(Verdict::Skipped { why });
+            } else if let Some(v) = self.stopped_verdict(subject) {
+                verdicts[slot] = Some(v);
+            } else {
+                asked.push((slot, subject));
+            }
+        }
+        let mut documented: Vec<BTreeMap<String, usize>> = vec![BTreeMap::new(); peers.len()];
+        if !asked.is_empty() {
+            let before: Vec<usize> = asked
+                .iter()
+                .map(|(_, s)| s.peer.health().map_or(0, |h| h.faults))
+                .collect();
+            let plan =
+                generate(seed.generator, seed.seed, PLAN_ROOT, seed.ground).map(|plan| match seed
+                    .only_call
+                {
+                    Some(call) => plan.only_call(call),
+                    None => plan,
+                });
+            // A subject's documented differences are its registered
+            // built-in's, never the peer's own say.
+            let subjects: Vec<Compared<'_>> = asked
+                .iter()
+                .map(|(_, s)| Compared {
+                    peer: s.peer.as_ref(),
+                    builtin: s.builtin.as_deref(),
+                })
+                .collect();
+            let compared = plan.and_then(|plan| {
+                compare_plan(&plan, reference.peer.as_ref(), &subjects)
+                    .map(|ds| (plan, ds))
+                    .map_err(|e| format!("its tree cannot be written: {e}"))
+            });
+            for (i, (slot, subject)) in asked.iter().enumerate() {
+                let verdict = match &compared {
+                    Err(e) => Verdict::Broken {
+                        why: format!("{}: {e}", item.id()),
+                    },
+                    Ok((plan, divergences)) => {
+                        let (verdict, explained) = self.seed_verdict(
+                            item,
+                            plan,
+                            divergences,
+                            &subjects,
+                            i,
+                            subject,
+                            before[i],
+                        );
+                        documented[*slot] = explained;
+                        verdict
+                    }
+                };
+                verdicts[*slot] = Some(self.note_stop(item, subject, verdict));
+            }
+        }
+        let elapsed = started.elapsed();
+        verdicts
+            .into_iter()
+            .zip(documented)
+            .zip(peers)
+            .map(|((verdict, documented), p)| {
+                let subject = p.map(|p| &self.everyone[p]);
+                let mut o = self.outcome(
+                    item,
+                    subject,
+                    verdict.unwrap_or(Verdict::Broken {
+                        why: "not judged".into(),
+                    }),
+                    documented,
+                    started,
+                );
+                o.seconds = elapsed.as_secs_f64();
+                o
+            })
+            .collect()
+    }
+
+    /// The verdict of one subject on a compared plan, with the documented
+    /// differences it showed.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn seed_verdict(
+        &self,
+        item: &Item,
+        plan: &crate::kit::plan::Plan,
+        divergences: &[Divergence],
+        compared: &[Compared<'_>],
+        position: usize,
+        subject: &Subject,
+        faults_before: usize,
+    ) -> (Verdict, BTreeMap<String, usize>) {
+        let mut documented = BTreeMap::new();
+        let mut cases = Vec::new();
+        for d in divergences {
+            let reference = d.reference_answer();
+            // A divergence's answers are the reference's, then those of the
+            // compared subjects that answer the call's method, in order:
+            // find this subject's by position, never by name (two subjects
+            // may be the same built-in).
+            let method = d.call.method();
+            if !compared[position].peer.supports(method) {
+                continue;
+            }
+            let at = compared[..position]
+                .iter()
+                .filter(|s| s.peer.supports(method))
+                .count();
+            let Some(answer) = d.answers.get(at + 1) else {
+                continue;
+            };
+            if Some(&answer.answer) == reference {
+                continue;
+            }
+            if let Some(why) = &answer.explained {
+                *documented.entry(why.clone()).or_default() += 1;
+                continue;
+            }
+            cases.push((d, answer.answer.clone()));
+        }
+        if cases.is_empty() {
+            return (Verdict::Pass, documented);
+        }
+        let trial = format!("{}::{}", item.id(), subject.name);
+        let total = cases.len();
+        let mut report_cases = Vec::new();
+        for (n, (d, actual)) in cases.into_iter().enumerate() {
+            let expected = d.reference_answer().cloned().unwrap_or(Value::Null);
+            // Shrinking costs seconds a case: only the first few of a seed.
+            let recorded = match &self.record {
+                Some(dir) if n < 3 => Some(
+                    match record(
+                        plan,
+                        d,
+                        self.everyone[0].peer.as_ref(),
+                        subject.peer.as_ref(),
+                        dir,
+                    ) {
+                        Ok(path) => format!("recorded {}", path.display()),
+                        Err(e) => format!("not recorded: {e}"),
+                    },
+                ),
+                _ => None,
+            };
+            report_cases.push(Case {
+                title: format!(
+                    "{} seed {}, call {} ({})",
+                    d.generator,
+                    d.seed,
+                    d.call_index,
+                    d.call.method()
+                ),
+                spec: None,
+                decision: None,
+                tree: d
+                    .tree
+                    .sample
+                    .iter()
+                    .map(|path| TreeEntry {
+                        path: path.clone(),
+                        content: plan
+                            .files
+                            .iter()
+                            .find(|f| &f.path == path)
+                            .map_or_else(String::new, |f| f.describe()),
+                    })
+                    .collect(),
+                call: serde_json::to_value(&d.call).unwrap_or(Value::Null),
+                diff: crate::kit::report::json_diff(
+                    &verdict::align_keys(&expected, &actual),
+                    &actual,
+                    false,
+                ),
+                expected: verdict::align_keys(&expected, &actual),
+                actual,
+                problems: vec![format!(
+                    "{} answers differently from the reference {} ({} files in the tree, {} bytes)",
+                    subject.name, self.everyone[0].name, d.tree.files, d.tree.bytes
+                )],
+                replay: Some(
+                    self.replay
+                        .command(item, &trial, &subject.name, Some(d.call_index)),
+                ),
+                recorded,
+            });
+        }
+        let health = faults_since(subject, faults_before);
+        (
+            Verdict::Fail {
+                report: Report {
+                    summary: format!(
+                        "{total} of {} calls of {} diverge from the reference {}",
+                        plan.call_count(),
+                        item.id(),
+                        self.everyone[0].name
+                    ),
+                    cases: report_cases,
+                    health,
+                },
+            },
+            documented,
+        )
+    }
+}
+
+/// The faults `subject` had since its count was `before` (the last three
+/// of them), or `None` when it had none and is not stopped: what a report
+/// shows beside the failure they caused.
+pub(super) fn faults_since(subject: &Subject, before: usize) -> Option<Health> {
+    let h = subject.peer.health()?;
+    let new = h.faults.saturating_sub(before);
+    (new > 0 || h.stopped.is_some()).then(|| Health {
+        faults: new,
+        recent: h
+            .recent
+            .iter()
+            .rev()
+            .take(new.min(3))
+            .rev()
+            .cloned()
+            .collect(),
+        stopped: h.stopped.clone(),
+    })
+}
+
+/// Shrink a divergence and write it as a regression file under `dir`.
+pub fn record(
+    plan: &crate::kit::plan::Plan,
+    d: &Divergence,
+    reference: &dyn Search,
+    peer: &dyn Search,
+    dir: &Path,
+) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    let (regression, _) =
+        shrink_to_regression(plan, d.call_index, d.call.clone(), reference, peer, None)?;
+    Ok(regression.write(dir, &regression.default_name())?)
+}

@@ -1,0 +1,148 @@
+//! A run's counts: by peer, by kind, and the failing spec sections.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Kind, Outcome, Verdict};
+
+/// Counts of verdicts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counts {
+    /// Passed.
+    pub pass: usize,
+    /// Failed.
+    pub fail: usize,
+    /// Listed failures that failed.
+    pub expected_failure: usize,
+    /// Listed failures that passed.
+    pub unexpected_pass: usize,
+    /// Not run.
+    pub skipped: usize,
+    /// Could not be judged.
+    pub broken: usize,
+}
+
+impl Counts {
+    /// Count one verdict.
+    pub fn add(&mut self, verdict: &Verdict) {
+        match verdict {
+            Verdict::Pass => self.pass += 1,
+            Verdict::Fail { .. } => self.fail += 1,
+            Verdict::ExpectedFailure { .. } => self.expected_failure += 1,
+            Verdict::UnexpectedPass { .. } => self.unexpected_pass += 1,
+            Verdict::Skipped { .. } => self.skipped += 1,
+            Verdict::Broken { .. } => self.broken += 1,
+        }
+    }
+
+    /// Every trial counted.
+    pub fn total(&self) -> usize {
+        self.pass
+            + self.fail
+            + self.expected_failure
+            + self.unexpected_pass
+            + self.skipped
+            + self.broken
+    }
+
+    /// Trials that fail the run.
+    pub fn failures(&self) -> usize {
+        self.fail + self.unexpected_pass + self.broken
+    }
+}
+
+/// What a run found, counted.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    /// By kind of item.
+    pub by_kind: BTreeMap<String, Counts>,
+    /// By registered peer name.
+    pub by_peer: BTreeMap<String, Counts>,
+    /// Laws by spec section (`search-contract §13`).
+    pub by_section: BTreeMap<String, Counts>,
+    /// Divergent calls over every seed.
+    pub divergent_calls: usize,
+    /// Seeds run (each seed once, however many subjects).
+    pub seeds: usize,
+    /// Peers the harness stopped restarting: (peer, trial, why).
+    pub stopped: Vec<(String, String, String)>,
+    /// Wall-clock seconds of the whole run.
+    pub seconds: f64,
+}
+
+impl Summary {
+    /// Count `outcomes`.
+    pub fn of(
+        outcomes: &[Outcome],
+        elapsed: Duration,
+        stopped: Vec<(String, String, String)>,
+    ) -> Summary {
+        let mut s = Summary {
+            seconds: elapsed.as_secs_f64(),
+            stopped,
+            ..Summary::default()
+        };
+        let mut seeds = std::collections::HashSet::new();
+        for o in outcomes {
+            s.by_kind
+                .entry(o.kind.name().to_string())
+                .or_default()
+                .add(&o.verdict);
+            if let Some(peer) = &o.peer {
+                s.by_peer.entry(peer.clone()).or_default().add(&o.verdict);
+            }
+            if let Some(spec) = &o.spec {
+                s.by_section
+                    .entry(section_of(spec))
+                    .or_default()
+                    .add(&o.verdict);
+            }
+            if o.kind == Kind::Seed {
+                seeds.insert(o.item.clone());
+                if let Verdict::Fail { report } = &o.verdict {
+                    s.divergent_calls += report.cases.len();
+                }
+            }
+        }
+        s.seeds = seeds.len();
+        s
+    }
+
+    /// The spec sections with laws that fail the run, with their counts:
+    /// `search-contract §8 (3)`.
+    pub fn failing_sections(&self) -> Vec<String> {
+        self.by_section
+            .iter()
+            .filter(|(_, c)| c.failures() > 0)
+            .map(|(s, c)| format!("{s} ({})", c.failures()))
+            .collect()
+    }
+
+    /// Every trial counted.
+    pub fn total(&self) -> Counts {
+        let mut c = Counts::default();
+        for k in self.by_kind.values() {
+            c.pass += k.pass;
+            c.fail += k.fail;
+            c.expected_failure += k.expected_failure;
+            c.unexpected_pass += k.unexpected_pass;
+            c.skipped += k.skipped;
+            c.broken += k.broken;
+        }
+        c
+    }
+}
+
+/// `search-contract §13.1` → `search-contract §13`: the top-level section
+/// a law's spec names, for grouping.
+pub fn section_of(spec: &str) -> String {
+    let Some((doc, after)) = spec.split_once('§') else {
+        return spec.to_string();
+    };
+    let number: String = after.chars().take_while(char::is_ascii_digit).collect();
+    format!("{}§{number}", doc)
+}
