@@ -66,8 +66,7 @@
 //! | [`conformance`] | the engine: laws, regressions, seeds × peers → verdicts; reports in every format |
 //! | [`contract`] | wire types, validation, pattern grammar, globs, `.gitignore`, grouping, notices, errors (one module per spec section) |
 //! | [`peer`] | the [`peer::Search`] trait, [`peer::Method`], [`peer::Ground`], the no-op peer |
-//! | [`flow`] | the `grep`/`glob` flow handlers: validate, call a peer, literal retry |
-//! | [`flows`] | the `read`, `ls` and `bash` file flows |
+//! | [`flow`] | the flow layer: `grep`/`glob` over the seam (validate, normalise, literal retry), and the `read`, `ls` and `bash` flows |
 //! | [`portable`] | the in-process reference peer: walk and streaming scan |
 //! | [`ripgrep`] | the `rg`-driven peer, and `ripgrep-walk`, where `rg` walks |
 //! | [`differences`] | the built-in peers' known differences from the contract, one table: the laws each fails, the tests that show it, how a sweep recognises it |
@@ -96,7 +95,6 @@ pub mod contract;
 pub mod differences;
 pub mod environment;
 pub mod flow;
-pub mod flows;
 pub mod kit;
 pub mod law;
 pub mod peer;

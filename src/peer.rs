@@ -23,8 +23,8 @@ use crate::contract::{
     GrepRequest, StdError,
 };
 #[cfg(unix)]
-use crate::flows::{BashOutput, BashRequest};
-use crate::flows::{LsOutput, LsRequest, ReadOutput, ReadRequest};
+use crate::flow::{BashOutput, BashRequest};
+use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest};
 
 /// The wire names of the protocol methods (`peers/PROTOCOL.md`); in code,
 /// a method is a [`Method`], and these strings are only read and written
@@ -257,7 +257,7 @@ pub fn not_implemented(peer: &str, method: &str) -> StdError {
 /// // The file flows keep their refusing defaults, and the peer says so.
 /// use lawsuite::peer::Method;
 /// assert!(peer.supports(Method::Glob) && !peer.supports(Method::FlowRead));
-/// assert!(peer.read(&lawsuite::flows::ReadRequest::new("a.txt")).is_err());
+/// assert!(peer.read(&lawsuite::flow::ReadRequest::new("a.txt")).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub trait Search: Send + Sync {
@@ -298,13 +298,13 @@ pub trait Search: Send + Sync {
     /// external peer that declares `flow/grep`) answers it itself, so the
     /// flow laws test *its* validation, defaults and literal retry.
     fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
-        crate::flow::grep(self, request)
+        crate::flow::grep(|input| self.grep(input), request)
     }
     /// Run the glob flow on a caller's request (search-contract §5); the
     /// default is [`crate::flow::glob`] over [`Search::glob`], as for
     /// [`Search::flow_grep`].
     fn flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
-        crate::flow::glob(self, request)
+        crate::flow::glob(|input| self.glob(input), request)
     }
     /// Whether the peer answers `method` at all.
     ///

@@ -6,7 +6,6 @@ use std::sync::Mutex;
 use lawsuite::contract::{
     ContextLine, GlobInput, GlobOutput, GrepInput, GrepOutput, GrepRequest, Match, StdError,
 };
-use lawsuite::flow;
 use lawsuite::peer::Search;
 
 /// Answers from a script: regex calls get `regex`, literal calls `literal`.
@@ -68,7 +67,7 @@ fn empty_regex_answer_is_retried_literally() {
         },
         hit(),
     );
-    let out = flow::grep(&peer, &GrepRequest::new("compute(a, b)")).unwrap();
+    let out = peer.flow_grep(&GrepRequest::new("compute(a, b)")).unwrap();
     assert_eq!(out.retried_as_literal, Some(true));
     assert_eq!(
         out.notice.as_deref(),
@@ -87,7 +86,7 @@ fn fixed_strings_is_asked_exactly_once() {
     let peer = scripted(GrepOutput::default(), GrepOutput::default());
     let mut req = GrepRequest::new("call(x)");
     req.fixed_strings = Some(true);
-    let out = flow::grep(&peer, &req).unwrap();
+    let out = peer.flow_grep(&req).unwrap();
     assert!(out.matches.is_empty());
     assert_eq!(out.retried_as_literal, None);
     assert_eq!(peer.calls.lock().unwrap().len(), 1);
@@ -96,7 +95,7 @@ fn fixed_strings_is_asked_exactly_once() {
 #[test]
 fn no_metacharacter_no_retry() {
     let peer = scripted(GrepOutput::default(), hit());
-    flow::grep(&peer, &GrepRequest::new("plain words")).unwrap();
+    peer.flow_grep(&GrepRequest::new("plain words")).unwrap();
     assert_eq!(peer.calls.lock().unwrap().len(), 1);
 }
 
@@ -107,7 +106,7 @@ fn empty_literal_answer_returns_the_original() {
         ..GrepOutput::default()
     };
     let peer = scripted(original, GrepOutput::default());
-    let out = flow::grep(&peer, &GrepRequest::new("absent(x)")).unwrap();
+    let out = peer.flow_grep(&GrepRequest::new("absent(x)")).unwrap();
     assert_eq!(out.notice.as_deref(), Some("original notice"));
     assert_eq!(out.retried_as_literal, None);
     assert_eq!(peer.calls.lock().unwrap().len(), 2);
@@ -124,7 +123,7 @@ fn literal_notice_is_appended_after_one_space() {
     let peer = scripted(GrepOutput::default(), literal);
     let mut req = GrepRequest::new("compute(a, b)");
     req.files_with_matches = Some(true);
-    let out = flow::grep(&peer, &req).unwrap();
+    let out = peer.flow_grep(&req).unwrap();
     assert_eq!(
         out.notice.as_deref(),
         Some(
@@ -147,7 +146,7 @@ fn limit_zero_answer_counts_as_empty() {
     let peer = scripted(zero, hit());
     let mut req = GrepRequest::new("a.b");
     req.limit = Some(0);
-    let out = flow::grep(&peer, &req).unwrap();
+    let out = peer.flow_grep(&req).unwrap();
     assert_eq!(out.retried_as_literal, Some(true));
 }
 
@@ -158,7 +157,7 @@ fn invalid_requests_never_reach_the_peer() {
     req.context = Some(1);
     req.after_context = Some(0);
     assert_eq!(
-        flow::grep(&peer, &req).unwrap_err().message,
+        peer.flow_grep(&req).unwrap_err().message,
         "Invalid ripgrep options: -C cannot be combined with -A or -B"
     );
     assert!(peer.calls.lock().unwrap().is_empty());

@@ -15,7 +15,6 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use lawsuite::contract::{ErrorCode, GlobRequest, GrepRequest, StdError};
-use lawsuite::flow;
 use lawsuite::peer::Search;
 use lawsuite::portable::Portable;
 use lawsuite::ripgrep::{Ripgrep, RipgrepWalk};
@@ -169,12 +168,14 @@ impl Tree {
 
     fn grep(&self, peer: &dyn Search, req: Value) -> Result<Value, StdError> {
         let req: GrepRequest = serde_json::from_value(req).unwrap();
-        flow::grep(peer, &req).map(|v| serde_json::to_value(v).unwrap())
+        peer.flow_grep(&req)
+            .map(|v| serde_json::to_value(v).unwrap())
     }
 
     fn glob(&self, peer: &dyn Search, req: Value) -> Result<Value, StdError> {
         let req: GlobRequest = serde_json::from_value(req).unwrap();
-        flow::glob(peer, &req).map(|v| serde_json::to_value(v).unwrap())
+        peer.flow_glob(&req)
+            .map(|v| serde_json::to_value(v).unwrap())
     }
 }
 
@@ -1031,7 +1032,7 @@ fn drift_2_max_count_with_after_context() {
             json!({"pattern":"needle","root":root,"maxCount":2,"afterContext":1}),
         )
         .unwrap();
-        let got = serde_json::to_value(flow::grep(peer, &req).unwrap()).unwrap();
+        let got = serde_json::to_value(peer.flow_grep(&req).unwrap()).unwrap();
         let f = format!("{root}/a.txt");
         same(
             peer,
@@ -1087,7 +1088,7 @@ fn grep_test_7_1_repository_skip_list() {
                 json!({"pattern":"needle","root":root,"globs":["*.py"],"hidden":true}),
             )
             .unwrap();
-            let got = flow::grep(peer, &req).unwrap();
+            let got = peer.flow_grep(&req).unwrap();
             assert_eq!(
                 got.matches
                     .iter()

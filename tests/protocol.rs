@@ -704,7 +704,7 @@ fn serve_answers_the_flow_methods_like_the_flow_layer() {
     let root = dir.path().to_string_lossy().into_owned();
     let mut request = GrepRequest::new("needle(");
     request.root = Some(root.clone());
-    let local = lawsuite::flow::grep(&Portable::default(), &request);
+    let local = Portable::default().flow_grep(&request);
     let remote = external.call(
         method::FLOW_GREP,
         json!({"pattern": "needle(", "root": root}),
@@ -717,7 +717,7 @@ fn serve_answers_the_flow_methods_like_the_flow_layer() {
     }
     let mut request = GlobRequest::new("**/*.ts");
     request.root = Some(root.clone());
-    let local = lawsuite::flow::glob(&Portable::default(), &request).map(|o| json!(o));
+    let local = Portable::default().flow_glob(&request).map(|o| json!(o));
     let remote = external.call(
         method::FLOW_GLOB,
         json!({"pattern": "**/*.ts", "root": root}),
@@ -913,12 +913,12 @@ fn a_failing_trial_shows_the_fault_log_and_stderr_tail() {
 /// the spec's order, and require the ones always present.
 #[test]
 fn file_flow_schemas_match_the_wire_types() {
-    use lawsuite::flows::{LsRequest, ReadRequest, bash::BashRequest};
+    use lawsuite::flow::{LsRequest, ReadRequest, bash::BashRequest};
     let dir = tree();
     std::fs::write(dir.path().join("long.txt"), "x\n".repeat(3)).unwrap_or_default();
-    let read = lawsuite::flows::read_in(dir.path(), &ReadRequest::new("long.txt").limit(1));
-    let ls = lawsuite::flows::ls_in(dir.path(), &LsRequest::new(".").limit(1));
-    let bash = lawsuite::flows::bash_in(dir.path(), &BashRequest::command("printf x"));
+    let read = lawsuite::flow::read_in(dir.path(), &ReadRequest::new("long.txt").limit(1));
+    let ls = lawsuite::flow::ls_in(dir.path(), &LsRequest::new(".").limit(1));
+    let bash = lawsuite::flow::bash_in(dir.path(), &BashRequest::command("printf x"));
     let samples = [
         (
             "flow-read",

@@ -12,6 +12,7 @@
 //! Tests run as root in CI containers, where `chmod 000` denies nothing; the
 //! permission cases detect that and skip with a message.
 
+use lawsuite::peer::Search;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,10 +20,10 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use lawsuite::contract::{ErrorCode, GrepRequest, StdError};
-use lawsuite::flows::bash::{BashRequest, bash_in};
-use lawsuite::flows::ls::{self, EntryKind, LsEntry, LsOutput, LsRequest, ls_in};
-use lawsuite::flows::read::{self, ReadOutput, ReadRequest, read_in, render_page};
-use lawsuite::flows::{Effects, MAX_SHELL_OUTPUT_BYTES};
+use lawsuite::flow::bash::{BashRequest, bash_in};
+use lawsuite::flow::ls::{self, EntryKind, LsEntry, LsOutput, LsRequest, ls_in};
+use lawsuite::flow::read::{self, ReadOutput, ReadRequest, read_in, render_page};
+use lawsuite::flow::{Effects, MAX_SHELL_OUTPUT_BYTES};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------- helpers
@@ -219,7 +220,9 @@ fn kit_7_3_04_trailing_newline_is_not_a_line_and_matches_grep() {
     // The same numbering as grep's last hit for `.+`.
     let mut request = GrepRequest::new(".+");
     request.root = Some(abs(dir.path(), "f.txt"));
-    let grep = lawsuite::flow::grep(&lawsuite::portable::Portable::default(), &request).unwrap();
+    let grep = lawsuite::portable::Portable::default()
+        .flow_grep(&request)
+        .unwrap();
     assert_eq!(grep.matches.last().map(|m| m.line), Some(out.end_line));
     expect_err(
         read_in(dir.path(), &ReadRequest::new("f.txt").offset(3)),
@@ -848,7 +851,7 @@ fn kit_7_4_05_order_before_paging() {
         [entry("a", EntryKind::File), entry("b", EntryKind::File)]
     );
     assert_eq!(out.total, 5);
-    // "Each entry stat-ed once" is pinned in the unit tests of `flows::ls`,
+    // "Each entry stat-ed once" is pinned in the unit tests of `flow::ls`,
     // where the stat is injectable.
 }
 
@@ -1060,7 +1063,7 @@ fn spec_2_4_root_listing_denied() {
 
 // ------------------------------------------------------------ bash: §4
 
-fn run(req: BashRequest) -> lawsuite::flows::BashOutput {
+fn run(req: BashRequest) -> lawsuite::flow::BashOutput {
     let dir = tree();
     bash_in(dir.path(), &req).unwrap_or_else(|err| panic!("bash failed: {err:?}"))
 }

@@ -99,7 +99,7 @@ fn a_regression_that_escapes_its_root_is_refused() {
 /// A shrunk `read` divergence round-trips through a regression file.
 #[test]
 fn a_read_regression_is_written_and_replayed() {
-    use lawsuite::flows::ReadRequest;
+    use lawsuite::flow::ReadRequest;
     use lawsuite::kit::case::Call;
     use lawsuite::kit::plan::{GeneratedFile, Plan};
     use lawsuite::kit::regression::shrink_to_regression;

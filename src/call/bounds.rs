@@ -38,7 +38,7 @@ use crate::contract::normalize::{glob_defaults, grep_defaults};
 use crate::contract::{
     GlobInput, GlobRequest, GrepInput, GrepRequest, MAX_ENTRIES, MAX_GREP_MATCHES, Match,
 };
-use crate::flows::LsRequest;
+use crate::flow::LsRequest;
 
 /// The most one answer may hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -24,8 +24,8 @@ use serde_json::Value;
 
 use crate::contract::{ErrorCode, GlobInput, GlobRequest, GrepInput, GrepRequest, StdError};
 #[cfg(unix)]
-use crate::flows::BashRequest;
-use crate::flows::{LsRequest, ReadRequest};
+use crate::flow::BashRequest;
+use crate::flow::{LsRequest, ReadRequest};
 use crate::peer::{Method, Search};
 
 mod bounds;
@@ -37,7 +37,7 @@ pub use bounds::Bounds;
 ///
 /// ```
 /// use lawsuite::call::Call;
-/// use lawsuite::flows::ReadRequest;
+/// use lawsuite::flow::ReadRequest;
 /// let call = Call::Read(ReadRequest::new("/r/a.txt").offset(2));
 /// assert_eq!(
 ///     serde_json::to_string(&call)?,

@@ -17,7 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{GlobInput, GrepInput};
-use crate::flows::{LsRequest, ReadRequest};
+use crate::flow::{LsRequest, ReadRequest};
 use crate::peer::Ground;
 
 /// One entry of a generated tree (§1): a `/`-separated path relative to the

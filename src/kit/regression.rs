@@ -515,7 +515,7 @@ mod tests {
     fn a_relative_read_climbing_out_of_its_cwd_is_refused() {
         let read = |path: &str| {
             let mut regression = sample("/r");
-            regression.call = Call::Read(crate::flows::ReadRequest::new(path).cwd("/r/sub"));
+            regression.call = Call::Read(crate::flow::ReadRequest::new(path).cwd("/r/sub"));
             regression.replay(&crate::portable::Portable::default(), Path::new("f.json"))
         };
         for path in ["../../etc/passwd", "/etc/passwd", "a/../../x"] {

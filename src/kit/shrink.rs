@@ -372,7 +372,7 @@ mod tests {
 
     #[test]
     fn a_read_call_loses_its_paging_fields_and_unneeded_files() {
-        use crate::flows::ReadRequest;
+        use crate::flow::ReadRequest;
         let case = Case {
             root: "/r".into(),
             files: vec![

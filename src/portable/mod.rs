@@ -1,7 +1,7 @@
 //! `portable`: the in-process reference peer (search-contract §7–§16).
 //!
 //! It is also the reference for the file flows of `read-ls-flows.md`:
-//! `flow/read`, `flow/ls` and `flow/bash` delegate to [`crate::flows`],
+//! `flow/read`, `flow/ls` and `flow/bash` delegate to [`crate::flow`],
 //! with relative paths resolved against the process's working directory.
 //!
 //! Every other peer is compared with this one, so it follows the spec to
@@ -18,7 +18,7 @@
 //! std::fs::write(dir.path().join("a.txt"), "one\nneedle\n")?;
 //! let mut request = GrepRequest::new("needle");
 //! request.root = Some(dir.path().to_str().unwrap().to_string());
-//! let answer = lawsuite::flow::grep(&Portable::default(), &request)?;
+//! let answer = Portable::default().flow_grep(&request)?;
 //! assert_eq!(answer.matches[0].line, 2);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -38,8 +38,8 @@ use crate::contract::{
     GlobInput, GlobOutput, GrepInput, GrepOutput, Matcher, StdError, is_insensitive,
 };
 #[cfg(unix)]
-use crate::flows::{BashOutput, BashRequest};
-use crate::flows::{LsOutput, LsRequest, ReadOutput, ReadRequest};
+use crate::flow::{BashOutput, BashRequest};
+use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest};
 use crate::peer::{Method, Search};
 use scan::{FileScan, ScanConfig, scan_path};
 use walk::WalkOptions;
@@ -215,16 +215,16 @@ impl Search for Portable {
     }
 
     fn read(&self, input: &ReadRequest) -> Result<ReadOutput, StdError> {
-        crate::flows::read(input)
+        crate::flow::read(input)
     }
 
     fn ls(&self, input: &LsRequest) -> Result<LsOutput, StdError> {
-        crate::flows::ls(input)
+        crate::flow::ls(input)
     }
 
     #[cfg(unix)]
     fn bash(&self, input: &BashRequest) -> Result<BashOutput, StdError> {
-        crate::flows::bash(input)
+        crate::flow::bash(input)
     }
 
     fn supports(&self, method: Method) -> bool {

@@ -68,8 +68,8 @@ use crate::contract::{
     GrepRequest, StdError,
 };
 #[cfg(unix)]
-use crate::flows::{BashOutput, BashRequest};
-use crate::flows::{LsOutput, LsRequest, ReadOutput, ReadRequest};
+use crate::flow::{BashOutput, BashRequest};
+use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest};
 use crate::peer::{Ground, Health, Method, Search};
 
 /// The per-call timeout when the registry does not set `timeout_ms`.
@@ -783,7 +783,7 @@ impl Search for ExternalPeer {
         if self.declares(method::FLOW_GREP) {
             return self.search(method::FLOW_GREP, request, Bounds::flow_grep(request));
         }
-        crate::flow::grep(self, request)
+        crate::flow::grep(|input| self.grep(input), request)
     }
 
     /// As [`ExternalPeer::flow_grep`], for `flow/glob`.
@@ -791,7 +791,7 @@ impl Search for ExternalPeer {
         if self.declares(method::FLOW_GLOB) {
             return self.search(method::FLOW_GLOB, request, Bounds::flow_glob(request));
         }
-        crate::flow::glob(self, request)
+        crate::flow::glob(|input| self.glob(input), request)
     }
 
     /// What the handshake declares; `flow/grep` and `flow/glob` also when

@@ -5,7 +5,7 @@
 //! `grep` and `glob` carry the contract's own wire types
 //! ([`crate::contract::GrepInput`] in, [`crate::contract::GrepOutput`] out,
 //! and so on), and `flow/read`, `flow/ls`, `flow/bash` the file flows'
-//! ([`crate::flows::ReadRequest`] in, [`crate::flows::ReadOutput`] out, …),
+//! ([`crate::flow::ReadRequest`] in, [`crate::flow::ReadOutput`] out, …),
 //! so this module only adds what the protocol itself needs.
 
 use serde::{Deserialize, Serialize};

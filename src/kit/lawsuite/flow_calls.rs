@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use super::flow_fixture::FLOW_LIST;
 use super::search_calls::CallContext;
 use super::tree::Tree;
-use crate::flows::{LsRequest, ReadRequest};
+use crate::flow::{LsRequest, ReadRequest};
 use crate::kit::draws::Draws;
 use crate::kit::plan::FileKind;
 
@@ -230,8 +230,8 @@ pub(super) fn ls_call(draws: &mut Draws, flows: &FlowContext<'_>) -> LsRequest {
     };
     LsRequest {
         path,
-        offset: paging(draws, &OFFSETS, entries, crate::flows::MAX_ENTRIES),
-        limit: paging(draws, &LIMITS, entries, crate::flows::MAX_ENTRIES),
+        offset: paging(draws, &OFFSETS, entries, crate::flow::MAX_ENTRIES),
+        limit: paging(draws, &LIMITS, entries, crate::flow::MAX_ENTRIES),
         cwd: None,
     }
 }

@@ -56,7 +56,7 @@ const READ_CHUNK: usize = 64 * 1024;
 /// the module doc). Give `command` or `script`, never both.
 ///
 /// ```
-/// use lawsuite::flows::BashRequest;
+/// use lawsuite::flow::BashRequest;
 /// let req: BashRequest = serde_json::from_str(r#"{"command":"echo hi","timeoutMs":1000}"#)?;
 /// assert_eq!(req, BashRequest::command("echo hi").with_timeout_ms(1000));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -150,7 +150,7 @@ pub struct BashOutput {
 /// Memory is `bound` bytes however much is pushed.
 ///
 /// ```
-/// use lawsuite::flows::bash::TailCapture;
+/// use lawsuite::flow::bash::TailCapture;
 /// let mut tail = TailCapture::new(4);
 /// tail.push(b"ab\xE2\x82");  // "ab" and the head of "€"
 /// tail.push(b"\xACcd");      // the rest of "€", then "cd"
@@ -245,7 +245,7 @@ pub fn bash(req: &BashRequest) -> Result<BashOutput, StdError> {
 ///
 /// ```
 /// use lawsuite::contract::ErrorCode;
-/// use lawsuite::flows::bash::{bash_in, BashRequest};
+/// use lawsuite::flow::bash::{bash_in, BashRequest};
 /// let dir = tempfile::tempdir()?;
 /// let out = bash_in(dir.path(), &BashRequest::command("printf out; printf err >&2; exit 3"))?;
 /// assert_eq!((out.exit_code, out.stdout.as_str(), out.stderr.as_str()), (3, "out", "err"));

@@ -1,15 +1,18 @@
 //! The `grep` and `glob` flow handlers (search-contract §1, §3, §5, §18):
-//! normalise the request, call a peer, and for `grep` apply the literal
+//! normalise the request, call the seam, and for `grep` apply the literal
 //! retry.
 //!
-//! These run over *any* peer, so a new peer gets the flow layer for free and
-//! is compared at the peer seam, where the conformance kit compares.
+//! They take the seam as a function, so they run over *any* peer (a peer
+//! gets them as its default [`flow_grep`](crate::peer::Search::flow_grep)
+//! and [`flow_glob`](crate::peer::Search::flow_glob)) and the flow layer
+//! knows nothing of peers: a new peer gets the flow layer for free and is
+//! compared at the seam, where the conformance kit compares.
 
 use crate::contract::notice::LITERAL_RETRY_NOTICE;
 use crate::contract::{
-    GlobOutput, GlobRequest, GrepFlowOutput, GrepRequest, StdError, normalize_glob, normalize_grep,
+    GlobInput, GlobOutput, GlobRequest, GrepFlowOutput, GrepInput, GrepOutput, GrepRequest,
+    StdError, normalize_glob, normalize_grep,
 };
-use crate::peer::Search;
 
 /// The metacharacters whose presence makes a pattern worth a literal retry
 /// (§18).
@@ -17,29 +20,28 @@ const RETRY_METACHARACTERS: &[char] = &[
     '\\', '^', '$', '.', '|', '?', '*', '+', '(', ')', '[', ']', '{', '}',
 ];
 
-/// `Grep.run`: validate and normalise `request` (§3), ask `peer`, then retry
-/// literally when a regex found nothing (§18).
+/// `Grep.run`: validate and normalise `request` (§3), ask `seam`, then
+/// retry literally when a regex found nothing (§18).
 ///
 /// ```
-/// use lawsuite::contract::GrepRequest;
+/// use lawsuite::contract::{GrepOutput, GrepRequest};
 /// use lawsuite::flow;
-/// use lawsuite::peer::Noop;
-/// // Validation happens before any peer is asked.
-/// let err = flow::grep(&Noop, &GrepRequest::new("(?=x)")).unwrap_err();
+/// // Validation happens before the seam is asked.
+/// let err = flow::grep(|_| Ok(GrepOutput::default()), &GrepRequest::new("(?=x)")).unwrap_err();
 /// assert_eq!(err.message, r#"Unsupported ripgrep pattern "(?=x)": special groups and lookaround are not supported"#);
 /// ```
-pub fn grep<P: Search + ?Sized>(
-    peer: &P,
+pub fn grep(
+    seam: impl Fn(&GrepInput) -> Result<GrepOutput, StdError>,
     request: &GrepRequest,
 ) -> Result<GrepFlowOutput, StdError> {
     let input = normalize_grep(request)?;
-    let first = peer.grep(&input)?;
+    let first = seam(&input)?;
     if input.fixed_strings || !first.is_empty() || !input.pattern.contains(RETRY_METACHARACTERS) {
         return Ok(first.into());
     }
     let mut literal_input = input;
     literal_input.fixed_strings = true;
-    let literal = peer.grep(&literal_input)?;
+    let literal = seam(&literal_input)?;
     if literal.is_empty() {
         return Ok(first.into());
     }
@@ -53,10 +55,13 @@ pub fn grep<P: Search + ?Sized>(
     Ok(out)
 }
 
-/// `Glob.run`: validate and normalise `request` (§5) and ask `peer`.
-pub fn glob<P: Search + ?Sized>(peer: &P, request: &GlobRequest) -> Result<GlobOutput, StdError> {
+/// `Glob.run`: validate and normalise `request` (§5) and ask `seam`.
+pub fn glob(
+    seam: impl Fn(&GlobInput) -> Result<GlobOutput, StdError>,
+    request: &GlobRequest,
+) -> Result<GlobOutput, StdError> {
     let input = normalize_glob(request)?;
-    peer.glob(&input)
+    seam(&input)
 }
 
 /// `effectsFor({root})` (§1): the one read a flow declares for its root.

@@ -1,8 +1,11 @@
-//! The read-only file flows and the `bash` capture rules
-//! (`read-ls-flows.md`).
+//! The flow layer: what a caller's request goes through before and after
+//! the seam. `grep` and `glob` (search-contract §3, §5, §18) validate,
+//! normalise and call the seam; the read-only file flows and the `bash`
+//! capture rules (`read-ls-flows.md`) are whole handlers.
 //!
 //! | module | spec section |
 //! | --- | --- |
+//! | [`search`] | search-contract §3, §5, §18: `grep` and `glob` over a seam function, the literal retry, `effectsFor` |
 //! | [`read`](mod@read) | §1: `read` — input, procedure and errors, the `sourceLines` line model, paging and rendering (2,000 lines, 2,000 scalars, 60,000 bytes), the not-found hint |
 //! | [`ls`](mod@ls) | §2: `ls` — input, entry kinds, directories-first UTF-16 order, paging |
 //! | [`bash`](mod@bash) | §4: `bash` — a reference handler for the capture and timeout rules |
@@ -22,7 +25,7 @@
 //! [`contract::notice`](crate::contract::notice).
 //!
 //! ```
-//! use lawsuite::flows::{ls::{ls_in, LsRequest}, read::{read_in, ReadRequest}};
+//! use lawsuite::flow::{ls::{ls_in, LsRequest}, read::{read_in, ReadRequest}};
 //! let dir = tempfile::tempdir()?;
 //! std::fs::write(dir.path().join("a.txt"), "alpha\nbeta\n")?;
 //! let page = read_in(dir.path(), &ReadRequest::new("a.txt"))?;
@@ -40,11 +43,13 @@ use serde::Serialize;
 pub mod bash;
 pub mod ls;
 pub mod read;
+pub mod search;
 
 #[cfg(unix)]
 pub use bash::{BashOutput, BashRequest, bash, bash_in};
 pub use ls::{EntryKind, LsEntry, LsOutput, LsRequest, ls, ls_in};
 pub use read::{ReadOutput, ReadRequest, read, read_in};
+pub use search::{glob, grep, reads_for_root};
 
 /// `DEFAULT_READ_LIMIT`: the default page of `read` (lines) and of `ls`
 /// (entries, before the [`MAX_ENTRIES`] cap).
@@ -71,7 +76,7 @@ pub const TIMEOUT_EXIT_CODE: i32 = 124;
 /// declare `reads = ["/**"]` statically and `[input.path]` per call.
 ///
 /// ```
-/// use lawsuite::flows::{read, Effects};
+/// use lawsuite::flow::{read, Effects};
 /// assert_eq!(read::effects().reads, ["/**"]);
 /// let call = read::effects_for(&read::ReadRequest::new("/a.txt"));
 /// assert_eq!(call, Effects { reads: vec!["/a.txt".into()], ..read::effects() });

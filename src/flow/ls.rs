@@ -25,7 +25,7 @@ use crate::contract::{StdError, utf16_cmp};
 /// The `ls` input (§2.1).
 ///
 /// ```
-/// use lawsuite::flows::LsRequest;
+/// use lawsuite::flow::LsRequest;
 /// let req: LsRequest = serde_json::from_str(r#"{"path":"/ws","limit":1}"#)?;
 /// assert_eq!(req, LsRequest::new("/ws").limit(1));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -98,7 +98,7 @@ pub enum EntryKind {
 /// One listed entry (§2.2).
 ///
 /// ```
-/// use lawsuite::flows::{EntryKind, LsEntry};
+/// use lawsuite::flow::{EntryKind, LsEntry};
 /// let entry = LsEntry { name: "src/".into(), kind: EntryKind::Directory };
 /// assert_eq!(serde_json::to_string(&entry)?, r#"{"name":"src/","kind":"directory"}"#);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -145,7 +145,7 @@ pub fn ls(req: &LsRequest) -> Result<LsOutput, StdError> {
 /// `ls` with a relative `path` resolved against `base` (§2.3).
 ///
 /// ```
-/// use lawsuite::flows::ls::{ls_in, LsRequest};
+/// use lawsuite::flow::ls::{ls_in, LsRequest};
 /// let dir = tempfile::tempdir()?;
 /// for name in ["z.txt", "a.txt"] { std::fs::write(dir.path().join(name), "")?; }
 /// for name in ["dir", "another"] { std::fs::create_dir(dir.path().join(name))?; }

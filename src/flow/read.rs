@@ -37,7 +37,7 @@ const HINT_NAMES: usize = 12;
 /// The `read` input (§1.1).
 ///
 /// ```
-/// use lawsuite::flows::ReadRequest;
+/// use lawsuite::flow::ReadRequest;
 /// let req: ReadRequest = serde_json::from_str(r#"{"path":"a.txt","offset":2}"#)?;
 /// assert_eq!(req, ReadRequest::new("a.txt").offset(2));
 /// assert_eq!(serde_json::to_string(&req)?, r#"{"path":"a.txt","offset":2}"#);
@@ -100,7 +100,7 @@ impl ReadRequest {
 /// The `read` output (§1.2), keys in the spec's order.
 ///
 /// ```
-/// use lawsuite::flows::read::render_page;
+/// use lawsuite::flow::read::render_page;
 /// let page = render_page("a.txt", "one\ntwo\nthree", 2, 1)?;
 /// assert_eq!(
 ///     serde_json::to_string(&page)?,
@@ -147,7 +147,7 @@ pub fn read(req: &ReadRequest) -> Result<ReadOutput, StdError> {
 ///
 /// ```
 /// use lawsuite::contract::ErrorCode;
-/// use lawsuite::flows::read::{read_in, ReadRequest};
+/// use lawsuite::flow::read::{read_in, ReadRequest};
 /// let dir = tempfile::tempdir()?;
 /// std::fs::write(dir.path().join("crlf.txt"), "one\r\ntwo\r\nthree\r\n")?;
 /// let page = read_in(dir.path(), &ReadRequest::new("crlf.txt").offset(2).limit(1))?;
@@ -239,7 +239,7 @@ fn load(target: &Path) -> Result<Vec<u8>, Load> {
 /// in-memory peer can share it.
 ///
 /// ```
-/// use lawsuite::flows::read::render_page;
+/// use lawsuite::flow::read::render_page;
 /// let line = format!("{}😀tail", "a".repeat(1999));
 /// let page = render_page("f", &line, 1, 2000)?;
 /// assert_eq!(page.content, format!("{}😀", "a".repeat(1999)));
