@@ -1,5 +1,6 @@
 //! lawsuite: a conformance-first harness and reference suite for the
-//! **Smithers Ripgrep Subset v1** search contract (`grep` and `glob`).
+//! **Smithers Ripgrep Subset v1** search contract (`grep` and `glob`) and
+//! the read-only file flows built on it (`read`, `ls`, `bash` capture).
 //!
 //! The contract is specified in `search-contract.md`; lawsuite is that
 //! contract as a Rust library ([`contract`]), two reference peers
@@ -57,13 +58,60 @@
 //! [`bench`](mod@bench) is the same from code, and `cargo bench --bench peers` adds
 //! `rg` itself and a walk+read floor (`benches/README.md` has the figures).
 //!
+//! # Should I be using this crate?
+//!
+//! Which parts you need depends on what you are doing:
+//!
+//! * **Testing a Rust peer**: [`peer::Search`] (implement it) and
+//!   [`suite::Suite`] (run it from a `harness = false` test). Turn the
+//!   default features off; nothing else is needed.
+//! * **Testing a peer in another language**: none of the library. Install
+//!   the binary, `lawsuite init --lang node|python|rust`, and read the
+//!   protocol (`lawsuite docs`); the adapters in `adapters/` speak it.
+//! * **Building tools on the contract** (a linter for patterns, a search
+//!   service): [`contract`] and [`flow`] are the spec as a library, with no
+//!   idea that a harness exists.
+//! * **Extending the harness**: [`conformance`] assembles and judges every
+//!   run ([`conformance::config::Config`] says what a run holds,
+//!   [`conformance::peers`] which peers it holds); [`law`] and [`kit`] are
+//!   the two kinds of case; [`report`] writes the outcomes.
+//!
+//! # Glossary
+//!
+//! * **law**: one hand-written case (a tree, a call, the answer) pinning
+//!   one rule of the spec, named by its section; TOML data in `laws/`.
+//! * **seed**: a number a generator turns into a plan (a tree and calls);
+//!   the same seed is the same plan on every machine.
+//! * **subject**: a peer under test, compared with the reference.
+//! * **reference**: the peer subjects are compared with on seeds
+//!   (`portable` by default); laws judge it like any other peer.
+//! * **ground**: the kinds of file a generated tree may hold: `shared`
+//!   (plain files every host can write) or `full` (CRLF, invalid UTF-8,
+//!   symlinks, unreadable entries).
+//! * **seam**: the `Search` service's two methods on normalised input,
+//!   `grep` and `glob`, where peers are compared.
+//! * **flow**: what a caller's request goes through around the seam
+//!   (validation, defaults, literal retry), and the file flows `read`,
+//!   `ls`, `bash`.
+//! * **regression**: a divergence shrunk to a minimal tree and call, kept
+//!   as a file in the user's project and replayed by every run.
+//! * **expected failure**: a law a peer is known to fail, listed with the
+//!   reason (by registered peer name, id without `law::`); a listed law
+//!   that passes fails the run, so the list stays true.
+//! * **documented difference**: a way a *built-in* peer is known to differ
+//!   from the contract ([`differences`]), recognised on seeds by the exact
+//!   answer it predicts. Only built-ins have them, by registration: a peer
+//!   under test may be skipped where it does not answer a method, but it
+//!   never excuses itself.
+//!
 //! # Map
 //!
 //! | module | what |
 //! | --- | --- |
 //! | [`bench`](mod@bench) | head-to-head peer benchmarks: corpora, query kinds, interleaved timing, ratio tables |
 //! | [`call`] | one call of any method, typed, and the one dispatcher to a peer |
-//! | [`conformance`] | the engine: laws, regressions, seeds × peers → verdicts; reports in every format |
+//! | [`conformance`] | the engine, the one place that assembles a run (config, peers) and judges each trial |
+//! | [`environment`] | every `LAWSUITE_*` variable, read in one place |
 //! | [`contract`] | wire types, validation, pattern grammar, globs, `.gitignore`, grouping, notices, errors (one module per spec section) |
 //! | [`peer`] | the [`peer::Search`] trait, [`peer::Method`], [`peer::Ground`], the no-op peer |
 //! | [`flow`] | the flow layer: `grep`/`glob` over the seam (validate, normalise, literal retry), and the `read`, `ls` and `bash` flows |
@@ -75,6 +123,7 @@
 //! | [`project`] | a user's `lawsuite.toml`: peers, regressions, expected failures |
 //! | [`registry`] | peer registries (`peers.toml`, or inline in a project) |
 //! | [`protocol`] | external peers over stdio JSON-RPC: client (feature `external`) and server |
+//! | [`report`] | the outcomes in every format: human, JSON, JSON lines, JUnit, Markdown, HTML; results files and merging |
 //! | [`suite`] | libtest-mimic trials: `cargo test` as the front door |
 //!
 //! # Features

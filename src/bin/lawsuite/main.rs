@@ -17,7 +17,8 @@ use lawsuite::peer::{Ground, Method, Search};
 use lawsuite::report::Format;
 
 /// Conformance harness and reference peers for the Smithers Ripgrep Subset v1
-/// search contract (grep and glob).
+/// search contract (grep and glob) and the read-only file flows built on it
+/// (read, ls, bash capture).
 #[derive(Debug, Parser)]
 #[command(name = "lawsuite", version, about, long_about = None)]
 struct Cli {
