@@ -121,6 +121,7 @@
 //! | [`kit`] | plans (two generators), materialising, comparing, shrinking, regressions |
 //! | [`law`] | laws as TOML data (`laws/`, compiled in by [`shipped`]) |
 //! | [`project`] | a user's `lawsuite.toml`: peers, regressions, expected failures |
+//! | [`scaffold`] | `lawsuite init --lang …` skeleton peers, and the documents copied with them |
 //! | [`registry`] | peer registries (`peers.toml`, or inline in a project) |
 //! | [`protocol`] | external peers over stdio JSON-RPC: client (feature `external`) and server |
 //! | [`report`] | the outcomes in every format: human, JSON, JSON lines, JUnit, Markdown, HTML; results files and merging |
@@ -153,5 +154,6 @@ pub mod protocol;
 pub mod registry;
 pub mod report;
 pub mod ripgrep;
+pub mod scaffold;
 pub mod shipped;
 pub mod suite;

@@ -303,7 +303,7 @@ impl Project {
     }
 }
 
-/// The text `lawsuite init` writes.
+/// The text `lawsuite init` writes ([`crate::scaffold`]).
 pub const SKELETON: &str = r#"# A lawsuite project. `lawsuite run` and `cargo test` (lawsuite::suite::Suite)
 # find this file from this directory or any directory below it; every path in
 # it is relative to this file. (Top-level keys come before the [[peer]]
@@ -335,8 +335,9 @@ builtin = "portable"
 # name = "ripgrep"
 # builtin = "ripgrep"
 
-# Your peer, in any language, over lawsuite's stdio protocol (PROTOCOL.md in
-# the lawsuite repository). `./` and `../` in `command` are relative to this
+# Your peer, in any language, over lawsuite's stdio protocol (`lawsuite docs
+# PROTOCOL.md` prints it; `lawsuite init --lang node|python` writes a peer on
+# an adapter that speaks it). `./` and `../` in `command` are relative to this
 # file; a bare program name is looked up on PATH.
 # [[peer]]
 # name = "mine"
@@ -415,34 +416,6 @@ fn special_kind(_: &std::fs::FileType) -> &'static str {
     "not a regular file"
 }
 
-/// Write a project skeleton into `dir`: `lawsuite.toml` ([`SKELETON`]) and
-/// the regression and expectation directories. Refuses to overwrite an
-/// existing project file. Returns the file's path.
-pub fn init(dir: &Path) -> Result<PathBuf, ProjectError> {
-    let file = dir.join(FILE_NAME);
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| ProjectError::Io { path, source }
-    };
-    let mut out = match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&file)
-    {
-        Ok(out) => out,
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            return Err(ProjectError::Exists { path: file });
-        }
-        Err(e) => return Err(io(&file)(e)),
-    };
-    std::io::Write::write_all(&mut out, SKELETON.as_bytes()).map_err(io(&file))?;
-    for sub in [DEFAULT_REGRESSIONS, DEFAULT_EXPECTED] {
-        let path = dir.join(sub);
-        std::fs::create_dir_all(&path).map_err(io(&path))?;
-    }
-    Ok(file)
-}
-
 /// `path` made absolute against the working directory (without touching
 /// the filesystem), so a project's paths mean the same after a `cd`.
 fn absolute(path: &Path) -> PathBuf {
@@ -456,7 +429,8 @@ mod tests {
     #[test]
     fn the_skeleton_is_a_valid_project_with_the_builtin_reference() {
         let dir = tempfile::tempdir().unwrap();
-        let file = init(dir.path()).unwrap();
+        let written = crate::scaffold::write(dir.path(), None).unwrap();
+        let file = written[0].clone();
         let project = Project::load(&file).unwrap();
         assert!(
             matches!(&project.peers, Peers::Inline { reference, .. } if reference == "portable")
@@ -465,7 +439,10 @@ mod tests {
         assert!(project.regressions.is_dir() && project.expected.is_dir());
         let registry = project.registry().unwrap();
         assert_eq!(registry.names(), "portable");
-        assert!(matches!(init(dir.path()), Err(ProjectError::Exists { .. })));
+        assert!(matches!(
+            crate::scaffold::write(dir.path(), None),
+            Err(ProjectError::Exists { .. })
+        ));
     }
 
     #[test]

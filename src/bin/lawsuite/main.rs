@@ -15,6 +15,7 @@ use lawsuite::contract::{StdError, validate_glob, validate_pattern};
 use lawsuite::kit::Generator;
 use lawsuite::peer::{Ground, Method, Search};
 use lawsuite::report::Format;
+use lawsuite::scaffold::Lang;
 
 /// Conformance harness and reference peers for the Smithers Ripgrep Subset v1
 /// search contract (grep and glob) and the read-only file flows built on it
@@ -92,17 +93,40 @@ enum Command {
         #[arg(long)]
         allow_incomplete: bool,
     },
-    /// Write a project skeleton (lawsuite.toml, with a commented example
-    /// peer, and its regression and expectation directories) into DIR
-    /// (default: here), and print the next command.
+    /// Write a project into DIR (default: here, created if need be) and
+    /// print the commands that run it. With --lang, a runnable skeleton
+    /// peer in that language (small plain grep/glob code to replace),
+    /// registered, with the protocol, its schemas and the contract copied
+    /// into lawsuite/docs/ (and the adapter it uses); without, only
+    /// lawsuite.toml with a commented example peer. Nothing is overwritten.
     ///
-    /// Example:
-    ///   lawsuite init && $EDITOR lawsuite.toml && lawsuite run
+    /// Examples:
+    ///   lawsuite init --lang node my-peer && cd my-peer && lawsuite run
+    ///   lawsuite init --lang python
+    ///   lawsuite init --lang rust my-crate && cd my-crate && cargo test --test conformance
     #[command(verbatim_doc_comment)]
     Init {
         /// The project's directory.
         #[arg(default_value = ".")]
         dir: std::path::PathBuf,
+        /// The language of the skeleton peer.
+        #[arg(long, value_enum)]
+        lang: Option<LangArg>,
+    },
+    /// The documents a peer author reads, from inside this binary: with no
+    /// NAME, the list; with a NAME, that document on stdout; with --write
+    /// DIR, all of them into DIR (nothing is overwritten).
+    ///
+    /// Examples:
+    ///   lawsuite docs PROTOCOL.md | less
+    ///   lawsuite docs --write lawsuite/docs
+    #[command(verbatim_doc_comment)]
+    Docs {
+        /// A document's name, as the list shows it.
+        name: Option<String>,
+        /// Write every document into this directory instead.
+        #[arg(long, value_name = "DIR", conflicts_with = "name")]
+        write: Option<std::path::PathBuf>,
     },
     /// Print the plan of one seed as JSON, or write its tree under a new
     /// directory.
@@ -409,6 +433,27 @@ impl From<GroundArg> for Ground {
     }
 }
 
+/// A skeleton's language, as the command line names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum LangArg {
+    /// A crate whose `cargo test` runs every law over an in-process peer.
+    Rust,
+    /// An ES module on the Node adapter (Node 18+).
+    Node,
+    /// A script on the Python adapter (Python 3.8+).
+    Python,
+}
+
+impl From<LangArg> for Lang {
+    fn from(arg: LangArg) -> Lang {
+        match arg {
+            LangArg::Rust => Lang::Rust,
+            LangArg::Node => Lang::Node,
+            LangArg::Python => Lang::Python,
+        }
+    }
+}
+
 /// `--seeds A..B` or `N`, as given (reports repeat the spelling).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Seeds {
@@ -438,6 +483,7 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
 
 mod bench;
 mod differ;
+mod init;
 mod peers;
 mod project_args;
 mod run;
@@ -492,7 +538,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         ),
         Command::Shrink(case) => run::shrink_case(&case, false, None),
         Command::Record { case, dir } => run::shrink_case(&case, true, dir.as_deref()),
-        Command::Init { dir } => run::init(&dir),
+        Command::Init { dir, lang } => init::init(&dir, lang.map(Into::into)),
+        Command::Docs { name, write } => init::docs(name.as_deref(), write.as_deref()),
         Command::Merge(args) => run::merge(&args),
         Command::Report {
             files,

@@ -1,4 +1,4 @@
-//! `lawsuite run`, `plan`, `shrink`, `record` and `init`: the conformance
+//! `lawsuite run`, `merge`, `plan`, `shrink` and `record`: the conformance
 //! engine from the command line. `run` is a thin adapter: it builds the
 //! same [`Engine`] `cargo test` builds, selects trials, and writes the
 //! outcomes in the chosen format.
@@ -699,19 +699,6 @@ pub fn shrink_case(
             project.describe()
         )?;
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `lawsuite init`.
-pub fn init(dir: &Path) -> anyhow::Result<ExitCode> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let file = lawsuite::project::init(dir)?;
-    let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "wrote {}", file.display())?;
-    writeln!(
-        stdout,
-        "next: register your peer in it (the commented [[peer]] example), then run\n  lawsuite peers    # each peer's handshake and one call\n  lawsuite run      # every shipped law, the regressions and seeds"
-    )?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,0 +1,103 @@
+//! `lawsuite init` and `lawsuite docs` ([`lawsuite::scaffold`]).
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use lawsuite::scaffold::{self, DOCS, DOCS_DIR, Lang};
+
+/// `lawsuite init [--lang L] DIR`: write the skeleton and say what to run
+/// next, from where the user stands.
+pub fn init(dir: &Path, lang: Option<Lang>) -> anyhow::Result<ExitCode> {
+    let written = scaffold::write(dir, lang)?;
+    let mut out = std::io::stdout().lock();
+    for path in written
+        .iter()
+        .filter(|p| !p.starts_with(dir.join(DOCS_DIR)))
+    {
+        writeln!(out, "wrote {}", path.display())?;
+    }
+    if lang.is_some() {
+        writeln!(
+            out,
+            "wrote {} (the protocol, its schemas and the contract: offline)",
+            dir.join(DOCS_DIR).display()
+        )?;
+    }
+    // `init DIR` from elsewhere: the next commands need the project's directory.
+    let here = dir == Path::new(".") || dir == Path::new("");
+    let cd = if here {
+        String::new()
+    } else {
+        format!(
+            "  cd {}\n",
+            lawsuite::conformance::shell_word(&dir.display().to_string())
+        )
+    };
+    let next = match lang {
+        None => format!(
+            "next: register your peer in lawsuite.toml (the commented [[peer]] example), then\n{cd}  lawsuite peers    # each peer's handshake and one call\n  lawsuite run      # every shipped law, the regressions and seeds"
+        ),
+        Some(Lang::Node | Lang::Python) => format!(
+            "next: run the skeleton peer as it is, then replace its grep and glob with your search:\n{cd}  lawsuite peers    # its handshake and one call\n  lawsuite run      # every shipped law, the regressions and seeds"
+        ),
+        Some(Lang::Rust) => format!(
+            "next: run the skeleton as it is, then replace its glob (tests/conformance.rs) with your search:\n{cd}  cargo test --test conformance"
+        ),
+    };
+    writeln!(out, "{next}")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `lawsuite docs [NAME] [--write DIR]`.
+pub fn docs(name: Option<&str>, write: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    if let Some(dir) = write {
+        for (name, text) in DOCS {
+            let path = dir.join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("creating {}", parent.display()))?;
+            }
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .with_context(|| format!("writing {} (nothing is overwritten)", path.display()))?;
+            file.write_all(text.as_bytes())?;
+        }
+        writeln!(out, "wrote {} documents into {}", DOCS.len(), dir.display())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    match name {
+        None => {
+            writeln!(
+                out,
+                "The documents inside this lawsuite ({}); `lawsuite docs NAME` prints one:",
+                env!("CARGO_PKG_VERSION")
+            )?;
+            for (name, text) in DOCS {
+                writeln!(out, "  {name:<34} {}", title(text))?;
+            }
+        }
+        Some(name) => match DOCS.iter().find(|(n, _)| *n == name) {
+            Some((_, text)) => write!(out, "{text}")?,
+            None => bail!(
+                "no document is named {name:?}; `lawsuite docs` lists them (e.g. PROTOCOL.md, contract.md)"
+            ),
+        },
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A document's first heading, or a schema's title.
+fn title(text: &str) -> String {
+    if let Some(line) = text.lines().find(|l| l.starts_with("# ")) {
+        return line.trim_start_matches("# ").to_string();
+    }
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| v["title"].as_str().map(str::to_string))
+        .unwrap_or_default()
+}

@@ -1,0 +1,260 @@
+//! `lawsuite init --lang rust|node|python` and `lawsuite docs`: a runnable
+//! skeleton peer in the language the user works in, registered, with the
+//! documents a peer author reads copied into the project, so a user of the
+//! installed binary has everything offline.
+//!
+//! Everything here is compiled in: the templates (`templates/`), the
+//! Node and Python adapters (`adapters/`), the protocol and its schemas
+//! (`peers/`), and the contract in our own words (`docs/contract.md`).
+//! Nothing is ever overwritten: [`write`] refuses, before writing a byte,
+//! when any file it would write is already there.
+//!
+//! ```
+//! use lawsuite::scaffold::{Lang, skeleton};
+//! let files = skeleton(Some(Lang::Node), "my-peer");
+//! let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+//! assert!(names.contains(&"peer.mjs") && names.contains(&"lawsuite/lawsuite-peer.js"));
+//! assert!(names.contains(&"lawsuite/docs/PROTOCOL.md"));
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use crate::project::{ProjectError, SKELETON};
+
+/// A language a skeleton peer can be written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lang {
+    /// A Rust crate whose `cargo test` runs the suite over an in-process
+    /// peer ([`crate::suite::Suite`]).
+    Rust,
+    /// A Node (18+) ES module on the Node adapter.
+    Node,
+    /// A Python 3.8+ script on the Python adapter.
+    Python,
+}
+
+impl Lang {
+    /// `rust`, `node` or `python`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Rust => "rust",
+            Lang::Node => "node",
+            Lang::Python => "python",
+        }
+    }
+}
+
+/// One file of a skeleton.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct File {
+    /// Its path, relative to the project directory, `/`-separated.
+    pub path: String,
+    /// Its text.
+    pub text: String,
+}
+
+/// `("schema/NAME.schema.json", text)` of `peers/schema/`.
+macro_rules! schema {
+    ($name:literal) => {
+        (
+            concat!("schema/", $name, ".schema.json"),
+            include_str!(concat!("../peers/schema/", $name, ".schema.json")),
+        )
+    };
+}
+/// The documents a peer author needs, as `(name, text)`: the protocol, the
+/// contract, and a JSON Schema per protocol message.
+pub const DOCS: &[(&str, &str)] = &[
+    ("PROTOCOL.md", include_str!("../peers/PROTOCOL.md")),
+    ("contract.md", include_str!("../docs/contract.md")),
+    schema!("request"),
+    schema!("response"),
+    schema!("std-error"),
+    schema!("initialize.params"),
+    schema!("initialize.result"),
+    schema!("grep.params"),
+    schema!("grep.result"),
+    schema!("glob.params"),
+    schema!("glob.result"),
+    schema!("flow-grep.params"),
+    schema!("flow-grep.result"),
+    schema!("flow-glob.params"),
+    schema!("flow-read.params"),
+    schema!("flow-read.result"),
+    schema!("flow-ls.params"),
+    schema!("flow-ls.result"),
+    schema!("flow-bash.params"),
+    schema!("flow-bash.result"),
+];
+
+/// Where [`DOCS`] go in a project.
+pub const DOCS_DIR: &str = "lawsuite/docs";
+
+const NODE_PEER: &str = include_str!("../templates/node/peer.mjs");
+const NODE_ADAPTER: &str = include_str!("../adapters/node/lawsuite-peer.js");
+const NODE_TYPES: &str = include_str!("../adapters/node/lawsuite-peer.d.ts");
+const PYTHON_PEER: &str = include_str!("../templates/python/peer.py");
+const PYTHON_ADAPTER: &str = include_str!("../adapters/python/lawsuite_peer.py");
+const RUST_MANIFEST: &str = include_str!("../templates/rust/Cargo.toml");
+const RUST_LIB: &str = include_str!("../templates/rust/lib.rs");
+
+/// The `tests/conformance.rs` of a Rust skeleton; the README shows it
+/// as it is (a test holds the two together).
+pub const RUST_CONFORMANCE: &str = include_str!("../templates/rust/conformance.rs");
+
+/// The files of a project for `lang` (`None`: the project file alone, with
+/// a commented example peer), its crate or peer named after `name`.
+pub fn skeleton(lang: Option<Lang>, name: &str) -> Vec<File> {
+    let file = |path: &str, text: &str| File {
+        path: path.to_string(),
+        text: text.to_string(),
+    };
+    let registered = |command: &str| {
+        format!(
+            "{SKELETON}\n# Your peer, written by `lawsuite init`: replace its grep and glob.\n[[peer]]\nname = \"mine\"\ncommand = {command}\n"
+        )
+    };
+    let mut files = match lang {
+        None => vec![file("lawsuite.toml", SKELETON)],
+        Some(Lang::Node) => vec![
+            file("lawsuite.toml", &registered(r#"["node", "./peer.mjs"]"#)),
+            file("peer.mjs", NODE_PEER),
+            file("lawsuite/lawsuite-peer.js", NODE_ADAPTER),
+            file("lawsuite/lawsuite-peer.d.ts", NODE_TYPES),
+        ],
+        Some(Lang::Python) => vec![
+            file("lawsuite.toml", &registered(r#"["python3", "./peer.py"]"#)),
+            file("peer.py", PYTHON_PEER),
+            file("lawsuite/lawsuite_peer.py", PYTHON_ADAPTER),
+        ],
+        // A Rust peer runs in process: `cargo test` finds the regression and
+        // expected-failure directories beside Cargo.toml without a project file.
+        Some(Lang::Rust) => vec![
+            file(
+                "Cargo.toml",
+                &RUST_MANIFEST.replace("{crate}", &crate_name(name)),
+            ),
+            file("src/lib.rs", RUST_LIB),
+            file("tests/conformance.rs", RUST_CONFORMANCE),
+        ],
+    };
+    if lang.is_some() {
+        files.extend(DOCS.iter().map(|(name, text)| File {
+            path: format!("{DOCS_DIR}/{name}"),
+            text: (*text).to_string(),
+        }));
+    }
+    files
+}
+
+/// A crate name from a directory name: letters, digits, `-` and `_`, not
+/// starting with a digit (`my peer` → `my-peer`).
+fn crate_name(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+        out.insert_str(0, "peer-");
+    }
+    out
+}
+
+/// Write the skeleton of `lang` into `dir` (created if need be), with the
+/// regression and expected-failure directories; the paths written, in
+/// order. Nothing is written when any of the files is already there.
+pub fn write(dir: &Path, lang: Option<Lang>) -> Result<Vec<PathBuf>, ProjectError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ProjectError::Io { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let name = std::path::absolute(dir)
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "peer".into());
+    let files = skeleton(lang, &name);
+    for f in &files {
+        let path = dir.join(&f.path);
+        if std::fs::symlink_metadata(&path).is_ok() {
+            return Err(ProjectError::Exists { path });
+        }
+    }
+    let mut written = Vec::new();
+    for f in &files {
+        let path = dir.join(&f.path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        std::io::Write::write_all(&mut out, f.text.as_bytes()).map_err(io(&path))?;
+        written.push(path);
+    }
+    for sub in ["lawsuite/regressions", "lawsuite/expected"] {
+        let path = dir.join(sub);
+        std::fs::create_dir_all(&path).map_err(io(&path))?;
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_is_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("peer.py"), "mine").unwrap();
+        let err = write(dir.path(), Some(Lang::Python)).unwrap_err();
+        assert!(matches!(err, ProjectError::Exists { path } if path.ends_with("peer.py")));
+        assert!(
+            !dir.path().join("lawsuite.toml").exists(),
+            "nothing written"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("peer.py")).unwrap(),
+            "mine"
+        );
+    }
+
+    #[test]
+    fn every_schema_the_protocol_ships_is_copied() {
+        let shipped = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/peers/schema"))
+            .unwrap()
+            .count();
+        let copied = DOCS
+            .iter()
+            .filter(|(n, _)| n.starts_with("schema/"))
+            .count();
+        assert_eq!(copied, shipped);
+    }
+
+    #[test]
+    fn crate_names() {
+        assert_eq!(crate_name("My Peer"), "my-peer");
+        assert_eq!(crate_name("2fast"), "peer-2fast");
+        assert_eq!(crate_name("ok_name"), "ok_name");
+    }
+
+    #[test]
+    fn the_node_and_python_skeletons_register_their_peer() {
+        for (lang, command) in [(Lang::Node, "./peer.mjs"), (Lang::Python, "./peer.py")] {
+            let files = skeleton(Some(lang), "x");
+            let toml = &files[0];
+            assert_eq!(toml.path, "lawsuite.toml");
+            assert!(toml.text.contains(command), "{}", lang.name());
+            let project: toml::Value = toml::from_str(&toml.text).unwrap();
+            assert_eq!(project["peer"][1]["name"].as_str(), Some("mine"));
+        }
+    }
+}

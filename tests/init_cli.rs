@@ -1,0 +1,128 @@
+//! A peer's first day with the installed binary, from an empty directory:
+//! `lawsuite init --lang node|python DIR` writes a runnable skeleton peer,
+//! registered, with the protocol and the contract copied in; the next
+//! commands it prints work as printed; `lawsuite docs` serves the same
+//! documents offline. (The Rust skeleton is built by `tests/downstream.rs`,
+//! which builds crates.)
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
+
+fn lawsuite(dir: &Path, args: &[&str]) -> Output {
+    Command::new(LAWSUITE)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CARGO_MANIFEST_DIR")
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn has(program: &str) -> bool {
+    let ok = Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        ok || std::env::var_os("CI").is_none(),
+        "{program} is needed in CI (.ci/run installs it)"
+    );
+    if !ok {
+        eprintln!("skipped: {program} is not on PATH");
+    }
+    ok
+}
+
+/// `init --lang L my-peer`, then the printed commands from inside it: the
+/// skeleton's plain glob passes the simplest laws and fails others, each
+/// failure by name; nothing outside the project is needed.
+fn first_day(lang: &str, program: &str, peer_file: &str) {
+    if !has(program) {
+        return;
+    }
+    let empty = tempfile::tempdir().unwrap();
+    let init = lawsuite(empty.path(), &["init", "--lang", lang, "my-peer"]);
+    assert!(init.status.success(), "{}", text(&init));
+    let said = text(&init);
+    assert!(said.contains("cd my-peer"), "init DIR says cd DIR:\n{said}");
+    let dir = empty.path().join("my-peer");
+    for file in [
+        peer_file,
+        "lawsuite.toml",
+        "lawsuite/docs/PROTOCOL.md",
+        "lawsuite/docs/contract.md",
+        "lawsuite/docs/schema/grep.result.schema.json",
+    ] {
+        assert!(dir.join(file).is_file(), "{file} is written");
+    }
+    let peers = lawsuite(&dir, &["peers"]);
+    assert!(peers.status.success(), "{}", text(&peers));
+    assert!(text(&peers).contains("mine"), "{}", text(&peers));
+    let run = lawsuite(
+        &dir,
+        &[
+            "run",
+            "--no-seeds",
+            "--law",
+            "glob::matching",
+            "--peer",
+            "mine",
+            "--format",
+            "json",
+        ],
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&run)));
+    let mine = &report["summary"]["byPeer"]["mine"];
+    assert!(
+        mine["pass"].as_u64() > Some(0) && mine["fail"].as_u64() > Some(0),
+        "a small real glob passes some laws and fails others: {mine}"
+    );
+    assert_eq!(run.status.code(), Some(1));
+    // A second init refuses, and leaves the peer as the user edited it.
+    std::fs::write(dir.join(peer_file), "edited").unwrap();
+    let again = lawsuite(&dir, &["init", "--lang", lang]);
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again));
+    assert!(text(&again).contains("already"), "{}", text(&again));
+    assert_eq!(
+        std::fs::read_to_string(dir.join(peer_file)).unwrap(),
+        "edited"
+    );
+}
+
+#[test]
+fn a_node_skeleton_runs_from_an_empty_directory() {
+    first_day("node", "node", "peer.mjs");
+}
+
+#[test]
+fn a_python_skeleton_runs_from_an_empty_directory() {
+    first_day("python", "python3", "peer.py");
+}
+
+#[test]
+fn the_documents_are_inside_the_binary() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = lawsuite(dir.path(), &["docs"]);
+    assert!(list.status.success());
+    assert!(text(&list).contains("PROTOCOL.md"), "{}", text(&list));
+    let protocol = lawsuite(dir.path(), &["docs", "PROTOCOL.md"]);
+    let shipped =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/PROTOCOL.md")).unwrap();
+    assert_eq!(protocol.stdout, shipped);
+    let unknown = lawsuite(dir.path(), &["docs", "nope.md"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(text(&unknown).contains("`lawsuite docs` lists them"));
+    let write = lawsuite(dir.path(), &["docs", "--write", "d"]);
+    assert!(write.status.success(), "{}", text(&write));
+    assert!(dir.path().join("d/schema/request.schema.json").is_file());
+}
