@@ -157,3 +157,9 @@ pub mod ripgrep;
 pub mod scaffold;
 pub mod shipped;
 pub mod suite;
+
+/// The README's Rust blocks, compiled as doc tests so its setup stays
+/// true as written.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -239,3 +239,62 @@ fn a_peer_crate_runs_the_laws_keeps_its_expectations_and_records_into_itself() {
         "{said}"
     );
 }
+
+/// The Rust skeleton `lawsuite init --lang rust` writes (the README's
+/// setup, as a test there checks) builds and runs as written, with only
+/// lawsuite's source pointed at this checkout: the expected failure it
+/// lists holds, the grep laws it does not declare are ignored, and its
+/// small glob fails some laws by name.
+#[test]
+#[ignore = "builds a crate from nothing (minutes); .ci/run runs it with --ignored"]
+fn the_rust_skeleton_runs_as_written() {
+    let repo = env!("CARGO_MANIFEST_DIR");
+    let dir = tempfile::tempdir().unwrap();
+    let init = Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+        .args(["init", "--lang", "rust", "my-crate"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{}", text(&init));
+    assert!(text(&init).contains("cd my-crate"), "{}", text(&init));
+    let krate = dir.path().join("my-crate");
+    let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+    let from = r#"lawsuite = { version = "0.1", default-features = false }"#;
+    assert!(manifest.contains(from), "{manifest}");
+    let to = format!(r#"lawsuite = {{ path = "{repo}", default-features = false }}"#);
+    std::fs::write(krate.join("Cargo.toml"), manifest.replace(from, &to)).unwrap();
+    std::fs::copy(Path::new(repo).join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+    let target = Path::new(repo).join("target/downstream");
+    let offline = [("CARGO_NET_OFFLINE", "true")];
+    let started = std::time::Instant::now();
+    let run = cargo(
+        &krate,
+        &target,
+        &["test", "--test", "conformance"],
+        &offline,
+    );
+    eprintln!(
+        "skeleton build and trials: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let said = text(&run);
+    assert!(!run.status.success(), "the small glob fails laws: {said}");
+    let listed = "law::glob::matching::double-star-slash-matches-zero-or-more-directories::mine";
+    assert_eq!(status(&said, listed), Some("ok"), "{said}");
+    let grep = "law::grep::case::ignore-case-folds-ascii::mine";
+    assert!(
+        said.lines()
+            .any(|l| l.contains(&format!(" {grep} ")) && l.contains("ignored")),
+        "{said}"
+    );
+    assert!(
+        said.lines()
+            .any(|l| l.contains(" law::glob::") && l.contains("::mine") && l.ends_with("FAILED")),
+        "{said}"
+    );
+    assert!(
+        said.lines()
+            .any(|l| l.contains(" law::glob::") && l.contains("::mine") && l.ends_with(" ok")),
+        "{said}"
+    );
+}

@@ -126,3 +126,24 @@ fn the_documents_are_inside_the_binary() {
     assert!(write.status.success(), "{}", text(&write));
     assert!(dir.path().join("d/schema/request.schema.json").is_file());
 }
+
+/// The README's Rust setup is the skeleton `init --lang rust` writes (and
+/// `tests/downstream.rs` builds): the same test file, the same manifest
+/// lines.
+#[test]
+fn the_readme_shows_the_rust_skeleton_as_it_is() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(repo.join("README.md")).unwrap();
+    assert!(
+        readme.contains(lawsuite::scaffold::RUST_CONFORMANCE),
+        "the README's tests/conformance.rs differs from templates/rust/conformance.rs"
+    );
+    let manifest = std::fs::read_to_string(repo.join("templates/rust/Cargo.toml")).unwrap();
+    for line in manifest
+        .lines()
+        .filter(|l| l.starts_with("lawsuite =") || l.starts_with('['))
+        .filter(|l| *l != "[package]")
+    {
+        assert!(readme.contains(line), "the README lacks {line:?}");
+    }
+}

@@ -1,0 +1,268 @@
+//! What the documents tell a user to type exists: every law id the README,
+//! the docs, the protocol, the `init` templates and the project skeleton
+//! name is a shipped law (or a prefix of some, as a `--law` filter); every
+//! `lawsuite` command they show is a subcommand, with flags it takes; every
+//! repository file they point at is there. A renamed law or flag then fails
+//! here, not on a user's first day (the README's example expected failure
+//! named no law for months).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The documents, with their paths.
+fn documents() -> Vec<(PathBuf, String)> {
+    let mut paths: Vec<PathBuf> = [
+        "README.md",
+        "peers/PROTOCOL.md",
+        "adapters/node/README.md",
+        "benches/README.md",
+        "laws/README.md",
+        "templates/node/peer.mjs",
+        "templates/python/peer.py",
+        "templates/rust/conformance.rs",
+        "templates/rust/Cargo.toml",
+    ]
+    .iter()
+    .map(|p| repo().join(p))
+    .collect();
+    for entry in std::fs::read_dir(repo().join("docs")).unwrap().flatten() {
+        if entry.path().extension().is_some_and(|e| e == "md") {
+            paths.push(entry.path());
+        }
+    }
+    let mut out: Vec<(PathBuf, String)> = paths
+        .into_iter()
+        .map(|p| {
+            let text =
+                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p, text)
+        })
+        .collect();
+    out.push((
+        PathBuf::from("lawsuite init's lawsuite.toml"),
+        lawsuite::project::SKELETON.to_string(),
+    ));
+    out
+}
+
+fn law_areas() -> BTreeSet<String> {
+    std::fs::read_dir(repo().join("laws"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Words like `grep::context::x` (optionally `law::…::peer`) in `text`.
+fn law_mentions(text: &str, areas: &BTreeSet<String>) -> Vec<String> {
+    let id_char =
+        |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == ':' || c == '_';
+    let mut out = Vec::new();
+    for word in text.split(|c: char| !id_char(c) && c != '_') {
+        if word.contains('_') {
+            continue;
+        }
+        let word = word.trim_matches(':');
+        let parts: Vec<&str> = word.split("::").collect();
+        if parts.len() < 2 || parts.iter().any(|p| p.is_empty()) {
+            continue;
+        }
+        let parts = match parts.first() {
+            Some(&"law") => &parts[1..],
+            _ => &parts[..],
+        };
+        if parts.len() >= 2 && areas.contains(parts[0]) {
+            out.push(parts.iter().take(3).copied().collect::<Vec<_>>().join("::"));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_law_id_the_documents_name_is_a_shipped_law() {
+    let (laws, errors) = lawsuite::law::shipped();
+    assert!(errors.is_empty());
+    let ids: BTreeSet<String> = laws.into_iter().map(|l| l.id).collect();
+    let areas = law_areas();
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for (path, text) in documents() {
+        for id in law_mentions(&text, &areas) {
+            checked += 1;
+            let real = ids.contains(&id)
+                || ids
+                    .iter()
+                    .any(|known| known.starts_with(&format!("{id}::")))
+                || ids
+                    .iter()
+                    .any(|known| known.starts_with(&id) && id.split("::").count() < 3);
+            if !real {
+                wrong.push(format!("{}: {id}", path.display()));
+            }
+        }
+    }
+    assert!(checked > 10, "the documents name laws: {checked} found");
+    assert!(
+        wrong.is_empty(),
+        "no shipped law has these ids:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The code of a document: its fenced blocks' lines and its inline code
+/// spans (in a template, the spans of its comments).
+fn code(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if fenced {
+            out.push(line.to_string());
+        } else {
+            out.extend(line.split('`').skip(1).step_by(2).map(str::to_string));
+        }
+    }
+    out
+}
+
+/// `lawsuite SUB --flag …` in lines of code.
+fn commands(lines: &[String]) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for line in lines {
+        let mut rest = line.as_str();
+        while let Some(at) = rest.find("lawsuite ") {
+            let before = rest[..at].chars().last();
+            rest = &rest[at + "lawsuite ".len()..];
+            // `cargo install lawsuite`, `lawsuite-peer.js`, prose "lawsuite is".
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '/' || c == '_') {
+                continue;
+            }
+            let mut words = rest.split_whitespace();
+            let Some(sub) = words.next() else { break };
+            if !sub.chars().all(|c| c.is_ascii_lowercase()) {
+                continue;
+            }
+            let flags = words
+                .take_while(|w| !w.starts_with('#') && !matches!(*w, "|" | "&&" | ";" | ">"))
+                .filter(|w| w.starts_with("--"))
+                .map(|w| {
+                    w.split(['=', '`', ')', ','])
+                        .next()
+                        .unwrap_or(w)
+                        .to_string()
+                })
+                .collect();
+            out.push((sub.to_string(), flags));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_command_the_documents_show_exists_with_its_flags() {
+    let help = |sub: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+            .args([sub, "--help"])
+            .output()
+            .unwrap();
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for (path, text) in documents() {
+        for (sub, flags) in commands(&code(&text)) {
+            for flag in std::iter::once(String::new()).chain(flags) {
+                if !seen.insert((sub.clone(), flag.clone())) {
+                    continue;
+                }
+                checked += 1;
+                match help(&sub) {
+                    None => wrong.push(format!(
+                        "{}: lawsuite {sub} is not a command",
+                        path.display()
+                    )),
+                    Some(text) if !flag.is_empty() && !text.contains(&flag) => {
+                        wrong.push(format!("{}: lawsuite {sub} has no {flag}", path.display()))
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    assert!(checked > 20, "the documents show commands: {checked} found");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_repository_file_the_documents_point_at_is_there() {
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    let tops = [
+        "peers/",
+        "docs/",
+        "adapters/",
+        "benches/",
+        "laws/",
+        "templates/",
+        "tests/",
+        "src/",
+        ".ci/",
+    ];
+    for (path, text) in documents() {
+        // Templates and the skeleton name files of the user's project.
+        if !path.starts_with(repo()) || path.starts_with(repo().join("templates")) {
+            continue;
+        }
+        // Spans there are paths of example trees (`src/a.ts`), not ours.
+        let examples = path.ends_with("docs/contract.md") || path.ends_with("laws/README.md");
+        let dir = path.parent().unwrap_or(repo()).to_path_buf();
+        // Markdown links, relative to the document.
+        for link in text.split("](").skip(1) {
+            let target = link.split([')', '#', ' ']).next().unwrap_or("");
+            if target.is_empty()
+                || target.contains("://")
+                || target.starts_with('`')
+                || target.starts_with("mailto:")
+            {
+                continue;
+            }
+            checked += 1;
+            if !dir.join(target).exists() {
+                wrong.push(format!("{}: link {target}", path.display()));
+            }
+        }
+        // `peers/PROTOCOL.md`-like code spans, relative to the repository.
+        for span in text.split('`').skip(1).step_by(2) {
+            let span = span.trim_end_matches([',', '.', ':']);
+            if examples
+                || span.contains([' ', '*', '<', '{', '…'])
+                || !tops.iter().any(|t| span.starts_with(t))
+            {
+                continue;
+            }
+            checked += 1;
+            if !repo().join(span).exists() {
+                wrong.push(format!("{}: `{span}`", path.display()));
+            }
+        }
+    }
+    assert!(
+        checked > 10,
+        "the documents point at files: {checked} found"
+    );
+    assert!(
+        wrong.is_empty(),
+        "these files are not in the repository:\n{}",
+        wrong.join("\n")
+    );
+}
