@@ -223,6 +223,38 @@ pub fn problems() -> Vec<EnvError> {
     out
 }
 
+/// Where law trees and seed plans are written: `TMPDIR` when it is set
+/// (the standard variable, honoured as [`std::env::temp_dir`] does); else,
+/// on Linux, `/dev/shm` when it is a directory lawsuite can write; else the
+/// system's temporary directory.
+///
+/// A run of the shipped laws creates and removes about 7,500 small files.
+/// On tmpfs that costs a fraction of what a disk file system does: the
+/// 2,125 trials of a skeleton Rust peer's `cargo test` took 4.1–7.3 s
+/// wall (2.3–8.6 s of it system CPU) with trees on the ext4 `/tmp` of the
+/// 2-core machine measured and 3.0 s (0.9 s system) on `/dev/shm`.
+pub fn trees_dir() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        if std::env::var_os("TMPDIR").is_some_and(|v| !v.is_empty()) {
+            return std::env::temp_dir();
+        }
+        let shm = std::path::Path::new("/dev/shm");
+        if cfg!(target_os = "linux") && writable(shm) {
+            return shm.to_path_buf();
+        }
+        std::env::temp_dir()
+    })
+    .clone()
+}
+
+/// Whether a directory can be made (and removed) in `dir`.
+fn writable(dir: &std::path::Path) -> bool {
+    let probe = dir.join(format!("lawsuite-probe-{}", std::process::id()));
+    let made = std::fs::create_dir(&probe).is_ok();
+    made && std::fs::remove_dir(&probe).is_ok()
+}
+
 /// The variables as a table for `--help` and the README: one line each.
 pub fn help() -> String {
     VARIABLES

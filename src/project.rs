@@ -6,7 +6,7 @@
 //! own expected law failures are (`expected`), and any law directories of
 //! the user's own (`laws`, run beside the laws lawsuite ships). Every path
 //! in it is relative to the file's directory. `lawsuite init` writes one
-//! ([`init`]).
+//! ([`crate::scaffold::write`]).
 //!
 //! ```toml
 //! regressions = "lawsuite/regressions"

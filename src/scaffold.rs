@@ -6,7 +6,7 @@
 //! Everything here is compiled in: the templates (`templates/`), the
 //! Node and Python adapters (`adapters/`), the protocol and its schemas
 //! (`peers/`), and the contract in our own words (`docs/contract.md`).
-//! Nothing is ever overwritten: [`write`] refuses, before writing a byte,
+//! Nothing is ever overwritten: [`write()`] refuses, before writing a byte,
 //! when any file it would write is already there.
 //!
 //! ```

@@ -524,9 +524,10 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 const CREATE_ATTEMPTS: u32 = 16;
 
 impl TempTree {
-    /// Creates a new, empty temporary directory.
+    /// Creates a new, empty temporary directory, under
+    /// [`crate::environment::trees_dir`] (tmpfs where there is one).
     pub fn new() -> Result<TempTree, MaterializeError> {
-        let base = std::env::temp_dir();
+        let base = crate::environment::trees_dir();
         let pid = std::process::id();
         let mut last = None;
         for _ in 0..CREATE_ATTEMPTS {

@@ -35,6 +35,7 @@ pub mod explain;
 pub mod lawsuite;
 pub mod materialize;
 pub mod plan;
+#[cfg(feature = "tools")]
 pub mod real_tree;
 pub mod regression;
 pub mod report;

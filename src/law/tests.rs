@@ -170,7 +170,7 @@ mod hostile {
             };
             assert!(why.contains("symlink"), "{why}");
             assert!(
-                !std::env::temp_dir().join(&name).exists(),
+                !crate::environment::trees_dir().join(&name).exists(),
                 "{kind} made outside the tree"
             );
         }

@@ -635,10 +635,10 @@ pub fn shrink_case(
     // `diverges` counts it as "no" so the shrinker never keeps one.
     if let Err(e) = Materialized::new(&case.root, &case.files) {
         bail!(
-            "cannot set up {} seed {}: its tree cannot be written ({e}); check that the temporary directory ({}) exists and can be written",
+            "cannot set up {} seed {}: its tree cannot be written ({e}); check that the directory trees are written under ({}; TMPDIR sets another) exists and can be written",
             generator.name(),
             args.seed,
-            std::env::temp_dir().display()
+            lawsuite::environment::trees_dir().display()
         );
     }
     if !diverges(&case, reference.peer.as_ref(), peer.peer.as_ref()) {
