@@ -47,11 +47,12 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
+use super::framing::{self, CappedLine, Line, Overlong, read_line_async};
 use super::group::STOPPING;
 pub use super::group::stop_all_peers;
 #[cfg(unix)]
@@ -909,9 +910,8 @@ async fn exchange(
     request: &Request,
     cap: usize,
 ) -> Result<Vec<u8>, Failure> {
-    let mut line = serde_json::to_vec(request)
+    let line = framing::encode(request)
         .map_err(|e| (FaultKind::Crash, format!("cannot encode the request: {e}")))?;
-    line.push(b'\n');
     let Some(stdin) = process.stdin.as_mut() else {
         return Err((FaultKind::Crash, "its stdin is closed".to_string()));
     };
@@ -926,17 +926,21 @@ async fn exchange(
         ));
     }
     loop {
-        let bytes = match read_or_exit(process, cap).await? {
+        let mut bytes = Vec::new();
+        match read_or_exit(process, &mut bytes, cap).await? {
             Err(e) => return Err((FaultKind::Crash, format!("reading its stdout failed: {e}"))),
-            Ok(Read::Eof) => return Err((FaultKind::Crash, "closed its stdout".to_string())),
-            Ok(Read::TooLong) => {
+            // A line the end of stdout cut off is no answer either.
+            Ok(Line::Eof | Line::Unterminated) => {
+                return Err((FaultKind::Crash, "closed its stdout".to_string()));
+            }
+            Ok(Line::TooLong) => {
                 return Err((
                     FaultKind::ProtocolViolation,
                     format!("printed a line longer than {cap} bytes on stdout"),
                 ));
             }
-            Ok(Read::Line(bytes)) => bytes,
-        };
+            Ok(Line::Complete) => {}
+        }
         if bytes.iter().all(u8::is_ascii_whitespace) {
             continue; // blank lines are tolerated
         }
@@ -953,9 +957,13 @@ const LAST_WORDS: Duration = Duration::from_millis(200);
 /// and the end of the pipe would then come only with the timeout, as if the
 /// peer were slow. The read is not abandoned when the exit is seen, so a
 /// line written just before exiting is still read whole.
-async fn read_or_exit(process: &mut Process, cap: usize) -> Result<std::io::Result<Read>, Failure> {
+async fn read_or_exit(
+    process: &mut Process,
+    line: &mut Vec<u8>,
+    cap: usize,
+) -> Result<std::io::Result<Line>, Failure> {
     let Process { child, stdout, .. } = process;
-    let read = read_line_capped(stdout, cap);
+    let read = read_line_async(stdout, line, CappedLine::new(cap, Overlong::Stop));
     tokio::pin!(read);
     tokio::select! {
         biased;
@@ -1078,40 +1086,6 @@ fn preview(bytes: &[u8]) -> String {
         format!("{text:?}…")
     } else {
         format!("{text:?}")
-    }
-}
-
-/// What [`read_line_capped`] found.
-enum Read {
-    Line(Vec<u8>),
-    Eof,
-    TooLong,
-}
-
-/// Read one `\n`-terminated line of at most `cap` bytes. A longer line is
-/// not read further (the process is killed after it anyway).
-async fn read_line_capped<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    cap: usize,
-) -> std::io::Result<Read> {
-    let mut line = Vec::new();
-    loop {
-        let chunk = reader.fill_buf().await?;
-        if chunk.is_empty() {
-            return Ok(Read::Eof);
-        }
-        let (take, done) = match memchr::memchr(b'\n', chunk) {
-            Some(at) => (at, true),
-            None => (chunk.len(), false),
-        };
-        if line.len() + take > cap {
-            return Ok(Read::TooLong);
-        }
-        line.extend_from_slice(&chunk[..take]);
-        reader.consume(if done { take + 1 } else { take });
-        if done {
-            return Ok(Read::Line(line));
-        }
     }
 }
 

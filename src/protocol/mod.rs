@@ -44,6 +44,7 @@
 
 #[cfg(feature = "external")]
 pub mod client;
+mod framing;
 #[cfg(feature = "external")]
 mod group;
 pub mod messages;
