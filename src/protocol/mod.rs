@@ -44,10 +44,12 @@
 
 #[cfg(feature = "external")]
 pub mod client;
-mod framing;
 #[cfg(feature = "external")]
-mod group;
+mod fault;
+mod framing;
 pub mod messages;
+#[cfg(feature = "external")]
+mod process;
 pub mod server;
 #[cfg(feature = "external")]
 mod stderr;
