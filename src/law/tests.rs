@@ -1,7 +1,14 @@
 //! The law loader's and runner's tests.
 
 mod unit {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    use crate::law::format::expand_pieces;
+    use crate::law::load::{check, inside};
+    use crate::law::tree::{files, unescape_bytes};
     use crate::law::*;
+    use crate::peer::Method;
 
     #[test]
     fn bytes_escapes() {

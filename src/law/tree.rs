@@ -1,16 +1,21 @@
-//! The tree guard: a law's tree written once, and compared after each
-//! peer with what was written, contents included, so a peer that changes
-//! the tree it was asked to search is the one that fails.
+//! A law's tree: its entries turned into files (and the special entries
+//! the plan format has no kind for, made after them), written once, and
+//! compared after each peer with what was written, contents included, so
+//! a peer that changes the tree it was asked to search is the one that
+//! fails (the tree guard); and the tree listed for a report.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::fs;
 use std::hash::Hasher;
 use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{Law, LoadedLaw, files};
+use super::format::{Entry, Law, MAX_GENERATED};
+use super::load::LoadedLaw;
 use crate::kit::materialize::TempTree;
+use crate::kit::plan::{FileKind, GeneratedFile};
 
 /// A law's tree written under a fresh temporary directory, removed when
 /// the last [`Setup`](super::Setup) on it is dropped.
@@ -226,6 +231,246 @@ fn describe(meta: &fs::Metadata) -> String {
             |d| format!("{}.{:09}", d.as_secs(), d.subsec_nanos()),
         );
     format!("{kind} of {} bytes{mode}, modified {modified}", meta.len())
+}
+
+/// Decode `\xNN` and `\\` escapes.
+pub(super) fn unescape_bytes(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' {
+            match bytes.get(i + 1) {
+                Some(b'\\') => {
+                    out.push(b'\\');
+                    i += 2;
+                }
+                Some(b'x') => {
+                    let hex = text
+                        .get(i + 2..i + 4)
+                        .ok_or("a \\x escape needs two hex digits")?;
+                    out.push(
+                        u8::from_str_radix(hex, 16)
+                            .map_err(|_| format!("bad \\x escape {hex:?}"))?,
+                    );
+                    i += 4;
+                }
+                _ => return Err("only \\xNN and \\\\ escapes are allowed in `bytes`".into()),
+            }
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// The tree as plan files, and the special entries (FIFOs, sockets, sizes)
+/// the plan format has no kind for, made after it is written.
+pub(super) fn files(law: &Law) -> Result<(Vec<GeneratedFile>, Vec<Special>), String> {
+    let mut out = Vec::new();
+    let mut special = Vec::new();
+    for (path, entry) in &law.tree {
+        let spec = match entry {
+            Entry::Text(text) => {
+                out.push(GeneratedFile::new(path.clone(), text.clone()));
+                continue;
+            }
+            Entry::Spec(spec) => spec,
+        };
+        let paths: Vec<String> = match spec.count {
+            None => vec![path.clone()],
+            Some(n) => {
+                let width = n.saturating_sub(1).to_string().len();
+                (0..n)
+                    .map(|i| path.replace("{i}", &format!("{i:0width$}")))
+                    .collect()
+            }
+        };
+        for path in paths {
+            if spec.fifo || spec.socket {
+                special.push(if spec.fifo {
+                    Special::Fifo(path)
+                } else {
+                    Special::Socket(path)
+                });
+                continue;
+            }
+            let mut f = if spec.dir {
+                GeneratedFile::dir(path.clone())
+            } else if let Some(target) = &spec.symlink {
+                GeneratedFile::symlink(path.clone(), target.clone())
+            } else {
+                let mut content = match (&spec.text, &spec.bytes, &spec.parts) {
+                    (Some(t), None, None) => t.clone().into_bytes(),
+                    (None, Some(b), None) => unescape_bytes(b)?,
+                    (None, None, Some(parts)) => {
+                        let mut text = String::new();
+                        for part in parts {
+                            part.expand(&mut text)
+                                .map_err(|e| format!("{path:?}: {e}"))?;
+                        }
+                        text.into_bytes()
+                    }
+                    (None, None, None) => Vec::new(),
+                    _ => {
+                        return Err(format!("{path:?}: give one of `text`, `bytes` and `parts`"));
+                    }
+                };
+                if let Some(n) = spec.repeat {
+                    if content.len().saturating_mul(n) > MAX_GENERATED {
+                        return Err(format!(
+                            "{path:?}: the content is over {MAX_GENERATED} bytes; use `size`"
+                        ));
+                    }
+                    content = content.repeat(n);
+                }
+                if let Some(size) = spec.size {
+                    special.push(Special::Size(path.clone(), size));
+                }
+                GeneratedFile::new(path.clone(), content)
+            };
+            if let Some(mode) = spec.mode {
+                f = f.with_mode(mode);
+            }
+            out.push(f);
+        }
+    }
+    // Directories and files before links, so a link's target exists first.
+    out.sort_by_key(|f| matches!(f.kind, FileKind::Symlink));
+    Ok((out, special))
+}
+
+/// A tree entry made after the plan files are written.
+#[derive(Debug)]
+pub(super) enum Special {
+    /// A named pipe.
+    Fifo(String),
+    /// A unix-domain socket file.
+    Socket(String),
+    /// A file extended to this many bytes.
+    Size(String, u64),
+}
+
+impl Special {
+    /// Make the entry under `root` (its directory is made too).
+    fn make(&self, root: &Path) -> Result<(), String> {
+        let (path, what) = match self {
+            Special::Fifo(p) => (p, "fifo"),
+            Special::Socket(p) => (p, "socket"),
+            Special::Size(p, _) => (p, "size"),
+        };
+        let failed = |e: &dyn fmt::Display| format!("cannot make the {what} entry {path:?}: {e}");
+        // The one checked path every entry kind takes: no parent may be a
+        // symlink (a law's `out = { symlink = ".." }` would otherwise put
+        // `out/pwned` outside the tree), nor the entry itself.
+        let target = crate::kit::materialize::place(root, path).map_err(|e| failed(&e))?;
+        match self {
+            Special::Fifo(_) => {
+                let status = std::process::Command::new("mkfifo")
+                    .arg(&target)
+                    .status()
+                    .map_err(|e| failed(&e))?;
+                if !status.success() {
+                    return Err(failed(&format!("mkfifo exited with {status}")));
+                }
+            }
+            #[cfg(unix)]
+            Special::Socket(_) => {
+                // Binding creates the socket file; it stays after the
+                // listener is dropped, with nobody listening.
+                std::os::unix::net::UnixListener::bind(&target).map_err(|e| failed(&e))?;
+            }
+            #[cfg(not(unix))]
+            Special::Socket(_) => return Err(failed(&"sockets are unix-only")),
+            Special::Size(_, size) => {
+                // `place` has made sure the path is not a symlink, so this
+                // opens the plan's own file.
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&target)
+                    .map_err(|e| failed(&e))?;
+                file.set_len(*size).map_err(|e| failed(&e))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The law's tree for a report: each entry's path and what it holds (text
+/// shortened past [`TREE_PREVIEW`] characters, links, directories, the
+/// special forms by name).
+pub fn tree_listing(law: &Law) -> Vec<(String, String)> {
+    law.tree
+        .iter()
+        .map(|(path, entry)| {
+            let what = match entry {
+                Entry::Text(text) => preview(text),
+                Entry::Spec(spec) => {
+                    let mut parts = Vec::new();
+                    if let Some(n) = spec.count {
+                        parts.push(format!("{n} entries"));
+                    }
+                    if spec.dir {
+                        parts.push("a directory".into());
+                    }
+                    if let Some(target) = &spec.symlink {
+                        parts.push(format!("a symlink to {target:?}"));
+                    }
+                    if spec.fifo {
+                        parts.push("a named pipe".into());
+                    }
+                    if spec.socket {
+                        parts.push("a socket".into());
+                    }
+                    if let Some(text) = &spec.text {
+                        parts.push(preview(text));
+                    }
+                    if let Some(bytes) = &spec.bytes {
+                        parts.push(format!("bytes {}", preview(bytes)));
+                    }
+                    if spec.parts.is_some() {
+                        let mut text = String::new();
+                        let built = spec
+                            .parts
+                            .iter()
+                            .flatten()
+                            .try_for_each(|p| p.expand(&mut text));
+                        parts.push(match built {
+                            Ok(()) => preview(&text),
+                            Err(e) => e,
+                        });
+                    }
+                    if let Some(n) = spec.repeat {
+                        parts.push(format!("repeated {n} times"));
+                    }
+                    if let Some(size) = spec.size {
+                        parts.push(format!("extended to {size} bytes"));
+                    }
+                    if let Some(mode) = spec.mode {
+                        parts.push(format!("mode {mode:o}"));
+                    }
+                    if parts.is_empty() {
+                        parts.push("an empty file".into());
+                    }
+                    parts.join(", ")
+                }
+            };
+            (path.clone(), what)
+        })
+        .collect()
+}
+
+/// How much of a file's text a report shows.
+pub const TREE_PREVIEW: usize = 240;
+
+fn preview(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= TREE_PREVIEW {
+        return format!("{text:?}");
+    }
+    let head: String = text.chars().take(TREE_PREVIEW).collect();
+    format!("{head:?}… ({count} characters)")
 }
 
 #[cfg(test)]

@@ -39,28 +39,22 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::path::PathBuf;
-use std::process::Stdio;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::runtime::Runtime;
-use tokio::task::JoinHandle;
 
-use super::group::STOPPING;
-pub use super::group::stop_all_peers;
-#[cfg(unix)]
-use super::group::{GROUP_GRACE, end_group, live_groups};
+use super::fault::Failure;
+pub use super::fault::{CallError, Fault, FaultKind};
 use super::messages::{
-    Id, InitializeParams, InitializeResult, JSONRPC, NO_COMMON_VERSION, Request, RpcError,
-    VersionRange,
+    Id, InitializeResult, JSONRPC, NO_COMMON_VERSION, Request, RpcError, VersionRange,
 };
-use super::stderr::HeadTail;
+pub use super::process::{Backoff, stop_all_peers};
+use super::process::{Process, exchange, log};
 use super::{MAX_LINE_BYTES, PROTOCOL, method, undeclared};
 use crate::call::{Bounds, violation};
 use crate::contract::{
@@ -74,47 +68,6 @@ use crate::peer::{Ground, Health, Method, Search};
 
 /// The per-call timeout when the registry does not set `timeout_ms`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// How many faults the log keeps (the oldest are dropped; the count is kept).
-const FAULT_LOG: usize = 256;
-
-/// How restarts are spaced and when they stop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Backoff {
-    /// The wait before the first restart.
-    pub first: Duration,
-    /// The longest wait; each fault in a row doubles it up to this.
-    pub max: Duration,
-    /// After this many faults in a row, stop restarting.
-    pub give_up_after: u32,
-}
-
-impl Default for Backoff {
-    fn default() -> Self {
-        Backoff {
-            first: Duration::from_millis(50),
-            max: Duration::from_secs(2),
-            give_up_after: 5,
-        }
-    }
-}
-
-impl Backoff {
-    /// The wait before restarting after `in_a_row` faults (≥ 1).
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use lawsuite::protocol::client::Backoff;
-    /// let b = Backoff::default();
-    /// assert_eq!(b.delay(1), Duration::from_millis(50));
-    /// assert_eq!(b.delay(3), Duration::from_millis(200));
-    /// assert_eq!(b.delay(40), Duration::from_secs(2));
-    /// ```
-    pub fn delay(&self, in_a_row: u32) -> Duration {
-        let doublings = in_a_row.saturating_sub(1).min(20);
-        self.first.saturating_mul(1 << doublings).min(self.max)
-    }
-}
 
 /// How to run one external peer (the registry's `command`, `cwd`, `env`,
 /// `timeout_ms`, plus limits tests may tighten).
@@ -160,139 +113,19 @@ impl PeerConfig {
     }
 }
 
-/// What went wrong with a peer process.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FaultKind {
-    /// No answer within the timeout.
-    Timeout,
-    /// The process could not start, exited, or closed its stdout.
-    Crash,
-    /// A line that is not a JSON-RPC response to the outstanding request.
-    ProtocolViolation,
-    /// A JSON-RPC error that is not a contract failure (the process is kept).
-    ErrorResponse,
-    /// No common protocol version, or an unusable handshake answer.
-    Incompatible,
-}
-
-impl FaultKind {
-    /// The snake_case name used in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FaultKind::Timeout => "timeout",
-            FaultKind::Crash => "crash",
-            FaultKind::ProtocolViolation => "protocol_violation",
-            FaultKind::ErrorResponse => "error_response",
-            FaultKind::Incompatible => "incompatible",
-        }
-    }
-
-    /// The contract code a call answers with after this fault.
-    pub fn code(self) -> ErrorCode {
-        match self {
-            FaultKind::Timeout => ErrorCode::Timeout,
-            FaultKind::Incompatible => ErrorCode::ProviderUnavailable,
-            _ => ErrorCode::RequestFailed,
-        }
-    }
-}
-
-impl fmt::Display for FaultKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One entry of a peer's fault log.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Fault {
-    /// The registered peer name.
-    pub peer: String,
-    /// What kind of fault.
-    pub kind: FaultKind,
-    /// The method being called (`initialize` for the handshake).
-    pub method: String,
-    /// What happened, in one sentence.
-    pub message: String,
-    /// The process's stderr, its start and its end when it was long, with
-    /// how many bytes were left out between (lossy UTF-8; empty if it
-    /// said nothing).
-    pub stderr_tail: String,
-    /// The process id, when a process was running.
-    pub pid: Option<u32>,
-}
-
-impl Fault {
-    /// The contract error a call answers with.
-    pub fn to_std_error(&self) -> StdError {
-        StdError::new(self.kind.code(), format!("{self}"))
-    }
-}
-
-impl fmt::Display for Fault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "peer {} {} during {}: {}",
-            self.peer, self.kind, self.method, self.message
-        )?;
-        let tail = self.stderr_tail.trim_end();
-        if !tail.is_empty() {
-            write!(f, "\n  stderr:")?;
-            for line in tail.lines() {
-                write!(f, "\n    {line}")?;
-            }
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for Fault {}
-
-/// The outcome of [`ExternalPeer::call`] that is not a result.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CallError {
-    /// The peer answered with a JSON-RPC error (a contract failure when its
-    /// `code` is −32000).
-    Rpc(RpcError),
-    /// The exchange failed (see the module table).
-    Fault(Fault),
-}
-
-impl fmt::Display for CallError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CallError::Rpc(e) => write!(f, "JSON-RPC error {}: {}", e.code, e.message),
-            CallError::Fault(fault) => write!(f, "{fault}"),
-        }
-    }
-}
-
-impl std::error::Error for CallError {}
-
-/// A running peer process.
-struct Process {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    stderr: Arc<Mutex<HeadTail>>,
-    stderr_task: Option<JoinHandle<()>>,
-    pid: Option<u32>,
-}
-
+/// What an [`ExternalPeer`] keeps between calls, under its lock.
 #[derive(Default)]
-struct State {
-    process: Option<Process>,
-    handshake: Option<InitializeResult>,
-    faults: VecDeque<Fault>,
-    fault_count: usize,
-    in_a_row: u32,
-    restart_at: Option<Instant>,
+pub(super) struct State {
+    pub(super) process: Option<Process>,
+    pub(super) handshake: Option<InitializeResult>,
+    pub(super) faults: VecDeque<Fault>,
+    pub(super) fault_count: usize,
+    pub(super) in_a_row: u32,
+    pub(super) restart_at: Option<Instant>,
     /// Set once the peer is not restarted any more: every call answers it.
-    stopped: Option<Fault>,
-    next_id: Id,
-    spawned: Vec<u32>,
+    pub(super) stopped: Option<Fault>,
+    pub(super) next_id: Id,
+    pub(super) spawned: Vec<u32>,
 }
 
 /// An external peer: a child process spoken to over the protocol.
@@ -300,8 +133,8 @@ struct State {
 /// Cheap to create: nothing runs until the first call (or
 /// [`ExternalPeer::handshake`]).
 pub struct ExternalPeer {
-    config: PeerConfig,
-    runtime: Runtime,
+    pub(super) config: PeerConfig,
+    pub(super) runtime: Runtime,
     state: Mutex<State>,
 }
 
@@ -313,9 +146,8 @@ impl fmt::Debug for ExternalPeer {
     }
 }
 
-/// How an exchange failed, before the process is reaped.
-type Failure = (FaultKind, String);
-
+// Starting, failing, restarting and ending the process (`shutdown`
+// included) are the other `impl ExternalPeer`, in `process.rs`.
 impl ExternalPeer {
     /// A peer for `config`. Fails only when the command is empty or the
     /// I/O runtime cannot be built.
@@ -449,32 +281,13 @@ impl ExternalPeer {
         }
     }
 
-    /// Ask the process to exit (`shutdown`, then end of stdin), and kill and
-    /// reap it if it has not within a second. The next call starts a new one.
-    pub fn shutdown(&self) {
-        let mut state = self.lock();
-        let Some(mut process) = state.process.take() else {
-            return;
-        };
-        let id = state.next_id;
-        state.next_id += 1;
-        let grace = self.config.timeout.min(Duration::from_secs(1));
-        self.runtime.block_on(async {
-            let request = Request::new(id, method::SHUTDOWN, Value::Null);
-            let _ = tokio::time::timeout(grace, exchange(&mut process, &request, 4096)).await;
-            process.stdin = None;
-            let _ = tokio::time::timeout(grace, process.child.wait()).await;
-        });
-        self.reap(process, true);
-    }
-
-    fn lock(&self) -> MutexGuard<'_, State> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while holding the lock leaves the state usable: at worst a
         // process to restart.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn fault(&self, kind: FaultKind, method: &str, message: String) -> Fault {
+    pub(super) fn fault(&self, kind: FaultKind, method: &str, message: String) -> Fault {
         Fault {
             peer: self.config.name.clone(),
             kind,
@@ -485,103 +298,14 @@ impl ExternalPeer {
         }
     }
 
-    /// Start and handshake a process unless one is running.
-    fn ensure_running(&self, state: &mut State) -> Result<(), Fault> {
-        if state.process.is_some() {
-            return Ok(());
-        }
-        if let Some(stopped) = &state.stopped {
-            return Err(stopped.clone());
-        }
-        if STOPPING.load(std::sync::atomic::Ordering::Relaxed) {
-            let message = "the run is stopping: no peer is started again".to_string();
-            return Err(self.fault(FaultKind::Crash, method::INITIALIZE, message));
-        }
-        if let Some(at) = state.restart_at.take() {
-            std::thread::sleep(at.saturating_duration_since(Instant::now()));
-        }
-        let process = match self.spawn() {
-            Ok(p) => p,
-            Err(message) => {
-                let fault = self.fault(FaultKind::Crash, method::INITIALIZE, message);
-                return Err(self.record(state, fault));
-            }
-        };
-        if let Some(pid) = process.pid {
-            state.spawned.push(pid);
-            #[cfg(unix)]
-            live_groups().insert(pid);
-        }
-        state.process = Some(process);
-        let params =
-            serde_json::to_value(InitializeParams { protocol: PROTOCOL }).unwrap_or(Value::Null);
-        let checked =
-            self.exchange(state, method::INITIALIZE, params)
-                .and_then(|reply| match reply.parse()? {
-                    Ok(raw) => check_handshake(raw),
-                    Err(error) => Err(handshake_error(&error)),
-                });
-        match checked {
-            Ok(handshake) => {
-                state.handshake = Some(handshake);
-                Ok(())
-            }
-            Err(failure) => Err(self.fail(state, method::INITIALIZE, failure)),
-        }
-    }
-
-    fn spawn(&self) -> Result<Process, String> {
-        let _guard = self.runtime.enter();
-        let mut command = Command::new(&self.config.command[0]);
-        command
-            .args(&self.config.command[1..])
-            .envs(&self.config.env)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        // A group of its own (its id is the peer's pid), so that ending the
-        // peer can end what it started: killing the child alone left a
-        // launcher's background processes running, reparented to init.
-        #[cfg(unix)]
-        command.process_group(0);
-        if let Some(cwd) = &self.config.cwd {
-            command.current_dir(cwd);
-        }
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("could not start {:?}: {e}", self.config.command.join(" ")))?;
-        let (Some(stdin), Some(stdout), Some(mut stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err("the child's pipes were not set up".to_string());
-        };
-        let tail = Arc::new(Mutex::new(HeadTail::new(self.config.stderr_tail_bytes)));
-        let sink = tail.clone();
-        let stderr_task = self.runtime.spawn(async move {
-            let mut buf = vec![0u8; 8192];
-            while let Ok(n) = stderr.read(&mut buf).await {
-                if n == 0 {
-                    break;
-                }
-                if let Ok(mut t) = sink.lock() {
-                    t.push(&buf[..n]);
-                }
-            }
-        });
-        Ok(Process {
-            pid: child.id(),
-            child,
-            stdin: Some(stdin),
-            stdout: BufReader::with_capacity(1 << 16, stdout),
-            stderr: tail,
-            stderr_task: Some(stderr_task),
-        })
-    }
-
     /// One request and its response line on the running process, under the
     /// timeout; [`Reply::parse`] checks the line.
-    fn exchange(&self, state: &mut State, method: &str, params: Value) -> Result<Reply, Failure> {
+    pub(super) fn exchange(
+        &self,
+        state: &mut State,
+        method: &str,
+        params: Value,
+    ) -> Result<Reply, Failure> {
         let id = state.next_id;
         state.next_id += 1;
         let Some(process) = state.process.as_mut() else {
@@ -600,85 +324,6 @@ impl ExternalPeer {
             }
         })?;
         Ok(Reply { line, id })
-    }
-
-    /// A fault of the running process: reap it, log the fault, schedule the
-    /// restart, and return the fault.
-    fn fail(&self, state: &mut State, method: &str, (kind, message): Failure) -> Fault {
-        let mut fault = self.fault(kind, method, message);
-        if let Some(process) = state.process.take() {
-            fault.pid = process.pid;
-            // A crash: let the process finish dying so its status and last
-            // words are known. Anything else: kill at once.
-            let (status, tail) = self.reap(process, kind != FaultKind::Crash);
-            if kind == FaultKind::Crash {
-                if let Some(status) = status {
-                    fault.message.push_str(&format!(" ({status})"));
-                }
-            }
-            fault.stderr_tail = tail;
-        }
-        state.handshake = None;
-        self.record(state, fault)
-    }
-
-    /// Log a fault and decide about restarting.
-    fn record(&self, state: &mut State, fault: Fault) -> Fault {
-        state.in_a_row += 1;
-        log(state, fault.clone());
-        let give_up = state.in_a_row >= self.config.backoff.give_up_after.max(1);
-        if fault.kind == FaultKind::Incompatible || give_up {
-            let mut stopped = fault.clone();
-            if fault.kind != FaultKind::Incompatible {
-                stopped.message = format!(
-                    "not restarted after {} faults in a row; the last: {}",
-                    state.in_a_row, fault.message
-                );
-            }
-            state.stopped = Some(stopped);
-        } else {
-            state.restart_at = Some(Instant::now() + self.config.backoff.delay(state.in_a_row));
-        }
-        fault
-    }
-
-    /// Kill (when `kill`; otherwise wait briefly for an exit first) and
-    /// reap the process; return how it ended and its stderr tail.
-    fn reap(&self, mut process: Process, kill: bool) -> (Option<String>, String) {
-        let status = self.runtime.block_on(async {
-            process.stdin = None;
-            if !kill {
-                if let Ok(Ok(status)) =
-                    tokio::time::timeout(Duration::from_millis(500), process.child.wait()).await
-                {
-                    return Some(status);
-                }
-            }
-            let _ = process.child.start_kill();
-            match tokio::time::timeout(Duration::from_secs(5), process.child.wait()).await {
-                Ok(Ok(status)) => Some(status),
-                _ => None,
-            }
-        });
-        // Before waiting for stderr: a grandchild may hold the pipe open.
-        #[cfg(unix)]
-        if let Some(pgid) = process.pid {
-            end_group(pgid, GROUP_GRACE);
-            live_groups().remove(&pgid);
-        }
-        if let Some(task) = process.stderr_task.take() {
-            // The pipe closes with the process (unless a grandchild holds
-            // it): the tail is complete after this.
-            let _ = self
-                .runtime
-                .block_on(async { tokio::time::timeout(Duration::from_millis(250), task).await });
-        }
-        let tail = process.stderr.lock().map(|t| t.text()).unwrap_or_default();
-        let status = status.map(|s| match s.code() {
-            Some(code) => format!("exit status {code}"),
-            None => format!("{s}"),
-        });
-        (status, tail)
     }
 
     fn search<I: Serialize, O: DeserializeOwned>(
@@ -728,14 +373,6 @@ impl ExternalPeer {
             Err(CallError::Fault(fault)) => Err(fault.to_std_error()),
         }
     }
-}
-
-fn log(state: &mut State, fault: Fault) {
-    state.fault_count += 1;
-    if state.faults.len() == FAULT_LOG {
-        state.faults.pop_front();
-    }
-    state.faults.push_back(fault);
 }
 
 impl Drop for ExternalPeer {
@@ -841,7 +478,7 @@ const KNOWN_METHODS: [&str; 7] = [
 ];
 
 /// The handshake result, checked.
-fn check_handshake(raw: &RawValue) -> Result<InitializeResult, Failure> {
+pub(super) fn check_handshake(raw: &RawValue) -> Result<InitializeResult, Failure> {
     let handshake: InitializeResult = serde_json::from_str(raw.get()).map_err(|e| {
         (
             FaultKind::ProtocolViolation,
@@ -878,7 +515,7 @@ fn check_handshake(raw: &RawValue) -> Result<InitializeResult, Failure> {
 }
 
 /// An error answer to `initialize`.
-fn handshake_error(error: &RpcError) -> Failure {
+pub(super) fn handshake_error(error: &RpcError) -> Failure {
     if error.code == NO_COMMON_VERSION {
         let theirs = error
             .data
@@ -902,78 +539,8 @@ fn handshake_error(error: &RpcError) -> Failure {
     )
 }
 
-/// Write one request and read lines until its response line (blank lines
-/// are skipped).
-async fn exchange(
-    process: &mut Process,
-    request: &Request,
-    cap: usize,
-) -> Result<Vec<u8>, Failure> {
-    let mut line = serde_json::to_vec(request)
-        .map_err(|e| (FaultKind::Crash, format!("cannot encode the request: {e}")))?;
-    line.push(b'\n');
-    let Some(stdin) = process.stdin.as_mut() else {
-        return Err((FaultKind::Crash, "its stdin is closed".to_string()));
-    };
-    let written = async {
-        stdin.write_all(&line).await?;
-        stdin.flush().await
-    };
-    if let Err(e) = written.await {
-        return Err((
-            FaultKind::Crash,
-            format!("could not write the request to its stdin: {e}"),
-        ));
-    }
-    loop {
-        let bytes = match read_or_exit(process, cap).await? {
-            Err(e) => return Err((FaultKind::Crash, format!("reading its stdout failed: {e}"))),
-            Ok(Read::Eof) => return Err((FaultKind::Crash, "closed its stdout".to_string())),
-            Ok(Read::TooLong) => {
-                return Err((
-                    FaultKind::ProtocolViolation,
-                    format!("printed a line longer than {cap} bytes on stdout"),
-                ));
-            }
-            Ok(Read::Line(bytes)) => bytes,
-        };
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            continue; // blank lines are tolerated
-        }
-        return Ok(bytes);
-    }
-}
-
-/// How long a line the process wrote before it exited may take to be read
-/// after the exit is seen.
-const LAST_WORDS: Duration = Duration::from_millis(200);
-
-/// Read one line, or see the process exit first: a process it left behind
-/// (`sh -c 'helper & exec peer'`, a runtime's worker) may hold stdout open,
-/// and the end of the pipe would then come only with the timeout, as if the
-/// peer were slow. The read is not abandoned when the exit is seen, so a
-/// line written just before exiting is still read whole.
-async fn read_or_exit(process: &mut Process, cap: usize) -> Result<std::io::Result<Read>, Failure> {
-    let Process { child, stdout, .. } = process;
-    let read = read_line_capped(stdout, cap);
-    tokio::pin!(read);
-    tokio::select! {
-        biased;
-        line = &mut read => Ok(line),
-        _ = child.wait() => match tokio::time::timeout(LAST_WORDS, read).await {
-            Ok(line) => Ok(line),
-            // The status is kept by the child and named with the fault.
-            Err(_) => Err((
-                FaultKind::Crash,
-                "exited without answering (a process it left behind still holds its stdout)"
-                    .to_string(),
-            )),
-        },
-    }
-}
-
 /// A response line to request `id`, not yet checked.
-struct Reply {
+pub(super) struct Reply {
     line: Vec<u8>,
     id: Id,
 }
@@ -981,7 +548,7 @@ struct Reply {
 impl Reply {
     /// The checked response: its result's text (borrowed from the line) or
     /// its JSON-RPC error.
-    fn parse(&self) -> Result<Result<&RawValue, RpcError>, Failure> {
+    pub(super) fn parse(&self) -> Result<Result<&RawValue, RpcError>, Failure> {
         parse_response(&self.line, self.id)
     }
 }
@@ -1078,40 +645,6 @@ fn preview(bytes: &[u8]) -> String {
         format!("{text:?}…")
     } else {
         format!("{text:?}")
-    }
-}
-
-/// What [`read_line_capped`] found.
-enum Read {
-    Line(Vec<u8>),
-    Eof,
-    TooLong,
-}
-
-/// Read one `\n`-terminated line of at most `cap` bytes. A longer line is
-/// not read further (the process is killed after it anyway).
-async fn read_line_capped<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    cap: usize,
-) -> std::io::Result<Read> {
-    let mut line = Vec::new();
-    loop {
-        let chunk = reader.fill_buf().await?;
-        if chunk.is_empty() {
-            return Ok(Read::Eof);
-        }
-        let (take, done) = match memchr::memchr(b'\n', chunk) {
-            Some(at) => (at, true),
-            None => (chunk.len(), false),
-        };
-        if line.len() + take > cap {
-            return Ok(Read::TooLong);
-        }
-        line.extend_from_slice(&chunk[..take]);
-        reader.consume(if done { take + 1 } else { take });
-        if done {
-            return Ok(Read::Line(line));
-        }
     }
 }
 

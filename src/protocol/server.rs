@@ -13,6 +13,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::framing::{CappedLine, Line, Overlong, read_line, write_line};
 use super::messages::{
     Capabilities, Ground, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, InitializeParams,
     InitializeResult, JSONRPC, METHOD_NOT_FOUND, NO_COMMON_VERSION, PARSE_ERROR, PeerInfo,
@@ -56,7 +57,8 @@ pub fn serve<R: BufRead, W: Write>(
     let mut line = Vec::new();
     loop {
         line.clear();
-        let response = match read_line_capped(&mut input, &mut line, MAX_LINE_BYTES)? {
+        let capped = CappedLine::new(MAX_LINE_BYTES, Overlong::Skip);
+        let response = match read_line(&mut input, &mut line, capped)? {
             Line::Eof => return Ok(()),
             Line::TooLong => Response::err(
                 None,
@@ -65,8 +67,11 @@ pub fn serve<R: BufRead, W: Write>(
                     format!("the request line is longer than {MAX_LINE_BYTES} bytes"),
                 ),
             ),
-            Line::Complete if line.iter().all(u8::is_ascii_whitespace) => continue,
-            Line::Complete => match handle(peer, &line) {
+            // The last line needs no `\n`.
+            Line::Complete | Line::Unterminated if line.iter().all(u8::is_ascii_whitespace) => {
+                continue;
+            }
+            Line::Complete | Line::Unterminated => match handle(peer, &line) {
                 (response, Next::Stop) => {
                     write_line(&mut output, &response)?;
                     return Ok(());
@@ -78,60 +83,9 @@ pub fn serve<R: BufRead, W: Write>(
     }
 }
 
-fn write_line<W: Write>(output: &mut W, response: &Response) -> io::Result<()> {
-    let mut bytes = serde_json::to_vec(response).map_err(io::Error::other)?;
-    bytes.push(b'\n');
-    output.write_all(&bytes)?;
-    output.flush()
-}
-
 enum Next {
     Continue,
     Stop,
-}
-
-/// What [`read_line_capped`] found.
-enum Line {
-    Complete,
-    Eof,
-    TooLong,
-}
-
-/// Read one `\n`-terminated line into `buf` (without the `\n`), keeping at
-/// most `cap` bytes; a longer line is consumed to its end and reported.
-fn read_line_capped<R: BufRead>(input: &mut R, buf: &mut Vec<u8>, cap: usize) -> io::Result<Line> {
-    let mut too_long = false;
-    loop {
-        let chunk = input.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(if too_long {
-                Line::TooLong
-            } else if buf.is_empty() {
-                Line::Eof
-            } else {
-                Line::Complete
-            });
-        }
-        let (take, done) = match memchr::memchr(b'\n', chunk) {
-            Some(at) => (at, true),
-            None => (chunk.len(), false),
-        };
-        if !too_long && buf.len() + take <= cap {
-            buf.extend_from_slice(&chunk[..take]);
-        } else {
-            too_long = true;
-            buf.clear();
-        }
-        let used = if done { take + 1 } else { take };
-        input.consume(used);
-        if done {
-            return Ok(if too_long {
-                Line::TooLong
-            } else {
-                Line::Complete
-            });
-        }
-    }
 }
 
 /// One request line → its response.
@@ -307,21 +261,5 @@ mod tests {
             answers[4]["error"]["message"],
             "no common protocol version: the harness speaks 7..=9, this peer speaks 1"
         );
-    }
-
-    #[test]
-    fn long_lines_are_capped() {
-        let mut input = std::io::Cursor::new(b"0123456789\nok\n".to_vec());
-        let mut buf = Vec::new();
-        assert!(matches!(
-            read_line_capped(&mut input, &mut buf, 4),
-            Ok(Line::TooLong)
-        ));
-        buf.clear();
-        assert!(matches!(
-            read_line_capped(&mut input, &mut buf, 4),
-            Ok(Line::Complete)
-        ));
-        assert_eq!(buf, b"ok");
     }
 }

@@ -1,0 +1,252 @@
+//! Running a law: its [`Setup`] (the tree written, the call and the
+//! expected answer built) and the judging of one peer's answer.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::format::{Law, expand_pieces};
+use super::load::LoadedLaw;
+use super::tree::Tree;
+use crate::call::Call;
+use crate::contract::normalize::{glob_defaults, grep_defaults};
+use crate::contract::{GlobRequest, GrepRequest};
+use crate::kit::case::rebase;
+use crate::peer::{Method, Search};
+
+/// How one law went on one peer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LawOutcome {
+    /// The answer is the expected one.
+    Pass,
+    /// The peer answered, and not as the law expects.
+    Fail(LawFailure),
+    /// The law could not even be put to the peer (its tree cannot be
+    /// written, its input does not parse): a problem of the law or the
+    /// host, never the peer's answer, so it never satisfies an expected
+    /// failure.
+    Broken(String),
+}
+
+/// What a failing law expected and got, both read as if run from inside
+/// the tree (`T/src/a.ts` reads `src/a.ts`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LawFailure {
+    /// The expected answer (a failure as `{"failure": code}`), without the
+    /// keys checked by length.
+    pub expected: Value,
+    /// The peer's answer, compared the same way; a failure with its
+    /// message, which the comparison leaves out.
+    pub actual: Value,
+    /// Every difference, one sentence each: the answer, array lengths, the
+    /// message.
+    pub problems: Vec<String>,
+}
+
+/// The call a law makes, with its tree at `real` (the law's relative
+/// `root`, `path` or `cwd` turned into `real/<it>`).
+fn law_call(l: &Law, real: &str) -> Result<Call, String> {
+    let mut input = table_to_json(&l.input)?;
+    // `{tree}` spells the tree's absolute path, for rules about inputs
+    // that repeat it (search-contract §16's root-relative suffix: a glob
+    // `<T>/globs/**/*.ts` under the root `<T>/globs`).
+    substitute_tree(&mut input, real);
+    let inside_tree = |relative: Option<&str>| match relative.unwrap_or(".") {
+        "." => real.to_string(),
+        rel => format!("{real}/{rel}"),
+    };
+    // The one field naming a place in the tree, per method. A read or ls
+    // law that gives a `cwd` sends its `path` as written, relative to the
+    // `cwd` (read-ls-flows §1.3, §1.6); otherwise the path is made absolute.
+    let key = match l.method {
+        Method::FlowRead | Method::FlowLs if !l.input.contains_key("cwd") => "path",
+        Method::FlowRead | Method::FlowLs | Method::FlowBash => "cwd",
+        _ => "root",
+    };
+    let place = inside_tree(input.get(key).and_then(Value::as_str));
+    if let Some(obj) = input.as_object_mut() {
+        obj.insert(key.into(), Value::String(place));
+    }
+    let parse_err = |e: serde_json::Error| format!("the input is not valid for {}: {e}", l.method);
+    // Seam laws write a request and get the contract's defaults filled in
+    // (but no validation: the seam trusts its input).
+    match l.method {
+        Method::Grep => {
+            let req: GrepRequest = serde_json::from_value(input).map_err(parse_err)?;
+            Ok(Call::Grep(grep_defaults(&req)))
+        }
+        Method::Glob => {
+            let req: GlobRequest = serde_json::from_value(input).map_err(parse_err)?;
+            Ok(Call::Glob(glob_defaults(&req)))
+        }
+        method => Call::parse(method, input).map_err(|e| e.to_string()),
+    }
+}
+
+/// Replace `{tree}` by `real` in every string of `value`.
+fn substitute_tree(value: &mut Value, real: &str) {
+    match value {
+        Value::String(s) if s.contains(TREE) => *s = s.replace(TREE, real),
+        Value::Array(items) => items.iter_mut().for_each(|v| substitute_tree(v, real)),
+        Value::Object(map) => map.values_mut().for_each(|v| substitute_tree(v, real)),
+        _ => {}
+    }
+}
+
+/// What a law's input writes for the tree's absolute path.
+const TREE: &str = "{tree}";
+
+/// Run one law on one peer: [`Setup::new`], then [`Setup::judge`].
+pub fn run(law: &LoadedLaw, peer: &dyn Search) -> LawOutcome {
+    match Setup::new(law) {
+        Ok(setup) => setup.judge(peer),
+        Err(why) => LawOutcome::Broken(why),
+    }
+}
+
+/// Whether a call of `method` leaves its tree as it found it: every
+/// method but `flow/bash` (search, listing and reading only).
+fn only_reads(method: Method) -> bool {
+    method != Method::FlowBash
+}
+
+/// A law made ready to ask peers: its [`Tree`] written, its call and
+/// expected answer built. Peers may share one setup when the law
+/// [only reads its tree](Setup::shared); the engine asks every peer of a
+/// law with one, so a tree is written once per law, not once per peer.
+#[derive(Debug)]
+pub struct Setup {
+    /// The law's checks beyond the answer (kept, not borrowed, so a setup
+    /// can outlive the trial that made it).
+    method: Method,
+    expect_lengths: BTreeMap<String, usize>,
+    expect_message: Option<String>,
+    tree: Arc<Tree>,
+    call: Call,
+    expected: Value,
+}
+
+impl Setup {
+    /// Write the law's tree and build its call; a law that cannot be set
+    /// up is broken ([`LawOutcome::Broken`]), for the reason given here,
+    /// which names its file and name.
+    pub fn new(law: &LoadedLaw) -> Result<Setup, String> {
+        Setup::on(law, Arc::new(Tree::write(law)?))
+    }
+
+    /// Build the law's call on `tree`, already written (by this law or by
+    /// one with the same [`Tree::key`]).
+    pub fn on(law: &LoadedLaw, tree: Arc<Tree>) -> Result<Setup, String> {
+        let broken = |e: String| format!("{}: law {}: {e}", law.file.display(), law.law.name);
+        let l = &law.law;
+        let real = tree.path().to_string_lossy().into_owned();
+        let call = law_call(l, &real).map_err(broken)?;
+        let mut expected = match (&l.expect, &l.expect_error) {
+            (Some(table), _) => table_to_json(table).map_err(broken)?,
+            (None, Some(code)) => serde_json::json!({ "failure": code }),
+            (None, None) => return Err(broken("a law needs `expect` or `expect_error`".into())),
+        };
+        expand_pieces(&mut expected).map_err(broken)?;
+        Ok(Setup {
+            method: l.method,
+            expect_lengths: l.expect_lengths.clone(),
+            expect_message: l.expect_message.clone(),
+            tree,
+            call,
+            expected,
+        })
+    }
+
+    /// A peer changed this setup's tree: ask no one else on it.
+    pub fn is_spoiled(&self) -> bool {
+        self.tree.is_spoiled()
+    }
+
+    /// The tree the law's call is asked on.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// May several laws and peers be asked on one tree of `law`'s? Every
+    /// method but `flow/bash` only reads it; a bash command may write, and
+    /// the next peer must not see what the last one left.
+    pub fn shares_tree(law: &Law) -> bool {
+        only_reads(law.method)
+    }
+
+    /// May several peers be asked on this one tree? See
+    /// [`Setup::shares_tree`].
+    pub fn shared(&self) -> bool {
+        only_reads(self.method)
+    }
+
+    /// Ask `peer` and compare its answer with the law's.
+    pub fn judge(&self, peer: &dyn Search) -> LawOutcome {
+        let real = self.tree.path().to_string_lossy();
+        let answer = with_message(peer, &self.call);
+        // Read the answer as if run from inside the tree.
+        let answer = rebase(&rebase(&answer, &format!("{real}/"), ""), &real, ".");
+        // Failures compare by code; the message, when present, is checked apart.
+        let mut actual = crate::kit::case::comparable(&answer);
+        let mut problems = Vec::new();
+        for (key, want) in &self.expect_lengths {
+            let got = actual.as_object_mut().and_then(|obj| obj.shift_remove(key));
+            match got.as_ref().and_then(Value::as_array).map(Vec::len) {
+                Some(len) if len == *want => {}
+                Some(len) => problems.push(format!("`{key}` holds {len} items, not {want}")),
+                None => problems.push(format!("`{key}` is not an array in the answer")),
+            }
+        }
+        if actual != self.expected {
+            problems.insert(0, "the answer differs from the expected one".into());
+        }
+        if self.shared() {
+            if let Some(change) = self.tree.changes() {
+                problems.push(format!(
+                    "the peer changed the law's tree, which {} only reads: {change}",
+                    self.method.name()
+                ));
+            }
+        }
+        if let (Some(want), Some(got)) = (
+            &self.expect_message,
+            answer.get("message").and_then(Value::as_str),
+        ) {
+            if got != want {
+                problems.push(format!(
+                    "the message differs:\n  expected: {want}\n  actual:   {got}"
+                ));
+            }
+        }
+        if problems.is_empty() {
+            LawOutcome::Pass
+        } else {
+            // Compared by code, a failure is shown with the peer's message
+            // (an external peer's `data.message`), so the report says why.
+            if answer.get("failure").is_some() {
+                actual = crate::kit::case::for_report(answer);
+            }
+            LawOutcome::Fail(LawFailure {
+                expected: self.expected.clone(),
+                actual,
+                problems,
+            })
+        }
+    }
+}
+
+/// Make the call; a failure renders as `{"failure": code, "message": ...}`,
+/// a panic as `{"panic": message}` (one broken peer never stops a run).
+fn with_message(peer: &dyn Search, call: &Call) -> Value {
+    let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.run(peer)));
+    match answer {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => serde_json::json!({ "failure": e.code, "message": e.message }),
+        Err(payload) => serde_json::json!({ "panic": crate::kit::case::panic_message(&*payload) }),
+    }
+}
+
+fn table_to_json(table: &toml::Table) -> Result<Value, String> {
+    serde_json::to_value(table).map_err(|e| e.to_string())
+}
