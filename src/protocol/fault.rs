@@ -99,7 +99,7 @@ impl fmt::Display for Fault {
 
 impl std::error::Error for Fault {}
 
-/// The outcome of [`ExternalPeer::call`] that is not a result.
+/// The outcome of [`ExternalPeer::call`](super::client::ExternalPeer::call) that is not a result.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CallError {
     /// The peer answered with a JSON-RPC error (a contract failure when its
