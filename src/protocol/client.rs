@@ -36,9 +36,8 @@
 //! then SIGKILL after half a second): a launcher such as
 //! `sh -c 'helper & exec peer'` leaves no grandchild running.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
-use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -50,12 +49,15 @@ use tokio::runtime::Runtime;
 
 use super::fault::Failure;
 pub use super::fault::{CallError, Fault, FaultKind};
+use super::messages::InitializeParams;
 use super::messages::{
     Id, InitializeResult, JSONRPC, NO_COMMON_VERSION, Request, RpcError, VersionRange,
 };
-pub use super::process::{Backoff, stop_all_peers};
-use super::process::{Process, exchange, log};
-use super::{MAX_LINE_BYTES, PROTOCOL, method, undeclared};
+#[cfg(unix)]
+use super::process::live_groups;
+pub use super::process::{Backoff, DEFAULT_TIMEOUT, PeerConfig, stop_all_peers};
+use super::process::{Process, STOPPING, exchange};
+use super::{PROTOCOL, method, undeclared};
 use crate::call::{Bounds, violation};
 use crate::contract::{
     ErrorCode, GlobInput, GlobOutput, GlobRequest, GrepFlowOutput, GrepInput, GrepOutput,
@@ -65,53 +67,6 @@ use crate::contract::{
 use crate::flow::{BashOutput, BashRequest};
 use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest};
 use crate::peer::{Ground, Health, Method, Search};
-
-/// The per-call timeout when the registry does not set `timeout_ms`.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// How to run one external peer (the registry's `command`, `cwd`, `env`,
-/// `timeout_ms`, plus limits tests may tighten).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PeerConfig {
-    /// The registered name.
-    pub name: String,
-    /// The program and its arguments.
-    pub command: Vec<String>,
-    /// The working directory (default: the harness's).
-    pub cwd: Option<PathBuf>,
-    /// Extra environment variables.
-    pub env: BTreeMap<String, String>,
-    /// The per-call timeout, the handshake included.
-    pub timeout: Duration,
-    /// The longest response line accepted.
-    pub max_line_bytes: usize,
-    /// How much of stderr is kept: its first and its last half of this
-    /// many bytes, so a reason printed first (V8, the JVM) or last
-    /// (Python) survives a long stack or a chatty log.
-    pub stderr_tail_bytes: usize,
-    /// Restart spacing.
-    pub backoff: Backoff,
-}
-
-impl PeerConfig {
-    /// A configuration with the defaults: 10 s timeout, 64 MiB lines, 4 KiB
-    /// of stderr, the default back-off.
-    pub fn new<S: Into<String>>(
-        name: impl Into<String>,
-        command: impl IntoIterator<Item = S>,
-    ) -> PeerConfig {
-        PeerConfig {
-            name: name.into(),
-            command: command.into_iter().map(Into::into).collect(),
-            cwd: None,
-            env: BTreeMap::new(),
-            timeout: DEFAULT_TIMEOUT,
-            max_line_bytes: MAX_LINE_BYTES,
-            stderr_tail_bytes: 4096,
-            backoff: Backoff::default(),
-        }
-    }
-}
 
 /// What an [`ExternalPeer`] keeps between calls, under its lock.
 #[derive(Default)]
@@ -646,6 +601,123 @@ fn preview(bytes: &[u8]) -> String {
     } else {
         format!("{text:?}")
     }
+}
+
+impl ExternalPeer {
+    /// Ask the process to exit (`shutdown`, then end of stdin), and kill and
+    /// reap it if it has not within a second. The next call starts a new one.
+    pub fn shutdown(&self) {
+        let mut state = self.lock();
+        let Some(mut process) = state.process.take() else {
+            return;
+        };
+        let id = state.next_id;
+        state.next_id += 1;
+        let grace = self.config.timeout.min(Duration::from_secs(1));
+        self.runtime.block_on(async {
+            let request = Request::new(id, method::SHUTDOWN, Value::Null);
+            let _ = tokio::time::timeout(grace, exchange(&mut process, &request, 4096)).await;
+            process.stdin = None;
+            let _ = tokio::time::timeout(grace, process.child.wait()).await;
+        });
+        process.reap(&self.runtime, true);
+    }
+
+    /// Start and handshake a process unless one is running.
+    pub(super) fn ensure_running(&self, state: &mut State) -> Result<(), Fault> {
+        if state.process.is_some() {
+            return Ok(());
+        }
+        if let Some(stopped) = &state.stopped {
+            return Err(stopped.clone());
+        }
+        if STOPPING.load(std::sync::atomic::Ordering::Relaxed) {
+            let message = "the run is stopping: no peer is started again".to_string();
+            return Err(self.fault(FaultKind::Crash, method::INITIALIZE, message));
+        }
+        if let Some(at) = state.restart_at.take() {
+            std::thread::sleep(at.saturating_duration_since(Instant::now()));
+        }
+        let process = match Process::spawn(&self.config, &self.runtime) {
+            Ok(p) => p,
+            Err(message) => {
+                let fault = self.fault(FaultKind::Crash, method::INITIALIZE, message);
+                return Err(self.record(state, fault));
+            }
+        };
+        if let Some(pid) = process.pid {
+            state.spawned.push(pid);
+            #[cfg(unix)]
+            live_groups().insert(pid);
+        }
+        state.process = Some(process);
+        let params =
+            serde_json::to_value(InitializeParams { protocol: PROTOCOL }).unwrap_or(Value::Null);
+        let checked =
+            self.exchange(state, method::INITIALIZE, params)
+                .and_then(|reply| match reply.parse()? {
+                    Ok(raw) => check_handshake(raw),
+                    Err(error) => Err(handshake_error(&error)),
+                });
+        match checked {
+            Ok(handshake) => {
+                state.handshake = Some(handshake);
+                Ok(())
+            }
+            Err(failure) => Err(self.fail(state, method::INITIALIZE, failure)),
+        }
+    }
+
+    /// A fault of the running process: reap it, log the fault, schedule the
+    /// restart, and return the fault.
+    pub(super) fn fail(&self, state: &mut State, method: &str, (kind, message): Failure) -> Fault {
+        let mut fault = self.fault(kind, method, message);
+        if let Some(process) = state.process.take() {
+            fault.pid = process.pid;
+            // A crash: let the process finish dying so its status and last
+            // words are known. Anything else: kill at once.
+            let (status, tail) = process.reap(&self.runtime, kind != FaultKind::Crash);
+            if kind == FaultKind::Crash {
+                if let Some(status) = status {
+                    fault.message.push_str(&format!(" ({status})"));
+                }
+            }
+            fault.stderr_tail = tail;
+        }
+        state.handshake = None;
+        self.record(state, fault)
+    }
+
+    /// Log a fault and decide about restarting.
+    fn record(&self, state: &mut State, fault: Fault) -> Fault {
+        state.in_a_row += 1;
+        log(state, fault.clone());
+        let give_up = state.in_a_row >= self.config.backoff.give_up_after.max(1);
+        if fault.kind == FaultKind::Incompatible || give_up {
+            let mut stopped = fault.clone();
+            if fault.kind != FaultKind::Incompatible {
+                stopped.message = format!(
+                    "not restarted after {} faults in a row; the last: {}",
+                    state.in_a_row, fault.message
+                );
+            }
+            state.stopped = Some(stopped);
+        } else {
+            state.restart_at = Some(Instant::now() + self.config.backoff.delay(state.in_a_row));
+        }
+        fault
+    }
+}
+
+/// How many faults the log keeps (the oldest are dropped; the count is kept).
+const FAULT_LOG: usize = 256;
+
+pub(super) fn log(state: &mut State, fault: Fault) {
+    state.fault_count += 1;
+    if state.faults.len() == FAULT_LOG {
+        state.faults.pop_front();
+    }
+    state.faults.push_back(fault);
 }
 
 #[cfg(test)]

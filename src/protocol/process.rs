@@ -15,21 +15,25 @@
 //! exec peer'`) end with it. The groups of the peers running now are kept
 //! here, so an interrupted run can end them all ([`stop_all_peers`]).
 
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
-use super::client::{ExternalPeer, State, check_handshake, handshake_error};
-use super::fault::{Failure, Fault, FaultKind};
+use super::MAX_LINE_BYTES;
+use super::fault::{Failure, FaultKind};
 use super::framing::{self, CappedLine, Line, Overlong, read_line_async};
-use super::messages::{InitializeParams, Request};
+use super::messages::Request;
 use super::stderr::HeadTail;
-use super::{PROTOCOL, method};
+
+/// The per-call timeout when the registry does not set `timeout_ms`.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How restarts are spaced and when they stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,87 +73,69 @@ impl Backoff {
     }
 }
 
+/// How to run one external peer (the registry's `command`, `cwd`, `env`,
+/// `timeout_ms`, plus limits tests may tighten).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeerConfig {
+    /// The registered name.
+    pub name: String,
+    /// The program and its arguments.
+    pub command: Vec<String>,
+    /// The working directory (default: the harness's).
+    pub cwd: Option<PathBuf>,
+    /// Extra environment variables.
+    pub env: BTreeMap<String, String>,
+    /// The per-call timeout, the handshake included.
+    pub timeout: Duration,
+    /// The longest response line accepted.
+    pub max_line_bytes: usize,
+    /// How much of stderr is kept: its first and its last half of this
+    /// many bytes, so a reason printed first (V8, the JVM) or last
+    /// (Python) survives a long stack or a chatty log.
+    pub stderr_tail_bytes: usize,
+    /// Restart spacing.
+    pub backoff: Backoff,
+}
+
+impl PeerConfig {
+    /// A configuration with the defaults: 10 s timeout, 64 MiB lines, 4 KiB
+    /// of stderr, the default back-off.
+    pub fn new<S: Into<String>>(
+        name: impl Into<String>,
+        command: impl IntoIterator<Item = S>,
+    ) -> PeerConfig {
+        PeerConfig {
+            name: name.into(),
+            command: command.into_iter().map(Into::into).collect(),
+            cwd: None,
+            env: BTreeMap::new(),
+            timeout: DEFAULT_TIMEOUT,
+            max_line_bytes: MAX_LINE_BYTES,
+            stderr_tail_bytes: 4096,
+            backoff: Backoff::default(),
+        }
+    }
+}
+
 /// A running peer process.
 pub(super) struct Process {
-    child: Child,
-    stdin: Option<ChildStdin>,
+    pub(super) child: Child,
+    pub(super) stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
     stderr: Arc<Mutex<HeadTail>>,
     stderr_task: Option<JoinHandle<()>>,
     pub(super) pid: Option<u32>,
 }
 
-impl ExternalPeer {
-    /// Ask the process to exit (`shutdown`, then end of stdin), and kill and
-    /// reap it if it has not within a second. The next call starts a new one.
-    pub fn shutdown(&self) {
-        let mut state = self.lock();
-        let Some(mut process) = state.process.take() else {
-            return;
-        };
-        let id = state.next_id;
-        state.next_id += 1;
-        let grace = self.config.timeout.min(Duration::from_secs(1));
-        self.runtime.block_on(async {
-            let request = Request::new(id, method::SHUTDOWN, Value::Null);
-            let _ = tokio::time::timeout(grace, exchange(&mut process, &request, 4096)).await;
-            process.stdin = None;
-            let _ = tokio::time::timeout(grace, process.child.wait()).await;
-        });
-        self.reap(process, true);
-    }
-
-    /// Start and handshake a process unless one is running.
-    pub(super) fn ensure_running(&self, state: &mut State) -> Result<(), Fault> {
-        if state.process.is_some() {
-            return Ok(());
-        }
-        if let Some(stopped) = &state.stopped {
-            return Err(stopped.clone());
-        }
-        if STOPPING.load(std::sync::atomic::Ordering::Relaxed) {
-            let message = "the run is stopping: no peer is started again".to_string();
-            return Err(self.fault(FaultKind::Crash, method::INITIALIZE, message));
-        }
-        if let Some(at) = state.restart_at.take() {
-            std::thread::sleep(at.saturating_duration_since(Instant::now()));
-        }
-        let process = match self.spawn() {
-            Ok(p) => p,
-            Err(message) => {
-                let fault = self.fault(FaultKind::Crash, method::INITIALIZE, message);
-                return Err(self.record(state, fault));
-            }
-        };
-        if let Some(pid) = process.pid {
-            state.spawned.push(pid);
-            #[cfg(unix)]
-            live_groups().insert(pid);
-        }
-        state.process = Some(process);
-        let params =
-            serde_json::to_value(InitializeParams { protocol: PROTOCOL }).unwrap_or(Value::Null);
-        let checked =
-            self.exchange(state, method::INITIALIZE, params)
-                .and_then(|reply| match reply.parse()? {
-                    Ok(raw) => check_handshake(raw),
-                    Err(error) => Err(handshake_error(&error)),
-                });
-        match checked {
-            Ok(handshake) => {
-                state.handshake = Some(handshake);
-                Ok(())
-            }
-            Err(failure) => Err(self.fail(state, method::INITIALIZE, failure)),
-        }
-    }
-
-    fn spawn(&self) -> Result<Process, String> {
-        let _guard = self.runtime.enter();
-        let mut command = Command::new(&self.config.command[0]);
+impl Process {
+    /// Start the peer's program of `config` with piped stdin and stdout, in
+    /// a process group of its own, its stderr drained into a head+tail.
+    pub(super) fn spawn(config: &PeerConfig, runtime: &Runtime) -> Result<Process, String> {
+        let _guard = runtime.enter();
+        let mut command = Command::new(&config.command[0]);
         command
-            .args(&self.config.command[1..])
-            .envs(&self.config.env)
+            .args(&config.command[1..])
+            .envs(&config.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -159,20 +145,20 @@ impl ExternalPeer {
         // launcher's background processes running, reparented to init.
         #[cfg(unix)]
         command.process_group(0);
-        if let Some(cwd) = &self.config.cwd {
+        if let Some(cwd) = &config.cwd {
             command.current_dir(cwd);
         }
         let mut child = command
             .spawn()
-            .map_err(|e| format!("could not start {:?}: {e}", self.config.command.join(" ")))?;
+            .map_err(|e| format!("could not start {:?}: {e}", config.command.join(" ")))?;
         let (Some(stdin), Some(stdout), Some(mut stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             return Err("the child's pipes were not set up".to_string());
         };
-        let tail = Arc::new(Mutex::new(HeadTail::new(self.config.stderr_tail_bytes)));
+        let tail = Arc::new(Mutex::new(HeadTail::new(config.stderr_tail_bytes)));
         let sink = tail.clone();
-        let stderr_task = self.runtime.spawn(async move {
+        let stderr_task = runtime.spawn(async move {
             let mut buf = vec![0u8; 8192];
             while let Ok(n) = stderr.read(&mut buf).await {
                 if n == 0 {
@@ -193,50 +179,11 @@ impl ExternalPeer {
         })
     }
 
-    /// A fault of the running process: reap it, log the fault, schedule the
-    /// restart, and return the fault.
-    pub(super) fn fail(&self, state: &mut State, method: &str, (kind, message): Failure) -> Fault {
-        let mut fault = self.fault(kind, method, message);
-        if let Some(process) = state.process.take() {
-            fault.pid = process.pid;
-            // A crash: let the process finish dying so its status and last
-            // words are known. Anything else: kill at once.
-            let (status, tail) = self.reap(process, kind != FaultKind::Crash);
-            if kind == FaultKind::Crash {
-                if let Some(status) = status {
-                    fault.message.push_str(&format!(" ({status})"));
-                }
-            }
-            fault.stderr_tail = tail;
-        }
-        state.handshake = None;
-        self.record(state, fault)
-    }
-
-    /// Log a fault and decide about restarting.
-    fn record(&self, state: &mut State, fault: Fault) -> Fault {
-        state.in_a_row += 1;
-        log(state, fault.clone());
-        let give_up = state.in_a_row >= self.config.backoff.give_up_after.max(1);
-        if fault.kind == FaultKind::Incompatible || give_up {
-            let mut stopped = fault.clone();
-            if fault.kind != FaultKind::Incompatible {
-                stopped.message = format!(
-                    "not restarted after {} faults in a row; the last: {}",
-                    state.in_a_row, fault.message
-                );
-            }
-            state.stopped = Some(stopped);
-        } else {
-            state.restart_at = Some(Instant::now() + self.config.backoff.delay(state.in_a_row));
-        }
-        fault
-    }
-
-    /// Kill (when `kill`; otherwise wait briefly for an exit first) and
-    /// reap the process; return how it ended and its stderr tail.
-    fn reap(&self, mut process: Process, kill: bool) -> (Option<String>, String) {
-        let status = self.runtime.block_on(async {
+    /// End the process (asked first unless `kill`), its group too, and
+    /// return its exit status and the stderr head+tail.
+    pub(super) fn reap(mut self, runtime: &Runtime, kill: bool) -> (Option<String>, String) {
+        let process = &mut self;
+        let status = runtime.block_on(async {
             process.stdin = None;
             if !kill {
                 if let Ok(Ok(status)) =
@@ -260,8 +207,7 @@ impl ExternalPeer {
         if let Some(task) = process.stderr_task.take() {
             // The pipe closes with the process (unless a grandchild holds
             // it): the tail is complete after this.
-            let _ = self
-                .runtime
+            let _ = runtime
                 .block_on(async { tokio::time::timeout(Duration::from_millis(250), task).await });
         }
         let tail = process.stderr.lock().map(|t| t.text()).unwrap_or_default();
@@ -271,17 +217,6 @@ impl ExternalPeer {
         });
         (status, tail)
     }
-}
-
-/// How many faults the log keeps (the oldest are dropped; the count is kept).
-const FAULT_LOG: usize = 256;
-
-pub(super) fn log(state: &mut State, fault: Fault) {
-    state.fault_count += 1;
-    if state.faults.len() == FAULT_LOG {
-        state.faults.pop_front();
-    }
-    state.faults.push_back(fault);
 }
 
 /// Write one request and read lines until its response line (blank lines
