@@ -201,12 +201,9 @@ impl Suite {
     /// built-ins alone: a peer added with [`Suite::peer`] is judged on
     /// every answer, whatever it calls itself.
     pub fn builtin_peer(mut self, name: &str, builtin: &str) -> Suite {
-        match crate::registry::builtin(builtin) {
-            Ok(peer) => self.peers.push(Subject::builtin(name, builtin, peer)),
-            Err(why) => self.unavailable.push(Unavailable {
-                name: name.to_string(),
-                why,
-            }),
+        match crate::conformance::peers::builtin_subject(name, builtin) {
+            Ok(subject) => self.peers.push(subject),
+            Err(unavailable) => self.unavailable.push(unavailable),
         }
         self
     }
@@ -489,5 +486,34 @@ mod tests {
                 .collect();
             assert_eq!(names, ["seed::smthrs::0001::other"], "{filter}");
         }
+    }
+
+    #[test]
+    fn a_builtin_peer_keeps_its_builtin_and_one_that_cannot_run_says_why() {
+        let suite = Suite::new()
+            .reference("portable", crate::portable::Portable::default())
+            .builtin_peer("one", "portable")
+            .builtin_peer("mine", "no-such-builtin")
+            .without_laws()
+            .smthrs_seeds([])
+            .lawsuite_seeds([]);
+        let engine = suite.engine().unwrap();
+        let one = &engine.peers()[1];
+        assert_eq!(
+            (one.name.as_str(), one.builtin.as_deref()),
+            ("one", Some("portable"))
+        );
+        let trials = engine.trials();
+        let unavailable = trials
+            .iter()
+            .find(|t| t.id.contains("mine"))
+            .expect("a trial says why mine does not run");
+        assert!(
+            unavailable
+                .skip
+                .as_deref()
+                .is_some_and(|why| why.contains("not a built-in peer")),
+            "{unavailable:?}"
+        );
     }
 }

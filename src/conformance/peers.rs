@@ -217,6 +217,17 @@ impl PeerSet {
     }
 }
 
+/// The built-in `builtin` registered as `name`, or why it cannot run here
+/// ([`crate::suite::Suite::builtin_peer`]).
+pub fn builtin_subject(name: &str, builtin_name: &str) -> Result<Subject, Unavailable> {
+    builtin(builtin_name)
+        .map(|peer| Subject::builtin(name, builtin_name, peer))
+        .map_err(|why| Unavailable {
+            name: name.to_string(),
+            why,
+        })
+}
+
 /// The peers `names`, in order, each the registry's peer of that name or
 /// else the built-in of that name (`bench`, `differ` and `call` take any
 /// of them). A name that is neither is an error; a peer that cannot run
@@ -240,7 +251,7 @@ pub fn resolve(
         let resolved = match registered {
             Some(entry) => Subject::registered(entry),
             None if BUILTINS.contains(&name.as_str()) => {
-                builtin(name).map(|peer| Subject::builtin(name, name, peer))
+                builtin_subject(name, name).map_err(|u| u.why)
             }
             None => {
                 return Err(PeerError::Unknown {
