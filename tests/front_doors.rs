@@ -766,3 +766,25 @@ fn merged_shards_equal_a_single_run() {
     );
     assert_eq!(table(&jsonl_outcomes(&merged.stdout)), table(&single));
 }
+
+/// `--law` with a prefix no law has is a usage error, as an unmatched
+/// filter is, not a run of the seeds alone that passes.
+#[test]
+fn a_law_filter_that_names_no_law_is_refused() {
+    let dir = project("");
+    let out = lawsuite(dir.path(), &["run", "--law", "grep::contxt", "--no-seeds"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--law grep::contxt names no law"), "{said}");
+    let nothing = lawsuite(dir.path(), &["run", "no-such-trial"]);
+    let said = String::from_utf8_lossy(&nothing.stderr);
+    assert!(
+        said.contains(r#"matches "no-such-trial""#) && !said.contains("Some("),
+        "{said}"
+    );
+}

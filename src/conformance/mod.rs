@@ -292,10 +292,16 @@ impl Engine {
         for (peer, id, listing) in self.expectations.unknown(&|id| known.contains(id)) {
             problems.push(Item::Problem {
                 id: format!("expected::unknown::{peer}::{id}"),
-                message: format!(
-                    "{} lists {id:?} as an expected failure of {peer}, but no law or regression has that id; correct or remove the entry",
-                    listing.source
-                ),
+                message: match id.strip_prefix("law::").filter(|bare| known.contains(*bare)) {
+                    Some(bare) => format!(
+                        "{} lists {id:?} as an expected failure of {peer}; law ids have no law:: prefix: write {bare:?}",
+                        listing.source
+                    ),
+                    None => format!(
+                        "{} lists {id:?} as an expected failure of {peer}, but no law or regression has that id; correct or remove the entry",
+                        listing.source
+                    ),
+                },
             });
         }
         self.items.extend(problems);

@@ -114,11 +114,19 @@ impl Summary {
 
     /// The spec sections with laws that fail the run, with their counts:
     /// `search-contract §8 (3)`.
+    /// In document and section order (`§2` before `§10`, `§13` before
+    /// `§13.1`), not as strings sort.
     pub fn failing_sections(&self) -> Vec<String> {
-        self.by_section
+        let mut failing: Vec<(&String, usize)> = self
+            .by_section
             .iter()
             .filter(|(_, c)| c.failures() > 0)
-            .map(|(s, c)| format!("{s} ({})", c.failures()))
+            .map(|(s, c)| (s, c.failures()))
+            .collect();
+        failing.sort_by_key(|(s, _)| section_key(s));
+        failing
+            .into_iter()
+            .map(|(s, n)| format!("{s} ({n})"))
             .collect()
     }
 
@@ -145,4 +153,43 @@ pub fn section_of(spec: &str) -> String {
     };
     let number: String = after.chars().take_while(char::is_ascii_digit).collect();
     format!("{}§{number}", doc)
+}
+
+/// `search-contract §13.1` → (`search-contract`, [13, 1]): the order a
+/// reader finds sections in.
+fn section_key(section: &str) -> (String, Vec<u64>) {
+    let (document, number) = section.split_once('§').unwrap_or((section, ""));
+    let parts = number
+        .trim()
+        .split('.')
+        .map(|p| p.trim().parse().unwrap_or(u64::MAX))
+        .collect();
+    (document.trim().to_string(), parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_sort_by_number_not_as_strings() {
+        let mut sections = vec![
+            "search-contract §10",
+            "search-contract §2",
+            "read-ls-flows §1",
+            "search-contract §13.1",
+            "search-contract §13",
+        ];
+        sections.sort_by_key(|s| section_key(s));
+        assert_eq!(
+            sections,
+            [
+                "read-ls-flows §1",
+                "search-contract §2",
+                "search-contract §10",
+                "search-contract §13",
+                "search-contract §13.1"
+            ]
+        );
+    }
 }

@@ -542,3 +542,27 @@ fn a_peer_is_never_excused_by_its_own_say() {
     assert!(matches!(mine.verdict, Verdict::Fail { .. }), "{mine:?}");
     assert!(mine.documented.is_empty());
 }
+
+/// An expected failure written with the trial's `law::` prefix names the
+/// law it means.
+#[test]
+fn a_listed_id_with_a_law_prefix_gets_a_hint() {
+    let mut engine = engine_with(vec![Subject::new("mine", NoGlob)]);
+    engine.add_laws(vec![law(GLOB_LAW)], vec![]);
+    let mut e = Expectations::default();
+    e.add("mine", "law::x::finds-a", "globs are not done", "mine.toml");
+    engine.set_expectations(e);
+    engine.check_expectations();
+    let problem = engine
+        .items()
+        .iter()
+        .find_map(|i| match i {
+            Item::Problem { message, .. } => Some(message.clone()),
+            _ => None,
+        })
+        .expect("the listing is a problem");
+    assert!(
+        problem.contains(r#"law ids have no law:: prefix: write "x::finds-a""#),
+        "{problem}"
+    );
+}

@@ -100,15 +100,17 @@ pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
     let mut out = String::new();
     let line = |c: &crate::conformance::Counts| {
         let mut parts = vec![format!("{} pass", c.pass)];
-        for (n, what) in [
-            (c.fail, "fail"),
-            (c.expected_failure, "expected failures"),
-            (c.unexpected_pass, "unexpected passes"),
-            (c.broken, "broken"),
-            (c.skipped, "skipped"),
+        for (n, one, many) in [
+            (c.fail, "fail", "fail"),
+            (c.expected_failure, "expected failure", "expected failures"),
+            (c.unexpected_pass, "unexpected pass", "unexpected passes"),
+            (c.broken, "broken", "broken"),
+            (c.skipped, "skipped", "skipped"),
         ] {
-            if n > 0 {
-                parts.push(format!("{n} {what}"));
+            match n {
+                0 => {}
+                1 => parts.push(format!("1 {one}")),
+                n => parts.push(format!("{n} {many}")),
             }
         }
         parts.join(", ")

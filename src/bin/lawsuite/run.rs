@@ -108,6 +108,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .filter(|t| filter.admits(t))
         .filter(|t| shard.is_none_or(|(k, n)| in_shard(&items[t.item], k, n)))
         .collect();
+    // A `--law` prefix that names no law is a typo, not an empty run
+    // (`--law grep::contxt` ran the seeds alone and passed).
+    if let Some(prefix) = &args.law {
+        let named = engine.items().iter().any(|i| {
+            i.id()
+                .strip_prefix("law::")
+                .is_some_and(|law| law.starts_with(prefix.as_str()))
+        });
+        if !named {
+            bail!(
+                "--law {prefix} names no law; law ids look like grep::context::… (`lawsuite run --no-seeds --list` lists them)"
+            );
+        }
+    }
     if args.list {
         let mut stdout = std::io::stdout().lock();
         for trial in &trials {
@@ -117,11 +131,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if trials.is_empty() {
+        let mut selection: Vec<String> = args.filters.iter().map(|f| format!("{f:?}")).collect();
+        selection.extend(args.skip.iter().map(|s| format!("--skip {s}")));
+        selection.extend(args.law.iter().map(|l| format!("--law {l}")));
+        selection.extend(args.shard.map(|s| format!("--shard {}/{}", s.k, s.n)));
         bail!(
-            "nothing to run: no trial matches the selection (filters {:?}, --law {:?}; the engine has {} items); check the filters, or drop --no-laws/--no-seeds",
-            args.filters,
-            args.law,
-            engine.items().len()
+            "nothing to run: no trial of the {} items matches {}; check the filters, or drop --no-laws/--no-seeds",
+            engine.items().len(),
+            if selection.is_empty() {
+                "the selection".to_string()
+            } else {
+                selection.join(" ")
+            }
         );
     }
     let generators = config.generators();
