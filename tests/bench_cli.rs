@@ -313,7 +313,7 @@ fn an_unknown_peer_lists_the_registered_ones() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("\"nosuchpeer\" is not a registered peer"),
+        stderr.contains("no peer named \"nosuchpeer\" is registered"),
         "{stderr}"
     );
     assert!(
