@@ -12,6 +12,7 @@
 //!
 //! ```
 //! use lawsuite::contract::GrepRequest;
+//! use lawsuite::peer::Search;
 //! use lawsuite::portable::Portable;
 //!
 //! let dir = tempfile::tempdir()?;
