@@ -147,3 +147,25 @@ fn the_readme_shows_the_rust_skeleton_as_it_is() {
         assert!(readme.contains(line), "the README lacks {line:?}");
     }
 }
+
+/// Every schema of `peers/schema/` is among the documents `init` copies.
+#[test]
+fn every_schema_the_protocol_ships_is_copied() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/schema");
+    let shipped: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| format!("schema/{}", e.file_name().to_string_lossy()))
+        .collect();
+    for name in &shipped {
+        assert!(
+            lawsuite::scaffold::DOCS.iter().any(|(n, _)| n == name),
+            "{name} is not copied"
+        );
+    }
+    let copied = lawsuite::scaffold::DOCS
+        .iter()
+        .filter(|(n, _)| n.starts_with("schema/"))
+        .count();
+    assert_eq!(copied, shipped.len());
+}
