@@ -64,6 +64,10 @@ use crate::bench::report::{CallReport, Outcome, PeerResult, Report};
 use crate::bench::stats::Summary;
 use crate::contract::StdError;
 use crate::kit::case::{Call, answer, render};
+/// Moved to [`crate::kit::compare`], where the differential compares
+/// answers too; kept here for callers of the old path.
+pub use crate::kit::compare::first_difference;
+use crate::kit::compare::shorten;
 use crate::peer::Search;
 
 /// A peer taking part, under the name it is reported by.
@@ -300,68 +304,6 @@ fn timed_answer(peer: &dyn Search, call: &Call) -> (Duration, Value) {
             json!({ "panic": crate::kit::case::panic_message(&*payload) }),
         )
     })
-}
-
-/// Where `actual` first differs from `expected`, as a JSON pointer and the
-/// two values (shortened), or `None` when they are equal.
-///
-/// ```
-/// use lawsuite::bench::run::first_difference;
-/// use serde_json::json;
-///
-/// let a = json!({"matches": [{"line": 3}], "truncated": false});
-/// let b = json!({"truncated": false, "matches": [{"line": 4}]});
-/// assert_eq!(first_difference(&a, &a, ""), None);
-/// assert_eq!(first_difference(&a, &b, "").unwrap(), "/matches/0/line: 4, expected 3");
-/// ```
-pub fn first_difference(expected: &Value, actual: &Value, at: &str) -> Option<String> {
-    match (expected, actual) {
-        (Value::Object(e), Value::Object(a)) => {
-            for (key, ev) in e {
-                let here = format!("{at}/{key}");
-                match a.get(key) {
-                    None => return Some(format!("{here}: missing")),
-                    Some(av) => {
-                        if let Some(d) = first_difference(ev, av, &here) {
-                            return Some(d);
-                        }
-                    }
-                }
-            }
-            a.keys()
-                .find(|k| !e.contains_key(*k))
-                .map(|k| format!("{at}/{k}: not expected"))
-        }
-        (Value::Array(e), Value::Array(a)) => {
-            for (i, (ev, av)) in e.iter().zip(a).enumerate() {
-                if let Some(d) = first_difference(ev, av, &format!("{at}/{i}")) {
-                    return Some(d);
-                }
-            }
-            (e.len() != a.len())
-                .then(|| format!("{}: {} items, expected {}", or_root(at), a.len(), e.len()))
-        }
-        _ if expected == actual => None,
-        _ => Some(format!(
-            "{}: {}, expected {}",
-            or_root(at),
-            shorten(actual),
-            shorten(expected)
-        )),
-    }
-}
-
-fn or_root(at: &str) -> &str {
-    if at.is_empty() { "/" } else { at }
-}
-
-fn shorten(value: &Value) -> String {
-    const MAX: usize = 80;
-    let text = value.to_string();
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
-    }
 }
 
 #[cfg(test)]
@@ -644,32 +586,5 @@ mod tests {
         let order = log.lock().unwrap().join("");
         // check: a b c; warm-up: a b c; rounds: abc, bca, cab.
         assert_eq!(order, "abc".to_string() + "abc" + "abcbcacab");
-    }
-
-    #[test]
-    fn differences_name_the_first_path() {
-        let e = json!({"a": [1, 2], "b": "x"});
-        assert_eq!(
-            first_difference(&e, &json!({"a": [1, 2, 3], "b": "x"}), "").unwrap(),
-            "/a: 3 items, expected 2"
-        );
-        assert_eq!(
-            first_difference(&e, &json!({"a": [1, 2]}), "").unwrap(),
-            "/b: missing"
-        );
-        assert_eq!(
-            first_difference(&e, &json!({"a": [1, 2], "b": "x", "c": 1}), "").unwrap(),
-            "/c: not expected"
-        );
-        assert_eq!(
-            first_difference(&json!({"failure": "timeout"}), &json!([]), "").unwrap(),
-            "/: [], expected {\"failure\":\"timeout\"}"
-        );
-        let long = json!("x".repeat(200));
-        assert!(
-            first_difference(&json!(1), &long, "")
-                .unwrap()
-                .ends_with("…, expected 1")
-        );
     }
 }
