@@ -65,7 +65,7 @@ use std::io::Read;
 use serde::Serialize;
 
 use super::case::{Call, answer};
-use super::compare::{Compared, PeerAnswer, answer_all};
+use super::compare::{Compared, PeerAnswer, answer_all, difference_kind};
 use super::draws::Draws;
 use crate::contract::glob::GlobList;
 #[cfg(doc)]
@@ -484,6 +484,7 @@ fn glob_text(d: &mut Draws, n: &Names<'_>, under: &[String]) -> String {
 
 /// One subject's counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PeerTally {
     /// The subject's name.
     pub peer: String,
@@ -495,6 +496,10 @@ pub struct PeerTally {
     pub documented: BTreeMap<String, usize>,
     /// Calls where it differed and nothing explains it.
     pub divergent: usize,
+    /// Those calls by kind of difference
+    /// ([`difference_kind`](super::compare::difference_kind): the error
+    /// codes, or where the answers first differ).
+    pub divergent_kinds: BTreeMap<String, usize>,
 }
 
 impl PeerTally {
@@ -506,6 +511,7 @@ impl PeerTally {
 
 /// A call on which some subject diverged, with every answer.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Divergent {
     /// The call's index in the drawn list.
     pub index: usize,
@@ -515,8 +521,10 @@ pub struct Divergent {
     pub answers: Vec<PeerAnswer>,
 }
 
-/// The counts of a run.
+/// The counts of a run; as JSON its keys are camelCase, like every other
+/// output's (`divergentCalls`, `divergentKinds`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Tally {
     /// The reference's name.
     pub reference: String,
@@ -537,7 +545,8 @@ impl Tally {
     }
 
     /// One line per subject: `ripgrep: 1990 agree, 4 documented, 6 divergent (of 2000)`,
-    /// and the documented differences by name.
+    /// the documented differences by name, and the divergences by kind,
+    /// the commonest first.
     pub fn summary(&self) -> String {
         let mut out = String::new();
         for p in &self.peers {
@@ -552,6 +561,11 @@ impl Tally {
             ));
             for (case, n) in &p.documented {
                 out.push_str(&format!("  documented {case}: {n}\n"));
+            }
+            let mut kinds: Vec<(&String, &usize)> = p.divergent_kinds.iter().collect();
+            kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            for (kind, n) in kinds {
+                out.push_str(&format!("  divergent {n}: {kind}\n"));
             }
         }
         out
@@ -598,6 +612,9 @@ pub fn run(
                     *counts.documented.entry(case.clone()).or_default() += 1;
                 } else {
                     counts.divergent += 1;
+                    let kind = difference_kind(&expected.answer, &got.answer)
+                        .unwrap_or_else(|| "differs".to_string());
+                    *counts.divergent_kinds.entry(kind).or_default() += 1;
                     diverged = true;
                 }
             }
@@ -673,6 +690,19 @@ mod tests {
         assert_eq!((tally.peers[0].agree, tally.peers[0].divergent), (40, 0));
         assert_eq!((tally.peers[1].agree, tally.peers[1].divergent), (0, 40));
         assert_eq!(tally.divergent_calls, 40);
+        // The reference may fail too (a file root of a glob); every kind
+        // is `error code ... vs ...`, and they add up.
+        let kinds = &tally.peers[1].divergent_kinds;
+        assert_eq!(kinds.values().sum::<usize>(), 40, "{kinds:?}");
+        assert!(
+            kinds.keys().all(|k| k.starts_with("error code ")),
+            "{kinds:?}"
+        );
+        assert!(
+            tally.summary().contains("  divergent "),
+            "{}",
+            tally.summary()
+        );
         assert_eq!(tally.divergences.len(), 40);
         assert!(tally.has_divergence());
 
