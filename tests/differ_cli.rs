@@ -5,10 +5,13 @@
 //! why, without it.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+mod fake_peers;
+use fake_peers::{has_python, proxy, registry};
 
 const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
 
@@ -119,34 +122,6 @@ fn peers_agree_on_a_small_tree_which_is_left_untouched() {
     assert_eq!(again, tally);
 }
 
-fn has_python() -> bool {
-    let found = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(std::env::var_os("CI").is_none(), "python3 is needed in CI");
-        eprintln!("note: skipped: python3 is not on PATH");
-    }
-    found
-}
-
-/// A registry holding `portable` and `wrong`: `lawsuite serve --peer
-/// portable` behind a proxy that drops the first path of every glob.
-fn wrong_peer_registry(dir: &Path) -> PathBuf {
-    let proxy = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake_peers/proxy.py");
-    let registry = dir.join("peers.toml");
-    std::fs::write(
-        &registry,
-        format!(
-            "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"wrong\"\ncommand = [\"python3\", {:?}, {LAWSUITE:?}, \"wrong\"]\n",
-            proxy.to_str().unwrap()
-        ),
-    )
-    .unwrap();
-    registry
-}
-
 #[test]
 fn a_wrong_peer_is_counted_by_kind_and_shown_as_a_diff_with_a_replay_that_runs() {
     if !has_python() {
@@ -154,7 +129,8 @@ fn a_wrong_peer_is_counted_by_kind_and_shown_as_a_diff_with_a_replay_that_runs()
     }
     let tree = tree();
     let dir = tempfile::tempdir().unwrap();
-    let registry = wrong_peer_registry(dir.path());
+    // `portable` behind a proxy that drops the first path of every glob.
+    let registry = registry(dir.path(), &[("wrong", proxy("wrong"), "")]);
     let root = tree.path().to_str().unwrap();
     let args = [
         root,
