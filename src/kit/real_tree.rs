@@ -497,7 +497,7 @@ pub struct PeerTally {
     /// Calls where it differed and nothing explains it.
     pub divergent: usize,
     /// Those calls by kind of difference
-    /// ([`difference_kind`](super::compare::difference_kind): the error
+    /// ([`difference_kind`]: the error
     /// codes, or where the answers first differ).
     pub divergent_kinds: BTreeMap<String, usize>,
 }

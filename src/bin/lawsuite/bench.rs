@@ -42,6 +42,11 @@ pub struct BenchArgs {
     /// Untimed runs per call and peer before the rounds.
     #[arg(long, default_value_t = 1)]
     warmup: usize,
+    /// Time a peer that disagrees with the baseline anyway (a peer still
+    /// being written): its cells read `DISAGREES (timed)` with its median,
+    /// never a rank or a ratio, and the exit status is still 1.
+    #[arg(long)]
+    time_disagreeing: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = BenchFormat::Table)]
     format: BenchFormat,
@@ -125,6 +130,10 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let options = Options {
         rounds: args.rounds,
         warmup: args.warmup,
+        time_disagreeing: args.time_disagreeing,
+        // A generated corpus is gone after the run: cite calls and answers
+        // relative to it.
+        corpus: Some(root.to_string()),
     };
     let mut report = run(&calls, &contenders, &options, &mut |line| {
         eprintln!("{line}")
