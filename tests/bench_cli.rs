@@ -1,11 +1,14 @@
 //! `lawsuite bench` end to end, on tiny corpora and one round (fast).
-//! The case with a lying external peer needs `python3` and passes, saying
+//! The cases with a lying external peer need `python3` and pass, saying
 //! why, without it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+mod fake_peers;
+use fake_peers::{has_python, misbehave, proxy, registry};
 
 const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
 
@@ -116,28 +119,12 @@ fn table_and_markdown_render() {
 
 #[test]
 fn a_lying_external_peer_is_flagged_never_ranked() {
-    let has_python = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_python {
-        assert!(std::env::var_os("CI").is_none(), "python3 is needed in CI");
-        eprintln!("skipped: python3 is not on PATH");
+    if !has_python() {
         return;
     }
     let tree = tiny_tree();
     let dir = tempfile::tempdir().unwrap();
-    let script: PathBuf =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake_peers/misbehave.py");
-    let registry = dir.path().join("peers.toml");
-    std::fs::write(
-        &registry,
-        format!(
-            "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"liar\"\ncommand = [\"python3\", {:?}, \"ok\"]\n",
-            script.to_str().unwrap()
-        ),
-    )
-    .unwrap();
+    let registry = registry(dir.path(), &[("liar", misbehave(&["ok"]), "")]);
     // The liar answers every call with an empty output, fast.
     let calls = dir.path().join("calls.jsonl");
     std::fs::write(
@@ -150,22 +137,12 @@ fn a_lying_external_peer_is_flagged_never_ranked() {
         ),
     )
     .unwrap();
-    let out = bench(&[
-        "--peer",
-        "portable",
-        "--peer",
-        "liar",
-        "--registry",
-        registry.to_str().unwrap(),
-        "--corpus",
-        tree.path().to_str().unwrap(),
-        "--calls",
-        calls.to_str().unwrap(),
-        "--rounds",
-        "2",
-        "--format",
-        "json",
-    ]);
+    let out = bench_the_liar(
+        &registry,
+        tree.path(),
+        &calls,
+        &["--rounds", "2", "--format", "json"],
+    );
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -190,22 +167,12 @@ fn a_lying_external_peer_is_flagged_never_ranked() {
     assert_eq!(glob["results"][1]["summary"]["samples"], 2);
     // The HTML report marks it on the needle query and draws no bar for it
     // there; on the glob, both are drawn.
-    let html = bench(&[
-        "--peer",
-        "portable",
-        "--peer",
-        "liar",
-        "--registry",
-        registry.to_str().unwrap(),
-        "--corpus",
-        tree.path().to_str().unwrap(),
-        "--calls",
-        calls.to_str().unwrap(),
-        "--rounds",
-        "2",
-        "--format",
-        "html",
-    ]);
+    let html = bench_the_liar(
+        &registry,
+        tree.path(),
+        &calls,
+        &["--rounds", "2", "--format", "html"],
+    );
     assert_eq!(html.status.code(), Some(1));
     let page = String::from_utf8_lossy(&html.stdout);
     let needle = &page
@@ -226,30 +193,152 @@ fn a_lying_external_peer_is_flagged_never_ranked() {
     assert!(glob.contains("class=\"bar\" data-peer=\"liar\""), "{glob}");
 }
 
+/// A registry holding `portable`; `liar`, which answers every call with
+/// an empty output, fast; and `wrong`, `lawsuite serve --peer portable`
+/// behind a proxy that drops the first path of every glob. And a calls
+/// file with a grep the liar gets wrong.
+fn liar_and_a_call(dir: &Path) -> (PathBuf, PathBuf) {
+    let registry = registry(
+        dir,
+        &[
+            ("liar", misbehave(&["ok"]), ""),
+            ("wrong", proxy("wrong"), ""),
+        ],
+    );
+    let calls = dir.join("calls.jsonl");
+    std::fs::write(
+        &calls,
+        r#"{"name":"needle","method":"grep","input":{"pattern":"TODO","root":"src","fixedStrings":false,"ignoreCase":false,"smartCase":false,"globs":[],"beforeContext":0,"afterContext":0,"filesWithMatches":false,"hidden":false,"noIgnore":false,"symbols":false,"limit":200}}"#,
+    )
+    .unwrap();
+    (registry, calls)
+}
+
+#[test]
+fn a_disagreeing_peer_can_be_timed_anyway_never_ranked() {
+    if !has_python() {
+        return;
+    }
+    let tree = tiny_tree();
+    let dir = tempfile::tempdir().unwrap();
+    let (registry, calls) = liar_and_a_call(dir.path());
+    let run = |format: &str| {
+        bench_the_liar(
+            &registry,
+            tree.path(),
+            &calls,
+            &["--rounds", "3", "--time-disagreeing", "--format", format],
+        )
+    };
+    let out = run("json");
+    // Timed or not, a disagreement is a failed run.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&out);
+    let liar = &report["calls"][0]["results"][1];
+    assert_eq!(liar["status"], "disagrees", "{liar}");
+    assert_eq!(liar["difference"], "/matches: 0 items, expected 1");
+    assert_eq!(liar["summary"]["samples"], 3, "{liar}");
+    assert!(liar.get("rank").is_none() && liar.get("ratio").is_none());
+    let portable = &report["calls"][0]["results"][0];
+    assert_eq!(portable["rank"], 1);
+    assert_eq!(portable["ratio"], 1.0);
+
+    let table = String::from_utf8_lossy(&run("table").stdout).into_owned();
+    assert!(table.contains("DISAGREES (timed) "), "{table}");
+    assert!(
+        table.contains("timed anyway (--time-disagreeing)"),
+        "{table}"
+    );
+}
+
+#[test]
+fn a_disagreement_cites_the_call_not_the_temporary_corpus() {
+    if !has_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (registry, _) = liar_and_a_call(dir.path());
+    // A generated corpus: written under the temporary directory, removed
+    // when the run ends.
+    let out = bench(&[
+        "--peer",
+        "portable",
+        "--peer",
+        "liar",
+        "--peer",
+        "wrong",
+        "--registry",
+        registry.to_str().unwrap(),
+        "--query",
+        "rare_literal",
+        "--query",
+        "glob_listing",
+        "--rounds",
+        "1",
+        "--warmup",
+        "0",
+    ]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{table}");
+    let notes: Vec<&str> = table
+        .lines()
+        .filter(|l| l.starts_with("DISAGREES: "))
+        .collect();
+    // The liar on both calls, the wrong peer on the glob.
+    assert_eq!(notes.len(), 3, "{table}");
+    assert!(
+        notes[2].starts_with(
+            r#"DISAGREES: wrong on glob_listing (call 2: {"name":"glob_listing","method":"glob","input":{"pattern":"*.rs","root":".","#
+        ),
+        "{}",
+        notes[2]
+    );
+    // The difference, too, is spelt relative to the corpus.
+    assert!(notes[2].contains(r#"(/paths/0: "./pkg_"#), "{}", notes[2]);
+    let temp = std::env::temp_dir();
+    let temp = temp.to_str().unwrap().trim_end_matches('/');
+    for note in notes {
+        assert!(!note.contains(temp), "{note}");
+    }
+}
+
+/// `lawsuite bench --peer portable --peer liar` over `calls` on `corpus`,
+/// with `more` flags.
+fn bench_the_liar(registry: &Path, corpus: &Path, calls: &Path, more: &[&str]) -> Output {
+    let mut args = vec![
+        "--peer",
+        "portable",
+        "--peer",
+        "liar",
+        "--registry",
+        registry.to_str().unwrap(),
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--calls",
+        calls.to_str().unwrap(),
+    ];
+    args.extend(more);
+    bench(&args)
+}
+
 /// `lawsuite bench` on one glob with the fake peer in `mode` (it answers
 /// the first `good` globs of each process right, then crashes or hangs).
 fn bench_a_peer_that_breaks(mode: &str, good: usize) -> Option<Output> {
-    let has_python = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_python {
-        eprintln!("skipped: python3 is not on PATH");
+    if !has_python() {
         return None;
     }
     let tree = tiny_tree();
     let dir = tempfile::tempdir().unwrap();
-    let script: PathBuf =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake_peers/misbehave.py");
-    let registry = dir.path().join("peers.toml");
-    std::fs::write(
-        &registry,
-        format!(
-            "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"breaks\"\ncommand = [\"python3\", {:?}, {mode:?}, \"{good}\"]\ntimeout_ms = 1500\n",
-            script.to_str().unwrap()
-        ),
-    )
-    .unwrap();
+    let good = good.to_string();
+    let registry = registry(
+        dir.path(),
+        &[("breaks", misbehave(&[mode, &good]), "timeout_ms = 1500\n")],
+    );
     // Nothing matches, so the fake peer's empty answer is the right one.
     let calls = dir.path().join("calls.jsonl");
     std::fs::write(
@@ -320,6 +409,7 @@ fn an_unknown_peer_lists_the_registered_ones() {
         stderr.contains("portable, ripgrep, ripgrep-walk, python-glob"),
         "{stderr}"
     );
+    assert!(stderr.contains("--registry FILE"), "{stderr}");
 }
 
 #[test]

@@ -1,12 +1,17 @@
 //! `lawsuite differ` end to end on a small tree: the peers agree, the
-//! tree is left exactly as it was, and a path that is not a directory is
-//! refused.
+//! tree is left exactly as it was, a wrong external peer is reported (by
+//! kind, with a diff and a replay that runs), and a path that is not a
+//! directory is refused. The wrong peer needs `python3` and passes, saying
+//! why, without it.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+mod fake_peers;
+use fake_peers::{has_python, proxy, registry};
 
 const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
 
@@ -98,12 +103,16 @@ fn peers_agree_on_a_small_tree_which_is_left_untouched() {
     assert!(out.status.success(), "{tally:#}\n{stderr}");
     assert_eq!(tally["calls"], 120);
     assert_eq!(tally["reference"], "portable");
+    // camelCase, like every other output of lawsuite.
+    assert_eq!(tally["divergentCalls"], 0, "{tally:#}");
+    assert!(tally.get("divergent_calls").is_none(), "{tally:#}");
     let peers = tally["peers"].as_array().unwrap();
     let names: Vec<&str> = peers.iter().filter_map(|p| p["peer"].as_str()).collect();
     assert_eq!(names, ["ripgrep", "ripgrep-walk"]);
     for p in peers {
         assert_eq!(p["divergent"], 0, "{p}");
         assert_eq!(p["asked"], 120, "{p}");
+        assert_eq!(p["divergentKinds"], serde_json::json!({}), "{p}");
     }
     assert_eq!(snapshot(tree.path()), before, "the tree was changed");
 
@@ -111,6 +120,99 @@ fn peers_agree_on_a_small_tree_which_is_left_untouched() {
     let again = differ(&[root, "--calls", "120", "--seed", "5", "--json"]);
     let again: Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(again, tally);
+}
+
+#[test]
+fn a_wrong_peer_is_counted_by_kind_and_shown_as_a_diff_with_a_replay_that_runs() {
+    if !has_python() {
+        return;
+    }
+    let tree = tree();
+    let dir = tempfile::tempdir().unwrap();
+    // `portable` behind a proxy that drops the first path of every glob.
+    let registry = registry(dir.path(), &[("wrong", proxy("wrong"), "")]);
+    let root = tree.path().to_str().unwrap();
+    let args = [
+        root,
+        "--peer",
+        "wrong",
+        "--registry",
+        registry.to_str().unwrap(),
+        "--calls",
+        "40",
+        "--seed",
+        "1",
+    ];
+    let out = differ(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+
+    // The summary counts the divergences by kind: only globs lose a path.
+    let kinds: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("  divergent "))
+        .collect();
+    assert!(!kinds.is_empty(), "{stdout}");
+    assert!(
+        kinds.iter().all(|k| k.contains(": /paths")),
+        "{kinds:?}\n{stdout}"
+    );
+    // Both answers, as a diff: the reference's lines `-`, the peer's `+`.
+    assert!(stdout.contains("    - portable, + wrong:\n"), "{stdout}");
+    assert!(stdout.contains("\n      -  \"paths\": ["), "{stdout}");
+    assert!(stdout.contains("\n      +"), "{stdout}");
+
+    // The replay names the registry, so it runs from anywhere.
+    let replay = stdout
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("replay: "))
+        .unwrap_or_else(|| panic!("no replay line:\n{stdout}"));
+    assert!(replay.contains("--registry"), "{replay}");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let replayed = Command::new("sh")
+        .arg("-c")
+        .arg(replay)
+        .current_dir(elsewhere.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        replayed.status.code(),
+        Some(0),
+        "{replay}\n{}",
+        String::from_utf8_lossy(&replayed.stderr)
+    );
+    let answer: Value = serde_json::from_slice(&replayed.stdout).unwrap();
+    assert!(answer["paths"].is_array(), "{answer}");
+
+    // As JSON, the kinds add up to the divergences.
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let tally: Value = serde_json::from_slice(&differ(&json_args).stdout).unwrap();
+    let wrong = &tally["peers"][0];
+    let total: u64 = wrong["divergentKinds"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(Some(total), wrong["divergent"].as_u64(), "{wrong}");
+    assert!(total > 0, "{wrong}");
+}
+
+#[test]
+fn calling_an_unregistered_peer_says_how_to_name_its_registry() {
+    let out = Command::new(LAWSUITE)
+        .args(["call", "--peer", "wrong", "glob", "{}"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no peer named \"wrong\""), "{stderr}");
+    assert!(
+        stderr.contains("--registry FILE") && stderr.contains("--project FILE"),
+        "{stderr}"
+    );
 }
 
 #[test]

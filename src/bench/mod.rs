@@ -27,7 +27,8 @@
 //!     run::Contender::new("one-thread", Arc::new(Portable::with_threads(1))),
 //!     run::Contender::new("two-threads", Arc::new(Portable::with_threads(2))),
 //! ];
-//! let report = run::run(&rare, &peers, &run::Options { rounds: 1, warmup: 0 }, &mut |_| {});
+//! let options = run::Options { rounds: 1, warmup: 0, ..run::Options::default() };
+//! let report = run::run(&rare, &peers, &options, &mut |_| {});
 //! assert!(!report.has_disagreement());
 //! println!("{}", report.table());
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -5,10 +5,17 @@
 //! the spread (`±`, see [`crate::bench::stats`]) and the ratio of the
 //! median to the baseline's (below 1 is faster than the baseline). A `!`
 //! marks a spread above [`SPREAD_WARNING`]; `DISAGREES` a peer whose answer
-//! differed from the baseline's, so it has no time and no ratio; `FAULTED`
-//! a peer whose answer changed during the warm-up or the timed rounds (it
-//! crashed, timed out or answered otherwise), likewise untimed; `-` a peer
-//! that does not answer the method.
+//! differed from the baseline's, so it has no time and no ratio, or, timed
+//! anyway (`--time-disagreeing`), `DISAGREES (timed)` with its median and
+//! spread but still no ratio and no rank; `FAULTED` a peer whose answer
+//! changed during the warm-up or the timed rounds (it crashed, timed out or
+//! answered otherwise), likewise untimed; `-` a peer that does not answer
+//! the method.
+//!
+//! The notes under the table cite each call that disagreed or faulted by
+//! its position and as a line of a calls file, roots relative to the
+//! corpus, so the call can be asked again after a generated corpus is
+//! gone.
 
 use std::fmt::Write as _;
 
@@ -117,6 +124,12 @@ fn utc_now() -> String {
 pub struct CallReport {
     /// The call's name.
     pub name: String,
+    /// Its position in the calls run, from 1.
+    pub index: usize,
+    /// The call as a line of a calls file (`--calls`): its name, method and
+    /// input, the root relative to the corpus when the run knew the
+    /// corpus ([`crate::bench::run::Options::corpus`]).
+    pub call: serde_json::Value,
     /// `grep` or `glob`.
     pub method: String,
     /// The peer this call's answers and ratios are measured against: the
@@ -124,6 +137,14 @@ pub struct CallReport {
     pub baseline: Option<String>,
     /// One entry per peer, in peer order.
     pub results: Vec<PeerResult>,
+}
+
+impl CallReport {
+    /// The call as the notes cite it: `call 3 (...)` with the call as a
+    /// calls-file line, which names the call whatever became of the corpus.
+    pub fn cited(&self) -> String {
+        format!("{} (call {}: {})", self.name, self.index, self.call)
+    }
 }
 
 /// One peer on one call.
@@ -149,10 +170,18 @@ pub enum Outcome {
         /// 1 for the fastest agreeing peer on this call.
         rank: usize,
     },
-    /// Answered differently from the baseline: not timed, not ranked.
+    /// Answered differently from the baseline: not ranked, no ratio, and
+    /// not timed unless asked to be (`--time-disagreeing`).
     Disagrees {
         /// The first difference (a JSON pointer, then the two values).
         difference: String,
+        /// Its samples, when timed anyway.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        summary: Option<Summary>,
+        /// When timed anyway, the run in which its answer changed from its
+        /// own first one, and how: it was timed no more on the call.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fault: Option<String>,
     },
     /// Agreed, then answered otherwise in a later run (a crash, a timeout,
     /// a wrong answer): not timed, not ranked, no more runs of the call.
@@ -240,6 +269,15 @@ impl Report {
                 ratio.map_or("-".to_string(), |r| format!("{r:.2}x")),
                 if summary.is_noisy() { " !" } else { "" }
             ),
+            Outcome::Disagrees {
+                summary: Some(summary),
+                ..
+            } => format!(
+                "DISAGREES (timed) {} ±{:.0}%",
+                millis(summary.median_ms),
+                summary.spread * 100.0
+            ),
+            Outcome::Disagrees { fault: Some(_), .. } => "DISAGREES (faulted)".to_string(),
             Outcome::Disagrees { .. } => "DISAGREES".to_string(),
             Outcome::Faulted { .. } => "FAULTED".to_string(),
             Outcome::Unsupported => "-".to_string(),
@@ -280,15 +318,34 @@ impl Report {
         for call in &self.calls {
             for result in &call.results {
                 match &result.outcome {
-                    Outcome::Disagrees { difference } => notes.push(format!(
-                        "DISAGREES: {} on {} answers differently from {} ({difference}); not timed, not ranked",
-                        result.peer,
-                        call.name,
-                        call.baseline.as_deref().unwrap_or("the baseline")
-                    )),
+                    Outcome::Disagrees {
+                        difference,
+                        summary,
+                        fault,
+                    } => {
+                        let timing = match (summary, fault) {
+                            (Some(s), _) => format!(
+                                "timed anyway (--time-disagreeing): {} ±{:.0}% over {} rounds, not ranked, no ratio",
+                                millis(s.median_ms),
+                                s.spread * 100.0,
+                                s.samples
+                            ),
+                            (None, Some(fault)) => format!(
+                                "timed anyway until its answer changed {fault}; not ranked"
+                            ),
+                            (None, None) => "not timed, not ranked".to_string(),
+                        };
+                        notes.push(format!(
+                            "DISAGREES: {} on {} answers differently from {} ({difference}); {timing}",
+                            result.peer,
+                            call.cited(),
+                            call.baseline.as_deref().unwrap_or("the baseline")
+                        ));
+                    }
                     Outcome::Faulted { during, difference } => notes.push(format!(
                         "FAULTED: {} on {} answered otherwise in {during} than it had agreed ({difference}); not timed, not ranked",
-                        result.peer, call.name
+                        result.peer,
+                        call.cited()
                     )),
                     _ => {}
                 }
@@ -467,12 +524,27 @@ body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1b1f24}h1{font-size:
                             ratio.map(|r| format!(" · {r:.2}x")).unwrap_or_default(),
                         );
                     }
-                    Outcome::Disagrees { difference } => {
+                    Outcome::Disagrees {
+                        difference,
+                        summary,
+                        ..
+                    } => {
+                        // Timed anyway, its median is said, never drawn
+                        // beside the agreeing peers' bars.
+                        let what = match summary {
+                            Some(s) => format!(
+                                "DISAGREES (timed) {} ±{:.0}%, not ranked",
+                                millis(s.median_ms),
+                                s.spread * 100.0
+                            ),
+                            None => "DISAGREES, not timed or ranked".to_string(),
+                        };
                         let _ = write!(
                             out,
-                            "<text class=\"bad\" data-peer=\"{}\" data-status=\"disagrees\" x=\"{LABEL}\" y=\"{}\" fill=\"#a40e26\">DISAGREES, not timed or ranked: {}</text>",
+                            "<text class=\"bad\" data-peer=\"{}\" data-status=\"disagrees\" x=\"{LABEL}\" y=\"{}\" fill=\"#a40e26\">{}: {}</text>",
                             esc(&r.peer),
                             y + 15.0,
+                            esc(&what),
                             esc(difference)
                         );
                     }
@@ -560,6 +632,8 @@ mod tests {
             spread_warning: SPREAD_WARNING,
             calls: vec![CallReport {
                 name: "rare".into(),
+                index: 1,
+                call: serde_json::json!({"name": "rare", "method": "grep"}),
                 method: "grep".into(),
                 baseline: Some("a".into()),
                 results: vec![
@@ -583,6 +657,8 @@ mod tests {
                         peer: "c".into(),
                         outcome: Outcome::Disagrees {
                             difference: "/matches: 0 items, expected 1".into(),
+                            summary: None,
+                            fault: None,
                         },
                     },
                 ],

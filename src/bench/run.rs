@@ -7,15 +7,20 @@
 //!    JSON value ([`crate::kit::case::answer`]: key order ignored, a failure
 //!    reduced to its code) with the call's baseline, the first peer that
 //!    answers the method. A peer that answers differently is reported as
-//!    disagreeing, with the first difference, and is never timed, ranked
-//!    or given a ratio: a fast wrong answer must not look like a win.
-//! 2. **Warm-up.** Each agreeing peer makes the call `warmup` times,
+//!    disagreeing, with the first difference, and is never ranked or given
+//!    a ratio: a fast wrong answer must not look like a win. Nor is it
+//!    timed, unless [`Options::time_disagreeing`] asks for its times anyway
+//!    (a peer still being written): then it makes the warm-up and the
+//!    rounds with the others, and its times are reported beside its
+//!    disagreement, never beside the agreeing peers' ranks.
+//! 2. **Warm-up.** Each timed peer makes the call `warmup` times,
 //!    untimed (page cache, an external peer's first start).
-//! 3. **Rounds.** `rounds` times, each agreeing peer makes the call once,
+//! 3. **Rounds.** `rounds` times, each timed peer makes the call once,
 //!    timed; the starting peer rotates every round (A B C, B C A, C A B),
 //!    so a slow drift of the machine's load falls on every peer alike.
 //!
-//! Every answer of steps 2 and 3 is checked against the agreed answer too.
+//! Every answer of steps 2 and 3 is checked against the agreed answer too
+//! (a disagreeing peer's against its own first answer).
 //! A peer whose answer changes — an external peer that crashed, hung into
 //! its timeout or started answering wrongly — is reported as faulted, with
 //! the round and the first difference, and is not timed or ranked on that
@@ -24,6 +29,11 @@
 //!
 //! Only the peer call is timed (not the rendering of its answer for the
 //! check, which happens after the clock stops).
+//!
+//! A report cites each call by its position and as a line of a calls file
+//! (`--calls`), and every difference, with the corpus's root spelt `.`
+//! ([`Options::corpus`]): a generated corpus is removed after the run, and
+//! a path into it would name nothing.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -43,7 +53,8 @@
 //!     Contender::new("portable", Arc::new(Portable::with_threads(1))),
 //!     Contender::new("noop", Arc::new(Noop)),
 //! ];
-//! let report = run(&calls, &peers, &Options { rounds: 3, warmup: 1 }, &mut |_| {});
+//! let options = Options { rounds: 3, warmup: 1, ..Options::default() };
+//! let report = run(&calls, &peers, &options, &mut |_| {});
 //! let results = &report.calls[0].results;
 //! assert!(matches!(results[0].outcome, Outcome::Timed { rank: 1, .. }));
 //! assert!(matches!(results[1].outcome, Outcome::Disagrees { .. }));
@@ -63,7 +74,11 @@ use crate::bench::calls::BenchCall;
 use crate::bench::report::{CallReport, Outcome, PeerResult, Report};
 use crate::bench::stats::Summary;
 use crate::contract::StdError;
-use crate::kit::case::{Call, answer, render};
+use crate::kit::case::{Call, answer, rebase, render};
+/// Moved to [`crate::kit::compare`], where the differential compares
+/// answers too; kept here for callers of the old path.
+pub use crate::kit::compare::first_difference;
+use crate::kit::compare::shorten;
 use crate::peer::Search;
 
 /// A peer taking part, under the name it is reported by.
@@ -93,13 +108,20 @@ impl fmt::Debug for Contender {
     }
 }
 
-/// How many untimed and timed runs per peer and call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How many untimed and timed runs per peer and call, and who is timed.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Timed rounds (at least one is made).
     pub rounds: usize,
     /// Untimed runs before them.
     pub warmup: usize,
+    /// Time a peer that disagrees with the baseline anyway (its times are
+    /// reported with its disagreement, never ranked or given a ratio).
+    pub time_disagreeing: bool,
+    /// The root of the corpus the calls search: a report cites calls and
+    /// differences with it spelt `.` (the calls file's form). `None`: as
+    /// they are.
+    pub corpus: Option<String>,
 }
 
 impl Default for Options {
@@ -107,6 +129,8 @@ impl Default for Options {
         Options {
             rounds: 5,
             warmup: 1,
+            time_disagreeing: false,
+            corpus: None,
         }
     }
 }
@@ -134,7 +158,7 @@ pub fn run(
             calls.len(),
             bench_call.name
         ));
-        let call_report = run_call(bench_call, peers, options, &mut |line| {
+        let call_report = run_call(i + 1, bench_call, peers, options, &mut |line| {
             progress(&format!(
                 "[{}/{}] {}: {line}",
                 i + 1,
@@ -147,69 +171,93 @@ pub fn run(
     report
 }
 
+/// One call, the `index`th (from 1).
 fn run_call(
+    index: usize,
     bench_call: &BenchCall,
     peers: &[Contender],
     options: &Options,
     progress: &mut dyn FnMut(&str),
 ) -> CallReport {
     let call = &bench_call.call;
-    let mut outcomes: Vec<Option<Outcome>> = vec![None; peers.len()];
+    // Decided on the answers as they are; only what is shown is rebased.
+    let difference = |expected: &Value, actual: &Value| -> Option<String> {
+        let raw = first_difference(expected, actual, "")?;
+        Some(match &options.corpus {
+            Some(root) => {
+                first_difference(&rebase(expected, root, "."), &rebase(actual, root, "."), "")
+                    .unwrap_or(raw)
+            }
+            None => raw,
+        })
+    };
+    let mut supported = vec![true; peers.len()];
+    let mut disagreement: Vec<Option<String>> = vec![None; peers.len()];
+    // A disagreeing peer timed anyway is checked against its own first
+    // answer; only those are kept (an answer can be large).
+    let mut own: Vec<Option<Value>> = vec![None; peers.len()];
     let mut baseline: Option<(usize, Value)> = None;
     for (i, contender) in peers.iter().enumerate() {
         if !contender.peer.supports(call.method()) {
-            outcomes[i] = Some(Outcome::Unsupported);
+            supported[i] = false;
             continue;
         }
         let value = answer(contender.peer.as_ref(), call);
         match &baseline {
             None => baseline = Some((i, value)),
             Some((_, expected)) => {
-                if let Some(difference) = first_difference(expected, &value, "") {
-                    progress(&format!("{} DISAGREES: {difference}", contender.name));
-                    outcomes[i] = Some(Outcome::Disagrees { difference });
+                if let Some(d) = difference(expected, &value) {
+                    progress(&format!("{} DISAGREES: {d}", contender.name));
+                    disagreement[i] = Some(d);
+                    if options.time_disagreeing {
+                        own[i] = Some(value);
+                    }
                 }
             }
         }
     }
-    let agreeing: Vec<usize> = (0..peers.len())
-        .filter(|&i| outcomes[i].is_none())
+    let timed: Vec<usize> = (0..peers.len())
+        .filter(|&i| supported[i] && (disagreement[i].is_none() || options.time_disagreeing))
         .collect();
     let expected = baseline.as_ref().map(|(_, value)| value);
     let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); peers.len()];
+    // The run and the difference of a peer whose answer changed.
+    let mut faults: Vec<Option<(String, String)>> = vec![None; peers.len()];
     // One run after the agreement: its time while the answer is still the
-    // agreed one; otherwise the peer is marked faulted and makes no more.
-    let run_once = |i: usize, during: String, outcomes: &mut [Option<Outcome>]| {
-        if outcomes[i].is_some() {
+    // one it gave first; otherwise the peer is marked faulted and makes no
+    // more.
+    let run_once = |i: usize, during: String, faults: &mut [Option<(String, String)>]| {
+        if faults[i].is_some() {
             return (None, None); // faulted earlier on this call
         }
         let (elapsed, value) = timed_answer(peers[i].peer.as_ref(), call);
-        match expected.and_then(|e| first_difference(e, &value, "")) {
+        let first = own[i].as_ref().or(expected);
+        match first.and_then(|e| difference(e, &value)) {
             None => (Some(elapsed), None),
-            Some(difference) => {
+            Some(d) => {
                 // A failure or panic is the news, not the first key it lacks.
                 let broke = value.get("failure").or_else(|| value.get("panic"));
-                let difference = match broke {
+                let d = match broke {
                     Some(_) if value.as_object().is_some_and(|o| o.len() == 1) => {
                         format!("answered {} instead", shorten(&value))
                     }
-                    _ => difference,
+                    _ => d,
                 };
-                let line = format!("{} FAULTED in {during}: {difference}", peers[i].name);
-                outcomes[i] = Some(Outcome::Faulted { during, difference });
+                let line = format!("{} FAULTED in {during}: {d}", peers[i].name);
+                faults[i] = Some((during, d));
                 (None, Some(line))
             }
         }
     };
-    if !agreeing.is_empty() {
+    if !timed.is_empty() {
         if options.warmup > 0 {
             progress(&format!("warm-up ({} per peer)", options.warmup));
         }
         for round in 0..options.warmup {
-            for k in 0..agreeing.len() {
-                let i = agreeing[(round + k) % agreeing.len()];
+            for k in 0..timed.len() {
+                let i = timed[(round + k) % timed.len()];
                 let during = format!("warm-up {}/{}", round + 1, options.warmup);
-                if let (_, Some(line)) = run_once(i, during, &mut outcomes) {
+                if let (_, Some(line)) = run_once(i, during, &mut faults) {
                     progress(&line);
                 }
             }
@@ -217,10 +265,10 @@ fn run_call(
         let rounds = options.rounds.max(1);
         for round in 0..rounds {
             progress(&format!("round {}/{rounds}", round + 1));
-            for k in 0..agreeing.len() {
-                let i = agreeing[(round + k) % agreeing.len()];
+            for k in 0..timed.len() {
+                let i = timed[(round + k) % timed.len()];
                 let during = format!("round {}/{rounds}", round + 1);
-                match run_once(i, during, &mut outcomes) {
+                match run_once(i, during, &mut faults) {
                     (Some(elapsed), _) => samples[i].push(elapsed),
                     (None, Some(line)) => progress(&line),
                     (None, None) => {}
@@ -229,13 +277,9 @@ fn run_call(
         }
     }
     // A faulted peer's samples are not a time.
-    let timed: Vec<usize> = agreeing
-        .into_iter()
-        .filter(|&i| outcomes[i].is_none())
-        .collect();
     let summaries: Vec<Option<Summary>> = (0..peers.len())
         .map(|i| {
-            if timed.contains(&i) {
+            if timed.contains(&i) && faults[i].is_none() {
                 Summary::of(&samples[i])
             } else {
                 None
@@ -243,22 +287,55 @@ fn run_call(
         })
         .collect();
     let base = baseline.as_ref().and_then(|(i, _)| summaries[*i].clone());
-    let mut order: Vec<usize> = timed.clone();
+    // Only agreeing peers are ranked and given a ratio.
+    let mut order: Vec<usize> = timed
+        .iter()
+        .copied()
+        .filter(|&i| disagreement[i].is_none() && summaries[i].is_some())
+        .collect();
     order.sort_by(|&a, &b| {
         let median = |i: usize| summaries[i].as_ref().map_or(f64::INFINITY, |s| s.median_ms);
         median(a).total_cmp(&median(b))
     });
+    let mut outcomes: Vec<Outcome> = (0..peers.len())
+        .map(|i| {
+            let fault = faults[i].take();
+            match (supported[i], disagreement[i].take(), fault) {
+                (false, ..) => Outcome::Unsupported,
+                (true, Some(difference), fault) => Outcome::Disagrees {
+                    difference,
+                    summary: summaries[i].clone(),
+                    fault: fault.map(|(during, d)| format!("in {during}: {d}")),
+                },
+                (true, None, Some((during, difference))) => Outcome::Faulted { during, difference },
+                // Ranked below; a peer never timed stays unsupported.
+                (true, None, None) => Outcome::Unsupported,
+            }
+        })
+        .collect();
     for (rank, &i) in order.iter().enumerate() {
         if let Some(summary) = summaries[i].clone() {
-            outcomes[i] = Some(Outcome::Timed {
+            outcomes[i] = Outcome::Timed {
                 ratio: base.as_ref().and_then(|b| summary.ratio_to(b)),
                 rank: rank + 1,
                 summary,
-            });
+            };
         }
+    }
+    let cited = match &options.corpus {
+        Some(root) => call.rebased(root, "."),
+        None => call.clone(),
+    };
+    // The calls file's form: the name first, then the call.
+    let mut line = serde_json::Map::new();
+    line.insert("name".to_string(), Value::String(bench_call.name.clone()));
+    if let Ok(Value::Object(fields)) = serde_json::to_value(&cited) {
+        line.extend(fields);
     }
     CallReport {
         name: bench_call.name.clone(),
+        index,
+        call: Value::Object(line),
         method: call.method().to_string(),
         baseline: baseline.map(|(i, _)| peers[i].name.clone()),
         results: peers
@@ -266,7 +343,7 @@ fn run_call(
             .zip(outcomes)
             .map(|(contender, outcome)| PeerResult {
                 peer: contender.name.clone(),
-                outcome: outcome.unwrap_or(Outcome::Unsupported),
+                outcome,
             })
             .collect(),
     }
@@ -302,77 +379,14 @@ fn timed_answer(peer: &dyn Search, call: &Call) -> (Duration, Value) {
     })
 }
 
-/// Where `actual` first differs from `expected`, as a JSON pointer and the
-/// two values (shortened), or `None` when they are equal.
-///
-/// ```
-/// use lawsuite::bench::run::first_difference;
-/// use serde_json::json;
-///
-/// let a = json!({"matches": [{"line": 3}], "truncated": false});
-/// let b = json!({"truncated": false, "matches": [{"line": 4}]});
-/// assert_eq!(first_difference(&a, &a, ""), None);
-/// assert_eq!(first_difference(&a, &b, "").unwrap(), "/matches/0/line: 4, expected 3");
-/// ```
-pub fn first_difference(expected: &Value, actual: &Value, at: &str) -> Option<String> {
-    match (expected, actual) {
-        (Value::Object(e), Value::Object(a)) => {
-            for (key, ev) in e {
-                let here = format!("{at}/{key}");
-                match a.get(key) {
-                    None => return Some(format!("{here}: missing")),
-                    Some(av) => {
-                        if let Some(d) = first_difference(ev, av, &here) {
-                            return Some(d);
-                        }
-                    }
-                }
-            }
-            a.keys()
-                .find(|k| !e.contains_key(*k))
-                .map(|k| format!("{at}/{k}: not expected"))
-        }
-        (Value::Array(e), Value::Array(a)) => {
-            for (i, (ev, av)) in e.iter().zip(a).enumerate() {
-                if let Some(d) = first_difference(ev, av, &format!("{at}/{i}")) {
-                    return Some(d);
-                }
-            }
-            (e.len() != a.len())
-                .then(|| format!("{}: {} items, expected {}", or_root(at), a.len(), e.len()))
-        }
-        _ if expected == actual => None,
-        _ => Some(format!(
-            "{}: {}, expected {}",
-            or_root(at),
-            shorten(actual),
-            shorten(expected)
-        )),
-    }
-}
-
-fn or_root(at: &str) -> &str {
-    if at.is_empty() { "/" } else { at }
-}
-
-fn shorten(value: &Value) -> String {
-    const MAX: usize = 80;
-    let text = value.to_string();
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::contract::{GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
     use crate::kit::materialize::TempTree;
     use crate::portable::Portable;
-    use serde_json::json;
 
-    /// Answers like `portable` but drops the last path of every glob: fast
+    /// Answers like `portable` but drops the first path of every glob: fast
     /// and wrong.
     struct Wrong(Portable);
 
@@ -388,7 +402,7 @@ mod tests {
         }
         fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
             let mut out = self.0.glob(input)?;
-            out.paths.pop();
+            out.paths.remove(0);
             Ok(out)
         }
     }
@@ -451,14 +465,21 @@ mod tests {
             &Options {
                 rounds: 3,
                 warmup: 0,
+                ..Options::default()
             },
             &mut |l| lines.push(l.to_string()),
         );
         let glob = &report.calls[0];
         assert_eq!(glob.baseline.as_deref(), Some("portable"));
         match &glob.results[1].outcome {
-            Outcome::Disagrees { difference } => {
-                assert_eq!(difference, "/paths: 1 items, expected 2", "{difference}")
+            Outcome::Disagrees {
+                difference,
+                summary: None,
+                fault: None,
+            } => {
+                // Without a corpus, as they are.
+                let expected = format!("/paths/0: \"{root}/b.rs\", expected \"{root}/a.rs\"");
+                assert_eq!(difference, &expected);
             }
             other => panic!("the wrong peer was not flagged: {other:?}"),
         }
@@ -491,11 +512,115 @@ mod tests {
         assert!(report.has_disagreement());
     }
 
-    /// Answers like `portable` for its first `good` globs, then fails fast:
-    /// an external peer that crashed and answers `request_failed`.
+    #[test]
+    fn a_wrong_peer_timed_anyway_is_never_ranked_and_calls_are_cited_in_the_corpus() {
+        let dir = tree();
+        let root = dir.path().to_str().unwrap();
+        let peers = [
+            Contender::new("portable", Arc::new(Portable::with_threads(1))),
+            Contender::new("wrong", Arc::new(Wrong(Portable::with_threads(1)))),
+            Contender::new("portable-2", Arc::new(Portable::with_threads(2))),
+        ];
+        let options = Options {
+            rounds: 3,
+            warmup: 1,
+            time_disagreeing: true,
+            corpus: Some(root.to_string()),
+        };
+        let report = run(&calls(root), &peers, &options, &mut |_| {});
+        let glob = &report.calls[0];
+        match &glob.results[1].outcome {
+            Outcome::Disagrees {
+                difference,
+                summary: Some(summary),
+                fault: None,
+            } => {
+                assert_eq!(summary.samples, 3);
+                // The answers' paths are cited relative to the corpus.
+                assert_eq!(difference, "/paths/0: \"./b.rs\", expected \"./a.rs\"");
+            }
+            other => panic!("the wrong peer was not timed anyway: {other:?}"),
+        }
+        let ranks: Vec<(usize, Option<f64>)> = glob
+            .results
+            .iter()
+            .filter_map(|r| match &r.outcome {
+                Outcome::Timed { rank, ratio, .. } => Some((*rank, *ratio)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ranks.len(), 2, "only the agreeing peers are ranked");
+        assert!(
+            ranks.iter().any(|&(rank, _)| rank == 1) && ranks.iter().any(|&(rank, _)| rank == 2)
+        );
+        assert!(
+            matches!(glob.results[0].outcome, Outcome::Timed { ratio: Some(r), .. } if r == 1.0)
+        );
+        // The call is cited by position and as a calls-file line.
+        assert_eq!(glob.index, 1);
+        assert_eq!(report.calls[1].index, 2);
+        assert_eq!(glob.call["name"], "glob");
+        assert_eq!(glob.call["input"]["root"], ".");
+        assert!(report.has_disagreement());
+        let table = report.table();
+        assert!(table.contains("DISAGREES (timed) "), "{table}");
+        assert!(
+            table.contains("glob (call 1: {\"name\":\"glob\""),
+            "{table}"
+        );
+        assert!(!table.contains(root), "{table}");
+    }
+
+    #[test]
+    fn a_disagreeing_peer_timed_anyway_whose_answer_changes_is_timed_no_more() {
+        let dir = tree();
+        let root = dir.path().to_str().unwrap();
+        // Wrong for the agreement, then broken.
+        let flaky = Breaks::new(1, true);
+        let peers = [
+            Contender::new("portable", Arc::new(Portable::with_threads(1))),
+            Contender::new("flaky", flaky.clone()),
+        ];
+        let options = Options {
+            rounds: 4,
+            warmup: 1,
+            time_disagreeing: true,
+            corpus: None,
+        };
+        let report = run(&calls(root)[..1], &peers, &options, &mut |_| {});
+        match &report.calls[0].results[1].outcome {
+            Outcome::Disagrees {
+                summary: None,
+                fault: Some(fault),
+                ..
+            } => assert_eq!(
+                fault,
+                "in warm-up 1/1: answered {\"failure\":\"request_failed\"} instead"
+            ),
+            other => panic!("{other:?}"),
+        }
+        // The check, the warm-up, and no round.
+        assert_eq!(flaky.calls.load(std::sync::atomic::Ordering::SeqCst), 2);
+        assert!(report.table().contains("DISAGREES (faulted)"));
+    }
+
+    /// Answers like `portable` (or, when `wrong`, like [`Wrong`]) for its
+    /// first `good` globs, then fails fast: an external peer that crashed
+    /// and answers `request_failed`.
     struct Breaks {
         good: usize,
+        wrong: bool,
         calls: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Breaks {
+        fn new(good: usize, wrong: bool) -> Arc<Breaks> {
+            Arc::new(Breaks {
+                good,
+                wrong,
+                calls: Default::default(),
+            })
+        }
     }
 
     impl Search for Breaks {
@@ -510,7 +635,9 @@ mod tests {
         }
         fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
             let n = self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            if n < self.good {
+            if n < self.good && self.wrong {
+                Wrong(Portable::with_threads(1)).glob(input)
+            } else if n < self.good {
                 Portable::with_threads(1).glob(input)
             } else {
                 Err(StdError::new(
@@ -526,10 +653,7 @@ mod tests {
         let dir = tree();
         let root = dir.path().to_str().unwrap();
         // Agreement, warm-up and round 1 right; round 2 fails.
-        let breaks = Arc::new(Breaks {
-            good: 3,
-            calls: Default::default(),
-        });
+        let breaks = Breaks::new(3, false);
         let peers = [
             Contender::new("portable", Arc::new(Portable::with_threads(1))),
             Contender::new("breaks", breaks.clone()),
@@ -538,6 +662,7 @@ mod tests {
         let options = Options {
             rounds: 5,
             warmup: 1,
+            ..Options::default()
         };
         let report = run(&calls(root), &peers, &options, &mut |l| {
             lines.push(l.to_string())
@@ -571,10 +696,7 @@ mod tests {
         ));
         assert!(report.table().contains("FAULTED"));
         // A fault in the warm-up counts too.
-        let early = Arc::new(Breaks {
-            good: 1,
-            calls: Default::default(),
-        });
+        let early = Breaks::new(1, false);
         let peers = [
             Contender::new("portable", Arc::new(Portable::with_threads(1))),
             Contender::new("early", early),
@@ -638,38 +760,12 @@ mod tests {
             &Options {
                 rounds: 3,
                 warmup: 1,
+                ..Options::default()
             },
             &mut |_| {},
         );
         let order = log.lock().unwrap().join("");
         // check: a b c; warm-up: a b c; rounds: abc, bca, cab.
         assert_eq!(order, "abc".to_string() + "abc" + "abcbcacab");
-    }
-
-    #[test]
-    fn differences_name_the_first_path() {
-        let e = json!({"a": [1, 2], "b": "x"});
-        assert_eq!(
-            first_difference(&e, &json!({"a": [1, 2, 3], "b": "x"}), "").unwrap(),
-            "/a: 3 items, expected 2"
-        );
-        assert_eq!(
-            first_difference(&e, &json!({"a": [1, 2]}), "").unwrap(),
-            "/b: missing"
-        );
-        assert_eq!(
-            first_difference(&e, &json!({"a": [1, 2], "b": "x", "c": 1}), "").unwrap(),
-            "/c: not expected"
-        );
-        assert_eq!(
-            first_difference(&json!({"failure": "timeout"}), &json!([]), "").unwrap(),
-            "/: [], expected {\"failure\":\"timeout\"}"
-        );
-        let long = json!("x".repeat(200));
-        assert!(
-            first_difference(&json!(1), &long, "")
-                .unwrap()
-                .ends_with("…, expected 1")
-        );
     }
 }

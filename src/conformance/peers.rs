@@ -134,7 +134,7 @@ impl fmt::Display for PeerError {
         match self {
             PeerError::Unknown { name, registered } => write!(
                 f,
-                "no peer named {name:?} is registered; the registered peers are: {registered} (built-ins: {}); register it in lawsuite.toml, or pass --registry",
+                "no peer named {name:?} is registered; the registered peers are: {registered} (built-ins: {}); register it in lawsuite.toml, or name the file that registers it with --registry FILE (a peers.toml) or --project FILE (a lawsuite.toml)",
                 BUILTINS.join(", ")
             ),
             PeerError::ReferenceUnavailable { name, why } => {

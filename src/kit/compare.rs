@@ -310,3 +310,244 @@ pub fn compare_plan(
     }
     Ok(out)
 }
+
+/// One step of a JSON pointer.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// What differs where two answers first differ.
+enum What<'a> {
+    /// A key of the expected answer the actual one lacks.
+    Missing,
+    /// A key of the actual answer the expected one lacks.
+    NotExpected,
+    /// Arrays equal as far as both go, of different lengths.
+    Count { expected: usize, actual: usize },
+    /// Two different values of which neither holds the other.
+    Value {
+        expected: &'a Value,
+        actual: &'a Value,
+    },
+}
+
+/// Where `actual` first differs from `expected`: the path to it (in `at`)
+/// and what differs there; `None` when they are equal. Keys in the
+/// expected answer's order, then the keys only the actual one has.
+fn walk<'a>(expected: &'a Value, actual: &'a Value, at: &mut Vec<Step<'a>>) -> Option<What<'a>> {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (key, ev) in e {
+                at.push(Step::Key(key));
+                let Some(av) = a.get(key) else {
+                    return Some(What::Missing);
+                };
+                if let Some(what) = walk(ev, av, at) {
+                    return Some(what);
+                }
+                at.pop();
+            }
+            let extra = a.keys().find(|k| !e.contains_key(*k))?;
+            at.push(Step::Key(extra));
+            Some(What::NotExpected)
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            for (i, (ev, av)) in e.iter().zip(a).enumerate() {
+                at.push(Step::Index(i));
+                if let Some(what) = walk(ev, av, at) {
+                    return Some(what);
+                }
+                at.pop();
+            }
+            (e.len() != a.len()).then_some(What::Count {
+                expected: e.len(),
+                actual: a.len(),
+            })
+        }
+        _ if expected == actual => None,
+        _ => Some(What::Value { expected, actual }),
+    }
+}
+
+/// `at` as a JSON pointer after `prefix`, `/` for the whole value; an index
+/// is written as `index(i)` says.
+fn pointer(prefix: &str, at: &[Step<'_>], index: impl Fn(usize) -> String) -> String {
+    let mut out = prefix.to_string();
+    for step in at {
+        out.push('/');
+        match step {
+            Step::Key(key) => out.push_str(key),
+            Step::Index(i) => out.push_str(&index(*i)),
+        }
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
+/// Where `actual` first differs from `expected`, as a JSON pointer (after
+/// `at`) and the two values (shortened), or `None` when they are equal.
+///
+/// ```
+/// use lawsuite::kit::compare::first_difference;
+/// use serde_json::json;
+///
+/// let a = json!({"matches": [{"line": 3}], "truncated": false});
+/// let b = json!({"truncated": false, "matches": [{"line": 4}]});
+/// assert_eq!(first_difference(&a, &a, ""), None);
+/// assert_eq!(first_difference(&a, &b, "").unwrap(), "/matches/0/line: 4, expected 3");
+/// ```
+pub fn first_difference(expected: &Value, actual: &Value, at: &str) -> Option<String> {
+    let mut steps = Vec::new();
+    let what = walk(expected, actual, &mut steps)?;
+    let here = pointer(at, &steps, |i| i.to_string());
+    Some(match what {
+        What::Missing => format!("{here}: missing"),
+        What::NotExpected => format!("{here}: not expected"),
+        What::Count { expected, actual } => format!("{here}: {actual} items, expected {expected}"),
+        What::Value { expected, actual } => {
+            format!(
+                "{here}: {}, expected {}",
+                shorten(actual),
+                shorten(expected)
+            )
+        }
+    })
+}
+
+/// The kind of a difference between a subject's answer (`actual`) and the
+/// reference's (`expected`), for counting divergences by kind; `None` when
+/// they are equal.
+///
+/// A failure or a panic on either side is the kind (`error code timeout vs
+/// answer`: the subject failed where the reference answered); between two
+/// answers it is where they first differ, indices left out, so the same
+/// kind of mistake on different matches counts once (`/matches/*/line:
+/// differs`, `/paths: count differs`, `/notice: missing`).
+///
+/// ```
+/// use lawsuite::kit::compare::difference_kind;
+/// use serde_json::json;
+///
+/// let answer = json!({"paths": ["a", "b"], "truncated": false});
+/// let kind = |actual| difference_kind(&answer, &actual);
+/// assert_eq!(kind(json!({"paths": ["a"], "truncated": false})).unwrap(), "/paths: count differs");
+/// assert_eq!(kind(json!({"paths": ["b", "a"], "truncated": false})).unwrap(), "/paths/*: differs");
+/// assert_eq!(kind(json!({"failure": "timeout"})).unwrap(), "error code timeout vs answer");
+/// assert_eq!(difference_kind(&json!({"failure": "not_found"}), &answer).unwrap(), "answer vs error code not_found");
+/// assert_eq!(kind(answer.clone()), None);
+/// ```
+pub fn difference_kind(expected: &Value, actual: &Value) -> Option<String> {
+    if expected == actual {
+        return None;
+    }
+    // A failure is `{"failure": code}` and a panic `{"panic": message}`
+    // ([`super::case::answer`]); no answer of the contract has either key.
+    let side = |v: &Value| match (v.get("failure"), v.get("panic")) {
+        (Some(Value::String(code)), _) => Some(format!("error code {code}")),
+        (Some(code), _) => Some(format!("error code {code}")),
+        (None, Some(_)) => Some("panic".to_string()),
+        (None, None) => None,
+    };
+    match (side(actual), side(expected)) {
+        (None, None) => {
+            let mut steps = Vec::new();
+            let what = walk(expected, actual, &mut steps)?;
+            let here = pointer("", &steps, |_| "*".to_string());
+            let what = match what {
+                What::Missing => "missing",
+                What::NotExpected => "not expected",
+                What::Count { .. } => "count differs",
+                What::Value { .. } => "differs",
+            };
+            Some(format!("{here}: {what}"))
+        }
+        (actual, expected) => Some(format!(
+            "{} vs {}",
+            actual.as_deref().unwrap_or("answer"),
+            expected.as_deref().unwrap_or("answer")
+        )),
+    }
+}
+
+/// `value` as compact JSON, cut after 80 characters.
+pub(crate) fn shorten(value: &Value) -> String {
+    const MAX: usize = 80;
+    let text = value.to_string();
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn differences_name_the_first_path() {
+        let e = json!({"a": [1, 2], "b": "x"});
+        assert_eq!(
+            first_difference(&e, &json!({"a": [1, 2, 3], "b": "x"}), "").unwrap(),
+            "/a: 3 items, expected 2"
+        );
+        assert_eq!(
+            first_difference(&e, &json!({"a": [1, 2]}), "").unwrap(),
+            "/b: missing"
+        );
+        assert_eq!(
+            first_difference(&e, &json!({"a": [1, 2], "b": "x", "c": 1}), "").unwrap(),
+            "/c: not expected"
+        );
+        assert_eq!(
+            first_difference(&json!({"failure": "timeout"}), &json!([]), "").unwrap(),
+            "/: [], expected {\"failure\":\"timeout\"}"
+        );
+        assert_eq!(
+            first_difference(&json!({"a": {"b": 1}}), &json!({"a": {"b": 2}}), "/x").unwrap(),
+            "/x/a/b: 2, expected 1"
+        );
+        let long = json!("x".repeat(200));
+        assert!(
+            first_difference(&json!(1), &long, "")
+                .unwrap()
+                .ends_with("…, expected 1")
+        );
+    }
+
+    #[test]
+    fn kinds_of_difference() {
+        let answer = json!({"matches": [{"line": 1}, {"line": 2}], "notice": "n"});
+        let kind = |actual: Value| difference_kind(&answer, &actual).unwrap();
+        assert_eq!(
+            kind(json!({"matches": [{"line": 1}, {"line": 3}], "notice": "n"})),
+            "/matches/*/line: differs"
+        );
+        assert_eq!(
+            kind(json!({"matches": [{"line": 1}]})),
+            "/matches: count differs"
+        );
+        assert_eq!(
+            kind(json!({"matches": [{"line": 1}, {"line": 2}]})),
+            "/notice: missing"
+        );
+        assert_eq!(
+            kind(json!({"matches": [{"line": 1}, {"line": 2}], "notice": "n", "x": 1})),
+            "/x: not expected"
+        );
+        assert_eq!(kind(json!({"panic": "boom"})), "panic vs answer");
+        assert_eq!(
+            difference_kind(
+                &json!({"failure": "timeout"}),
+                &json!({"failure": "not_found"})
+            )
+            .unwrap(),
+            "error code not_found vs error code timeout"
+        );
+        assert_eq!(difference_kind(&json!(1), &json!(2)).unwrap(), "/: differs");
+    }
+}

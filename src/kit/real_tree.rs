@@ -10,15 +10,26 @@
 //!
 //! * `grep` with a pattern taken from the tree: a word as a fixed string,
 //!   as a regex, case-insensitive (another case of the word), smart case,
-//!   two words as an alternation, a word in a regex template (`\bW\b`,
-//!   `W\s*\(`, ...), or one of a few patterns that need no word (`^$`,
-//!   `[^ -~]`, `\t`, ...); with globs built from a file under the root (its
-//!   extension, directory or name), context, `maxCount`,
+//!   two words as an alternation, a word in a regex template (a whole
+//!   word, a call `W *\(`, ...), or one of a few patterns that need no word
+//!   (`^$`, `[^ -~]`, `^ *//`, ...); with globs built from a file under the
+//!   root (its extension, directory or name), context, `maxCount`,
 //!   `filesWithMatches`, `hidden`, `noIgnore`, `symbols` and a limit drawn
 //!   independently;
 //! * `glob` with a pattern built the same way;
 //! * roots: the directory itself, a subdirectory, or a file (an explicit
 //!   file root, binary ones included).
+//!
+//! Every call is one the flow layer could hand a peer (search-contract §3,
+//! §5): its pattern passes [`validate_pattern`], its globs
+//! [`validate_glob`], its limit is within the cap. A call outside the
+//! contract is refused before any peer is asked, so it compares nothing;
+//! unlike a generated plan, which draws refused patterns on purpose to
+//! test the validator, a real tree is for the peers' searching. So the
+//! templates are spelt in the grammar (no `\b`, `\s`, `\w`, `\t` or
+//! non-ASCII text, §10), words are identifier-like, and a glob is built
+//! only from names the glob grammar can spell (printable ASCII without
+//! `\`, `[`, `]`, `{` or `}`, §8.1).
 //!
 //! Every answer is compared with the reference's as in a plan
 //! ([`super::compare::answer_all`]: values, failures by code), and each
@@ -54,10 +65,14 @@ use std::io::Read;
 use serde::Serialize;
 
 use super::case::{Call, answer};
-use super::compare::{Compared, PeerAnswer, answer_all};
+use super::compare::{Compared, PeerAnswer, answer_all, difference_kind};
 use super::draws::Draws;
 use crate::contract::glob::GlobList;
-use crate::contract::{GlobInput, GrepInput, StdError, join_path};
+#[cfg(doc)]
+use crate::contract::validate_pattern;
+use crate::contract::{
+    GlobInput, GrepInput, MAX_ENTRIES, MAX_GREP_MATCHES, StdError, join_path, validate_glob,
+};
 use crate::peer::Search;
 use crate::portable::walk::{self, WalkOptions};
 
@@ -203,29 +218,59 @@ fn extension(path: &str) -> Option<&str> {
 fn tokens(bytes: &[u8]) -> impl Iterator<Item = String> + '_ {
     bytes
         .split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
-        .filter(|w| (4..=24).contains(&w.len()) && !w[0].is_ascii_digit())
+        .filter(|w| is_word(w))
         // ASCII by construction.
         .map(|w| String::from_utf8_lossy(w).into_owned())
 }
 
+/// Is `w` identifier-like (see [`Survey::words`])? Such a word is a valid
+/// pattern as it is, inside a template too: no metacharacter, printable
+/// ASCII (§10).
+fn is_word(w: &[u8]) -> bool {
+    (4..=24).contains(&w.len())
+        && !w[0].is_ascii_digit()
+        && w.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+}
+
+/// Can a glob hold `name` as it is? Printable ASCII without the escapes,
+/// classes and braces §8.1 refuses.
+fn spellable(name: &str) -> bool {
+    name.bytes()
+        .all(|b| (0x20..=0x7e).contains(&b) && !matches!(b, b'\\' | b'[' | b']' | b'{' | b'}'))
+}
+
 /// Patterns that need no word of the tree: the ones that found the large
-/// binary overflow (`^$`, `[^ -~]`), whitespace, digits, comments.
+/// binary overflow (`^$`, `[^ -~]`), indentation and trailing spaces,
+/// digits, comments, runs of non-ASCII characters. The grammar has no
+/// `\s` or `\t` and no non-ASCII text (§10): spaces stand for whitespace,
+/// and `[^ -~]` for tabs and any non-ASCII character.
 const WORDLESS: [&str; 10] = [
     "^$",
     "[^ -~]",
-    "\\t",
+    "^    ",
     "TODO|FIXME",
     "^#",
     "[0-9]{4}",
-    "\\s+$",
-    "^\\s*//",
+    " +$",
+    "^ *//",
     "fn [a-z_]+\\(",
-    "é",
+    "[^ -~]{2}",
 ];
 
-/// Regex templates; `W` and `V` stand for two words of the tree.
+/// Regex templates; `{W}` and `{V}` stand for two words of the tree (no
+/// word holds a brace, so putting one in never makes another marker). A
+/// class spells what `\w` would (§10 has no shorthand classes), and a
+/// whole word is one between non-word characters or the line's ends
+/// (there is no `\b`).
 const TEMPLATES: [&str; 8] = [
-    "\\bW\\b", "W\\s*\\(", "^\\s*W", "W[0-9]+", "W.*V", "W\\w*", "(W|V)\\.", "[A-Z]W",
+    "(^|[^A-Za-z0-9_]){W}([^A-Za-z0-9_]|$)",
+    "{W} *\\(",
+    "^ *{W}",
+    "{W}[0-9]+",
+    "{W}.*{V}",
+    "{W}[A-Za-z0-9_]*",
+    "({W}|{V})\\.",
+    "[A-Z]{W}",
 ];
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -251,45 +296,77 @@ const PATTERN_KINDS: [(usize, PatternKind); 7] = [
     (15, PatternKind::Wordless),
 ];
 
-/// Limits a call is given: small ones exercise truncation, the largest
-/// returns every hit of most calls.
-const LIMITS: [u64; 5] = [1, 10, 50, 200, 1000];
+/// Limits a grep is given: small ones exercise truncation, the largest
+/// (the flow layer's cap, §4) returns every hit of many calls.
+const GREP_LIMITS: [u64; 4] = [1, 10, 50, MAX_GREP_MATCHES];
+/// Limits a glob is given, up to its cap (§5).
+const GLOB_LIMITS: [u64; 5] = [1, 10, 50, 200, MAX_ENTRIES];
 
 /// `count` calls over `survey`, drawn with ChaCha8 seeded with `seed`:
-/// three in four `grep`, one in four `glob` (module doc).
+/// three in four `grep`, one in four `glob` (module doc), every one inside
+/// the contract.
 pub fn draw(survey: &Survey, seed: u64, count: usize) -> Vec<Call> {
+    let names = Names::of(survey);
     // Another stream than the survey's sample, from the same seed.
     let mut draws = Draws::seeded(seed ^ 0x5eed_ca11);
     (0..count)
         .map(|_| {
             if draws.percent(75) {
-                Call::Grep(grep_call(&mut draws, survey))
+                Call::Grep(grep_call(&mut draws, &names))
             } else {
-                Call::Glob(glob_call(&mut draws, survey))
+                Call::Glob(glob_call(&mut draws, &names))
             }
         })
         .collect()
 }
 
-/// A word of the tree (`main` if the sample found none).
-fn word(d: &mut Draws, s: &Survey) -> String {
-    d.pick(&s.words)
-        .cloned()
-        .unwrap_or_else(|| "main".to_string())
+/// What calls are drawn from: the survey, with the words and extensions a
+/// pattern or a glob can hold. [`Survey::of`] finds only such words, but
+/// a survey's fields are public; filtering here keeps every draw in the
+/// contract whoever built the survey.
+struct Names<'a> {
+    survey: &'a Survey,
+    words: Vec<&'a str>,
+    extensions: Vec<&'a str>,
 }
 
-fn grep_call(d: &mut Draws, s: &Survey) -> GrepInput {
-    let (root, under) = root(d, s);
+impl<'a> Names<'a> {
+    fn of(survey: &'a Survey) -> Names<'a> {
+        Names {
+            survey,
+            words: survey
+                .words
+                .iter()
+                .map(String::as_str)
+                .filter(|w| is_word(w.as_bytes()))
+                .collect(),
+            extensions: survey
+                .extensions
+                .iter()
+                .map(String::as_str)
+                .filter(|e| spellable(e))
+                .collect(),
+        }
+    }
+
+    /// A word of the tree (`main` if the sample found none).
+    fn word(&self, d: &mut Draws) -> String {
+        d.pick(&self.words).map_or("main", |w| w).to_string()
+    }
+}
+
+fn grep_call(d: &mut Draws, n: &Names<'_>) -> GrepInput {
+    let (root, under) = root(d, n.survey);
     let mut input = GrepInput::new("", root);
     input.pattern = match d.weighted(&PATTERN_KINDS) {
         PatternKind::Literal => {
             input.fixed_strings = true;
-            word(d, s)
+            n.word(d)
         }
-        PatternKind::Word => word(d, s),
+        PatternKind::Word => n.word(d),
         PatternKind::IgnoreCase => {
             input.ignore_case = true;
-            let w = word(d, s);
+            let w = n.word(d);
             if d.percent(50) {
                 w.to_uppercase()
             } else {
@@ -298,20 +375,20 @@ fn grep_call(d: &mut Draws, s: &Survey) -> GrepInput {
         }
         PatternKind::SmartCase => {
             input.smart_case = true;
-            let w = word(d, s);
+            let w = n.word(d);
             if d.percent(50) { w.to_lowercase() } else { w }
         }
-        PatternKind::Alternation => format!("{}|{}", word(d, s), word(d, s)),
+        PatternKind::Alternation => format!("{}|{}", n.word(d), n.word(d)),
         PatternKind::Template => {
-            let template = d.pick(&TEMPLATES).copied().unwrap_or("W");
-            let (w, v) = (word(d, s), word(d, s));
-            template.replace('W', &w).replace('V', &v)
+            let template = d.pick(&TEMPLATES).copied().unwrap_or("{W}");
+            let (w, v) = (n.word(d), n.word(d));
+            template.replace("{W}", &w).replace("{V}", &v)
         }
         PatternKind::Wordless => d.pick(&WORDLESS).copied().unwrap_or("^$").to_string(),
     };
     if d.percent(25) {
-        let n = 1 + d.below(2);
-        input.globs = (0..n).map(|_| glob_text(d, s, &under)).collect();
+        let count = 1 + d.below(2);
+        input.globs = (0..count).map(|_| glob_text(d, n, &under)).collect();
     }
     if d.percent(25) {
         input.before_context = d.below(4) as u64;
@@ -324,22 +401,23 @@ fn grep_call(d: &mut Draws, s: &Survey) -> GrepInput {
     input.hidden = d.percent(10);
     input.no_ignore = d.percent(10);
     input.symbols = d.percent(20);
-    input.limit = d.pick(&LIMITS).copied().unwrap_or(200);
+    input.limit = d.pick(&GREP_LIMITS).copied().unwrap_or(MAX_GREP_MATCHES);
     input
 }
 
-fn glob_call(d: &mut Draws, s: &Survey) -> GlobInput {
-    let (root, under) = root(d, s);
-    let pattern = glob_text(d, s, &under);
+fn glob_call(d: &mut Draws, n: &Names<'_>) -> GlobInput {
+    let (root, under) = root(d, n.survey);
+    let pattern = glob_text(d, n, &under);
     let mut input = GlobInput::new(pattern, root);
     input.hidden = d.percent(10);
     input.no_ignore = d.percent(10);
-    input.limit = d.pick(&LIMITS).copied().unwrap_or(200);
+    input.limit = d.pick(&GLOB_LIMITS).copied().unwrap_or(200);
     input
 }
 
 /// A root (the directory, one in seven calls; a subdirectory; or a file,
-/// one in seven) and the candidates under it, relative to it.
+/// one in seven) and the candidates under it that a glob can spell,
+/// relative to it. Any root is in the contract, whatever its name.
 fn root(d: &mut Draws, s: &Survey) -> (String, Vec<String>) {
     let at = d.below(7);
     let relative = match at {
@@ -347,22 +425,26 @@ fn root(d: &mut Draws, s: &Survey) -> (String, Vec<String>) {
         6 => d.pick(&s.files).cloned().unwrap_or_default(),
         _ => d.pick(&s.dirs).cloned().unwrap_or_default(),
     };
-    if relative.is_empty() {
-        return (s.root.clone(), s.files.clone());
-    }
     let prefix = format!("{relative}/");
     let under = s
         .files
         .iter()
-        .filter_map(|f| f.strip_prefix(&prefix))
+        .filter_map(|f| match relative.as_str() {
+            "" => Some(f.as_str()),
+            _ => f.strip_prefix(&prefix),
+        })
+        .filter(|f| spellable(f))
         .map(str::to_string)
         .collect();
+    if relative.is_empty() {
+        return (s.root.clone(), under);
+    }
     (join_path(&s.root, &relative), under)
 }
 
 /// A glob built from a file under the call's root (`under`): its
 /// extension, directory or name; `*` when the root holds no candidate.
-fn glob_text(d: &mut Draws, s: &Survey, under: &[String]) -> String {
+fn glob_text(d: &mut Draws, n: &Names<'_>, under: &[String]) -> String {
     let form = d.below(10);
     let Some(file) = d.pick(under) else {
         return "*".to_string();
@@ -372,8 +454,8 @@ fn glob_text(d: &mut Draws, s: &Survey, under: &[String]) -> String {
         Some(at) => (Some(&file[..at]), &file[at + 1..]),
         None => (None, file.as_str()),
     };
-    let other = d.pick(&s.extensions).map_or("toml", String::as_str);
-    match (form, dir) {
+    let other = d.pick(&n.extensions).map_or("toml", |e| e);
+    let glob = match (form, dir) {
         (0, _) => format!("*.{ext}"),
         (1, _) => format!("**/*.{ext}"),
         (2, Some(dir)) => format!("{dir}/**"),
@@ -390,11 +472,19 @@ fn glob_text(d: &mut Draws, s: &Survey, under: &[String]) -> String {
             format!("**/{last}/**")
         }
         _ => format!("*.{other}"),
+    };
+    // A spellable name can still make a refused glob: a name of spaces, or
+    // `!` alone, is empty once trailing spaces or the exclusion are taken
+    // off (§8.1). Those few calls list everything instead.
+    match validate_glob(&glob) {
+        Ok(()) => glob,
+        Err(_) => "*".to_string(),
     }
 }
 
 /// One subject's counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PeerTally {
     /// The subject's name.
     pub peer: String,
@@ -406,6 +496,10 @@ pub struct PeerTally {
     pub documented: BTreeMap<String, usize>,
     /// Calls where it differed and nothing explains it.
     pub divergent: usize,
+    /// Those calls by kind of difference
+    /// ([`difference_kind`]: the error
+    /// codes, or where the answers first differ).
+    pub divergent_kinds: BTreeMap<String, usize>,
 }
 
 impl PeerTally {
@@ -417,6 +511,7 @@ impl PeerTally {
 
 /// A call on which some subject diverged, with every answer.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Divergent {
     /// The call's index in the drawn list.
     pub index: usize,
@@ -426,8 +521,10 @@ pub struct Divergent {
     pub answers: Vec<PeerAnswer>,
 }
 
-/// The counts of a run.
+/// The counts of a run; as JSON its keys are camelCase, like every other
+/// output's (`divergentCalls`, `divergentKinds`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Tally {
     /// The reference's name.
     pub reference: String,
@@ -448,7 +545,8 @@ impl Tally {
     }
 
     /// One line per subject: `ripgrep: 1990 agree, 4 documented, 6 divergent (of 2000)`,
-    /// and the documented differences by name.
+    /// the documented differences by name, and the divergences by kind,
+    /// the commonest first.
     pub fn summary(&self) -> String {
         let mut out = String::new();
         for p in &self.peers {
@@ -463,6 +561,11 @@ impl Tally {
             ));
             for (case, n) in &p.documented {
                 out.push_str(&format!("  documented {case}: {n}\n"));
+            }
+            let mut kinds: Vec<(&String, &usize)> = p.divergent_kinds.iter().collect();
+            kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            for (kind, n) in kinds {
+                out.push_str(&format!("  divergent {n}: {kind}\n"));
             }
         }
         out
@@ -509,6 +612,9 @@ pub fn run(
                     *counts.documented.entry(case.clone()).or_default() += 1;
                 } else {
                     counts.divergent += 1;
+                    let kind = difference_kind(&expected.answer, &got.answer)
+                        .unwrap_or_else(|| "differs".to_string());
+                    *counts.divergent_kinds.entry(kind).or_default() += 1;
                     diverged = true;
                 }
             }
@@ -584,12 +690,94 @@ mod tests {
         assert_eq!((tally.peers[0].agree, tally.peers[0].divergent), (40, 0));
         assert_eq!((tally.peers[1].agree, tally.peers[1].divergent), (0, 40));
         assert_eq!(tally.divergent_calls, 40);
+        // The reference may fail too (a file root of a glob); every kind
+        // is `error code ... vs ...`, and they add up.
+        let kinds = &tally.peers[1].divergent_kinds;
+        assert_eq!(kinds.values().sum::<usize>(), 40, "{kinds:?}");
+        assert!(
+            kinds.keys().all(|k| k.starts_with("error code ")),
+            "{kinds:?}"
+        );
+        assert!(
+            tally.summary().contains("  divergent "),
+            "{}",
+            tally.summary()
+        );
         assert_eq!(tally.divergences.len(), 40);
         assert!(tally.has_divergence());
 
         let missing = dir.path().join("nope");
         let err = Survey::of(missing.to_str().unwrap(), 1).unwrap_err();
         assert!(matches!(err, SurveyError::NotADirectory { .. }), "{err}");
+    }
+
+    /// The drawn calls the flow layer would refuse (§3, §5), as
+    /// `(call, why)`.
+    fn outside_the_contract(calls: &[Call]) -> Vec<(String, String)> {
+        use crate::contract::validate_pattern;
+
+        let mut out = Vec::new();
+        for call in calls {
+            let refused = match call {
+                Call::Grep(g) => validate_pattern(&g.pattern, g.fixed_strings)
+                    .err()
+                    .or_else(|| g.globs.iter().find_map(|glob| validate_glob(glob).err()))
+                    .map(|e| e.message)
+                    .or_else(|| (g.limit > MAX_GREP_MATCHES).then(|| "limit".to_string())),
+                Call::Glob(g) => validate_glob(&g.pattern)
+                    .err()
+                    .map(|e| e.message)
+                    .or_else(|| (g.limit > MAX_ENTRIES).then(|| "limit".to_string())),
+                _ => None,
+            };
+            if let Some(why) = refused {
+                out.push((format!("{call:?}"), why));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_drawn_call_is_inside_the_contract() {
+        let dir = tempfile::tempdir().unwrap();
+        let files: [(&str, &str); 9] = [
+            ("src/lib.rs", "pub fn naïve_café() {}\n\tlet résumé = 1;\n"),
+            ("src/données/été.rs", "struct Größe; // 日本語 TODO\n"),
+            (
+                "docs/naïve notes.md",
+                "# Café\n\nwords: Ünïcödé, plain_word\n",
+            ),
+            ("a[1].txt", "bracket_name\n"),
+            ("x{y}.md", "brace_name\n"),
+            ("back\\slash.txt", "backslash_name\n"),
+            ("a,b.toml", "comma_name = 1\n"),
+            ("   ", "spaces_only\n"),
+            ("日本/語.txt", "日本語 only\n"),
+        ];
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let root = dir.path().to_str().unwrap();
+        for seed in 0..6 {
+            let s = Survey::of(root, seed).unwrap();
+            assert!(s.files.iter().any(|f| !f.is_ascii()), "{s:?}");
+            let calls = draw(&s, seed, 800);
+            let outside = outside_the_contract(&calls);
+            assert!(
+                outside.is_empty(),
+                "seed {seed}: {} of {} calls outside the contract, the first: {:?}",
+                outside.len(),
+                calls.len(),
+                &outside[..outside.len().min(5)]
+            );
+        }
+        // A survey built by hand may hold any word; none reaches a pattern.
+        let mut s = survey();
+        s.words = vec!["café".into(), "a b".into(), "x(y".into(), "日本".into()];
+        s.extensions = vec!["é".into(), "{a".into()];
+        assert_eq!(outside_the_contract(&draw(&s, 9, 800)), []);
     }
 
     #[test]

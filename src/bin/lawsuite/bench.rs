@@ -2,7 +2,7 @@
 //! (the logic is `lawsuite::bench`; this is argument handling and output).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, anyhow, bail};
@@ -42,6 +42,11 @@ pub struct BenchArgs {
     /// Untimed runs per call and peer before the rounds.
     #[arg(long, default_value_t = 1)]
     warmup: usize,
+    /// Time a peer that disagrees with the baseline anyway (a peer still
+    /// being written): its cells read `DISAGREES (timed)` with its median,
+    /// never a rank or a ratio, and the exit status is still 1.
+    #[arg(long)]
+    time_disagreeing: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = BenchFormat::Table)]
     format: BenchFormat,
@@ -66,7 +71,11 @@ enum BenchFormat {
 /// `lawsuite bench`: exit status 1 when a peer disagreed with the baseline
 /// or faulted (answered otherwise during the warm-up or the timed rounds).
 pub fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
-    let (subjects, unavailable) = resolve_peers(&args.peers, args.registry.as_deref())?;
+    let project = crate::project_args::ProjectArgs {
+        project: None,
+        registry: args.registry.clone(),
+    };
+    let (subjects, unavailable) = resolve_peers(&args.peers, &project)?;
     let contenders: Vec<Contender> = subjects
         .into_iter()
         .map(|s| Contender::new(s.name, s.peer))
@@ -121,6 +130,10 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let options = Options {
         rounds: args.rounds,
         warmup: args.warmup,
+        time_disagreeing: args.time_disagreeing,
+        // A generated corpus is gone after the run: cite calls and answers
+        // relative to it.
+        corpus: Some(root.to_string()),
     };
     let mut report = run(&calls, &contenders, &options, &mut |line| {
         eprintln!("{line}")
@@ -168,19 +181,14 @@ fn builtin_calls(root: &str, only: &[String]) -> anyhow::Result<Vec<BenchCall>> 
         .collect())
 }
 
-/// The peers by name: registered ones first, then built-ins. A name that is
-/// neither is an error listing the registered names; a peer that cannot run
 /// The peers `names`, in order ([`lawsuite::conformance::peers::resolve`]):
-/// registered ones by name, else built-ins; the ones that cannot run here
-/// with why.
+/// the project's registered ones by name, else built-ins; the ones that
+/// cannot run here with why. A name that is neither is an error listing
+/// the registered names.
 pub(crate) fn resolve_peers(
     names: &[String],
-    registry: Option<&Path>,
+    project: &crate::project_args::ProjectArgs,
 ) -> anyhow::Result<(Vec<Subject>, Vec<Unavailable>)> {
-    let project = crate::project_args::ProjectArgs {
-        project: None,
-        registry: registry.map(Path::to_path_buf),
-    };
     let loaded = project.registry().map_err(|e| format!("{e:#}"));
     let (subjects, unavailable) = resolve(loaded.as_ref().map_err(String::as_str), names)?;
     let unavailable = unavailable

@@ -7,11 +7,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, anyhow, bail};
-use lawsuite::bench::run::first_difference;
 use lawsuite::conformance::shell_word;
 use lawsuite::kit::case::Call;
-use lawsuite::kit::compare::Compared;
+use lawsuite::kit::compare::{Compared, difference_kind, first_difference};
 use lawsuite::kit::real_tree::{Divergent, Survey, Tally, draw, run};
+use lawsuite::kit::report::json_diff;
+
+use crate::project_args::{ProjectArgs, program};
 
 /// The arguments of `lawsuite differ`.
 #[derive(Debug, clap::Args)]
@@ -34,15 +36,15 @@ pub struct DifferArgs {
     #[arg(long = "peer")]
     peers: Vec<String>,
     /// Divergent calls reported in full (the call, each differing answer's
-    /// first difference, a replay command); the rest are counted.
+    /// kind of difference and its diff with the reference's, a replay
+    /// command); the rest are counted.
     #[arg(long, default_value_t = 10)]
     max_reports: usize,
     /// Print the tally as one JSON document, every kept divergence whole.
     #[arg(long)]
     json: bool,
-    /// The peer registry.
-    #[arg(long)]
-    registry: Option<PathBuf>,
+    #[command(flatten)]
+    project: ProjectArgs,
 }
 
 /// `lawsuite differ`: exit status 1 when a peer diverged from the reference
@@ -68,7 +70,7 @@ pub fn differ(args: DifferArgs) -> anyhow::Result<ExitCode> {
     };
     let mut names = vec![args.reference.clone()];
     names.extend(subjects);
-    let (contenders, unavailable) = crate::bench::resolve_peers(&names, args.registry.as_deref())?;
+    let (contenders, unavailable) = crate::bench::resolve_peers(&names, &args.project)?;
     if let Some(u) = unavailable.iter().find(|u| u.peer == args.reference) {
         bail!("the reference {} cannot run here: {}", u.peer, u.reason);
     }
@@ -127,7 +129,11 @@ pub fn differ(args: DifferArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&tally)?)?;
     } else {
-        write!(out, "{}", report(&tally, args.max_reports))?;
+        let replay = Replay {
+            program: program(),
+            flags: args.project.flags(),
+        };
+        write!(out, "{}", report(&tally, args.max_reports, &replay))?;
     }
     Ok(if tally.has_divergence() {
         ExitCode::from(1)
@@ -136,16 +142,24 @@ pub fn differ(args: DifferArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The text report: the counts per subject, then the first `max_reports`
-/// divergent calls.
-fn report(tally: &Tally, max_reports: usize) -> String {
+/// How a replay command starts: the binary as it was invoked, and the
+/// project flags the run was given (`--project`, `--registry`), without
+/// which a registered peer's name means nothing to `lawsuite call`.
+struct Replay {
+    program: String,
+    flags: Vec<String>,
+}
+
+/// The text report: the counts per subject (divergences by kind), then the
+/// first `max_reports` divergent calls.
+fn report(tally: &Tally, max_reports: usize, replay: &Replay) -> String {
     let mut out = tally.summary();
     out.push_str(&format!(
         "divergent calls: {} of {}\n",
         tally.divergent_calls, tally.calls
     ));
     for d in tally.divergences.iter().take(max_reports) {
-        out.push_str(&divergent(d));
+        out.push_str(&divergent(d, replay));
     }
     let shown = tally.divergences.len().min(max_reports);
     if tally.divergent_calls > shown {
@@ -157,9 +171,11 @@ fn report(tally: &Tally, max_reports: usize) -> String {
     out
 }
 
-/// One divergent call: the call, and per differing answer its first
-/// difference and the `lawsuite call` that asks it again.
-fn divergent(d: &Divergent) -> String {
+/// One divergent call: the call, and per differing answer its kind of
+/// difference, the two answers as a diff (`-` the reference's, `+` the
+/// peer's, as a law failure shows them) and the `lawsuite call` that asks
+/// it again.
+fn divergent(d: &Divergent, replay: &Replay) -> String {
     let call = serde_json::to_value(&d.call).unwrap_or_default();
     let method = call["method"].as_str().unwrap_or("grep");
     let input = call["input"].to_string();
@@ -168,24 +184,36 @@ fn divergent(d: &Divergent) -> String {
         return out;
     };
     for got in rest.iter().filter(|a| a.answer != expected.answer) {
-        let what = match &got.explained {
-            Some(case) => format!("documented: {case}"),
-            // A failure is compared by its code alone: say which, not
-            // "/matches: missing".
-            None => match got.answer.get("failure") {
-                Some(code) if expected.answer.get("failure").is_none() => {
-                    format!("failed with {code} where the reference answered")
-                }
-                _ => first_difference(&expected.answer, &got.answer, "")
-                    .unwrap_or_else(|| "differs".to_string()),
-            },
-        };
-        out.push_str(&format!(
-            "  {}: {what}\n    replay: lawsuite call --peer {} {method} {}\n",
-            got.peer,
-            shell_word(&got.peer),
-            shell_word(&input)
-        ));
+        if let Some(case) = &got.explained {
+            out.push_str(&format!("  {}: documented: {case}\n", got.peer));
+            continue;
+        }
+        let kind =
+            difference_kind(&expected.answer, &got.answer).unwrap_or_else(|| "differs".to_string());
+        out.push_str(&format!("  {}: {kind}\n", got.peer));
+        // Between two answers the first difference says where to look in
+        // the diff; a failure's kind already says all of it.
+        let failed = |a: &serde_json::Value| a.get("failure").is_some() || a.get("panic").is_some();
+        if !failed(&expected.answer) && !failed(&got.answer) {
+            if let Some(first) = first_difference(&expected.answer, &got.answer, "") {
+                out.push_str(&format!("    first difference: {first}\n"));
+            }
+        }
+        out.push_str(&format!("    - {}, + {}:\n", expected.peer, got.peer));
+        for line in json_diff(&expected.answer, &got.answer, false).lines() {
+            out.push_str(&format!("      {line}\n"));
+        }
+        let mut words = vec![
+            replay.program.clone(),
+            "call".to_string(),
+            "--peer".to_string(),
+            got.peer.clone(),
+        ];
+        words.extend(replay.flags.iter().cloned());
+        words.push(method.to_string());
+        words.push(input.clone());
+        let words: Vec<String> = words.iter().map(|w| shell_word(w)).collect();
+        out.push_str(&format!("    replay: {}\n", words.join(" ")));
     }
     out
 }
