@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::*;
+use super::{RunInfo, compact, utc};
 use crate::conformance::{Kind, Outcome, Summary, Verdict};
 use crate::kit::report::visible;
 

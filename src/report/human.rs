@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::*;
+use super::{RunInfo, compact};
 use crate::conformance::{Outcome, Report, Summary, Verdict};
 use crate::kit::report::{json_diff, visible};
 

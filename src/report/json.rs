@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::*;
+use super::RunInfo;
 use crate::conformance::{Outcome, Summary};
 
 /// One line of `--format jsonl`: `{"type": "run", …}` first, then

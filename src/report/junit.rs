@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::*;
+use super::{RunInfo, human_report};
 use crate::conformance::{Kind, Outcome, Report, Summary, Verdict};
 
 /// Escape for XML text and attributes, replacing characters XML 1.0 cannot

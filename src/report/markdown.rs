@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::*;
+use super::{RunInfo, human_outcome};
 use crate::conformance::{Outcome, Summary};
 
 /// A Markdown summary (for a CI job summary): a table per peer, the failing
