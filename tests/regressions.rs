@@ -4,11 +4,10 @@
 //! reference — the path `LAWSUITE_RECORD=1 cargo test` and `lawsuite record`
 //! take.
 
-use lawsuite::conformance::record as record_divergence;
 use lawsuite::contract::{GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
 use lawsuite::kit::compare::{Compared, compare_plan};
 use lawsuite::kit::plan::PlanOptions;
-use lawsuite::kit::regression::{Regression, list};
+use lawsuite::kit::regression::{Recorded, Regression, list, record};
 use lawsuite::kit::smthrs;
 use lawsuite::peer::Search;
 use lawsuite::portable::Portable;
@@ -49,7 +48,28 @@ fn a_divergence_is_shrunk_recorded_and_replayed() {
         })
         .expect("the planted bug shows within 200 seeds");
     let dir = tempfile::tempdir().unwrap();
-    let path = record_divergence(&plan, &divergence, &reference, &buggy, dir.path()).unwrap();
+    let record = || {
+        record(
+            &plan,
+            divergence.call_index,
+            &divergence.call,
+            &reference,
+            &buggy,
+            dir.path(),
+            None,
+        )
+        .unwrap()
+        .0
+    };
+    let Recorded::Written(path) = record() else {
+        panic!("the first divergence of its kind is written")
+    };
+    // The same divergence again is pinned already: no second file.
+    let again = record();
+    assert!(
+        matches!(&again, Recorded::AlreadyPinned { by, .. } if *by == path),
+        "{again:?}"
+    );
     assert_eq!(list(dir.path()), std::slice::from_ref(&path));
 
     let regression = Regression::load(&path).unwrap();
@@ -132,7 +152,15 @@ fn a_read_regression_is_written_and_replayed() {
         None,
     )
     .unwrap();
-    assert_eq!(regression.files.len(), 0, "{:?}", regression.files);
+    // The divergence is "refused where the reference answers": the file
+    // stays (without it the reference refuses too, which is another
+    // divergence), emptied.
+    assert_eq!(
+        regression.files,
+        [GeneratedFile::new("a.txt", "")],
+        "{:?}",
+        regression.files
+    );
     assert_eq!(regression.call, Call::Read(ReadRequest::new("/r/a.txt")));
     let dir = tempfile::tempdir().unwrap();
     let path = regression.write(dir.path(), "read-case").unwrap();

@@ -246,6 +246,63 @@ impl Call {
     }
 }
 
+/// What the contract's validation makes of a call (search-contract §3,
+/// §5): the one question a shrinker asks before it may try a smaller call,
+/// since a step that leaves the contract finds another bug, or none.
+///
+/// ```
+/// use lawsuite::call::{Call, Validation};
+/// use lawsuite::contract::{GlobInput, GlobRequest};
+///
+/// assert_eq!(Call::Glob(GlobInput::new("*.ts", "/r")).validation(), Validation::Passes);
+/// // A seam call carries what validation hands a peer; an empty glob is
+/// // refused before any peer is asked, so it is not a seam call.
+/// assert_eq!(Call::Glob(GlobInput::new("", "/r")).validation(), Validation::NotForTheSeam);
+/// let refused = Call::FlowGlob(GlobRequest::new("")).validation();
+/// assert!(matches!(refused, Validation::Refused(_)), "{refused:?}");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Validation {
+    /// A seam call whose input is the normalised one validation hands a
+    /// peer, or a flow call validation lets through to the search (`read`,
+    /// `ls` and `bash` validate in their own flows, so they always pass
+    /// here).
+    Passes,
+    /// A flow call validation refuses, with the code it refuses with.
+    Refused(ErrorCode),
+    /// A seam call no flow would send: validation refuses its input, or
+    /// would hand a peer a different one.
+    NotForTheSeam,
+}
+
+impl Call {
+    /// What validation makes of this call ([`Validation`]).
+    pub fn validation(&self) -> Validation {
+        use crate::contract::{normalize_glob, normalize_grep};
+        match self {
+            Call::Grep(input) => match normalize_grep(&GrepRequest::from(input)) {
+                Ok(normalised) if normalised == *input => Validation::Passes,
+                _ => Validation::NotForTheSeam,
+            },
+            Call::Glob(input) => match normalize_glob(&GlobRequest::from(input)) {
+                Ok(normalised) if normalised == *input => Validation::Passes,
+                _ => Validation::NotForTheSeam,
+            },
+            Call::FlowGrep(request) => match normalize_grep(request) {
+                Ok(_) => Validation::Passes,
+                Err(e) => Validation::Refused(e.code),
+            },
+            Call::FlowGlob(request) => match normalize_glob(request) {
+                Ok(_) => Validation::Passes,
+                Err(e) => Validation::Refused(e.code),
+            },
+            Call::Read(_) | Call::Ls(_) => Validation::Passes,
+            #[cfg(unix)]
+            Call::Bash(_) => Validation::Passes,
+        }
+    }
+}
+
 /// How an answer past its bounds is worded, wherever it is found.
 pub fn violation(why: &str) -> String {
     format!("contract violation: the peer {why}")

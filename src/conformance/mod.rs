@@ -64,7 +64,6 @@ pub use expect::{Expectations, Expected};
 pub use item::{Item, Kind, Outcome, Replay, SeedItem, Trial, shell_word};
 pub use peers::Subject;
 use seed::faults_since;
-pub use seed::record;
 pub use summary::{Counts, Summary, section_of};
 pub use verdict::{Case, Report, TreeEntry, Verdict};
 
@@ -106,6 +105,9 @@ pub struct Engine {
     expectations: Expectations,
     replay: Replay,
     record: Option<PathBuf>,
+    /// Held while a divergence is shrunk and recorded
+    /// ([`crate::kit::regression::record`]).
+    recording: Mutex<()>,
     /// Peers the harness stopped restarting: name → (trial, why).
     stopped: Mutex<BTreeMap<String, (String, String)>>,
     /// The trees of the laws asked most recently, by item, newest last:
@@ -148,6 +150,7 @@ impl Engine {
             expectations: Expectations::default(),
             replay: Replay::default(),
             record: None,
+            recording: Mutex::new(()),
             stopped: Mutex::new(BTreeMap::new()),
             setups: Mutex::new(Vec::new()),
             trees: Mutex::new(Vec::new()),
@@ -695,6 +698,7 @@ impl Engine {
                         .into_iter()
                         .map(|(path, content)| TreeEntry { path, content })
                         .collect(),
+                    tree_note: None,
                     call,
                     diff: crate::kit::report::json_diff(
                         &verdict::align_keys(&failure.expected, &failure.actual),
@@ -747,6 +751,7 @@ impl Engine {
                             content: f.describe(),
                         })
                         .collect(),
+                    tree_note: None,
                     call: serde_json::to_value(&regression.call).unwrap_or(Value::Null),
                     diff: crate::kit::report::json_diff(
                         &verdict::align_keys(&mismatch.expected, &mismatch.actual),

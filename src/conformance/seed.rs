@@ -4,7 +4,6 @@
 //! when asked.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde_json::Value;
@@ -14,8 +13,11 @@ use super::{Case, Engine, Item, Outcome, Report, SeedItem, Subject, TreeEntry, V
 use crate::kit::compare::{Compared, Divergence, compare_plan};
 use crate::kit::generate;
 use crate::kit::plan::PLAN_ROOT;
-use crate::kit::regression::shrink_to_regression;
 use crate::peer::{Health, Search};
+
+/// The fewest files a seed report lists: those the calls and answers name
+/// and the ignore files always, then others up to this many.
+const SHOWN_FILES: usize = 12;
 
 impl Engine {
     /// A seed on its subjects, compared with the reference in one pass.
@@ -161,24 +163,78 @@ impl Engine {
         }
         let trial = format!("{}::{}", item.id(), subject.name);
         let total = cases.len();
+        // One tree per seed, with its first divergent call: every file any
+        // of its divergent calls or answers names, every ignore file, then
+        // the first others, then how many are left out.
+        let (shown, left_out) = {
+            let calls: Vec<&crate::kit::case::Call> = cases.iter().map(|(d, _)| &d.call).collect();
+            let mut answers: Vec<&Value> = cases.iter().map(|(_, actual)| actual).collect();
+            answers.extend(cases.iter().filter_map(|(d, _)| d.reference_answer()));
+            crate::kit::report::files_to_show(
+                &plan.files,
+                &plan.root,
+                &calls,
+                &answers,
+                SHOWN_FILES,
+            )
+        };
+        let tree_summary = crate::kit::compare::TreeSummary::of(&plan.files);
+        let first_call = cases.first().map_or(0, |(d, _)| d.call_index);
+        // One regression file per bug: the first divergent call of each
+        // method is shrunk (keeping where it differs) and recorded, unless
+        // a file of that method already fails
+        // ([`crate::kit::regression::pinned_by`]); the others would pin the
+        // same bug again.
+        let mut recorded_methods: BTreeMap<crate::peer::Method, usize> = BTreeMap::new();
         let mut report_cases = Vec::new();
         for (n, (d, actual)) in cases.into_iter().enumerate() {
             let expected = d.reference_answer().cloned().unwrap_or(Value::Null);
-            // Shrinking costs seconds a case: only the first few of a seed.
-            let recorded = match &self.record {
-                Some(dir) if n < 3 => Some(
-                    match record(
-                        plan,
-                        d,
-                        self.everyone[0].peer.as_ref(),
-                        subject.peer.as_ref(),
-                        dir,
-                    ) {
-                        Ok(path) => format!("recorded {}", path.display()),
-                        Err(e) => format!("not recorded: {e}"),
-                    },
-                ),
-                _ => None,
+            let kind = crate::kit::compare::difference_kind(&expected, &actual).unwrap_or_default();
+            let recorded = self.record.as_ref().map(|dir| {
+                let method = d.call.method();
+                if let Some(call) = recorded_methods.get(&method) {
+                    return format!(
+                        "not recorded: call {call}, a {method} call of this seed, is recorded for this peer"
+                    );
+                }
+                recorded_methods.insert(method, d.call_index);
+                // Seeds are judged side by side: one records at a time, so
+                // a second seed meeting the same bug finds the first's file.
+                let _one_at_a_time = self.recording.lock();
+                match crate::kit::regression::record(
+                    plan,
+                    d.call_index,
+                    &d.call,
+                    self.everyone[0].peer.as_ref(),
+                    subject.peer.as_ref(),
+                    dir,
+                    None,
+                ) {
+                    Ok((recorded, _)) => recorded.to_string(),
+                    Err(e) => format!("not recorded: {e}"),
+                }
+            });
+            let (tree, tree_note) = if n == 0 {
+                (
+                    shown
+                        .iter()
+                        .map(|&i| TreeEntry {
+                            path: plan.files[i].path.clone(),
+                            content: plan.files[i].describe(),
+                        })
+                        .collect(),
+                    (left_out > 0).then(|| {
+                        format!(
+                            "and {left_out} more files ({} in the tree, {} bytes)",
+                            tree_summary.files, tree_summary.bytes
+                        )
+                    }),
+                )
+            } else {
+                (
+                    Vec::new(),
+                    Some(format!("the seed's tree is shown with call {first_call}")),
+                )
             };
             report_cases.push(Case {
                 title: format!(
@@ -190,19 +246,8 @@ impl Engine {
                 ),
                 spec: None,
                 decision: None,
-                tree: d
-                    .tree
-                    .sample
-                    .iter()
-                    .map(|path| TreeEntry {
-                        path: path.clone(),
-                        content: plan
-                            .files
-                            .iter()
-                            .find(|f| &f.path == path)
-                            .map_or_else(String::new, |f| f.describe()),
-                    })
-                    .collect(),
+                tree,
+                tree_note,
                 call: serde_json::to_value(&d.call).unwrap_or(Value::Null),
                 diff: crate::kit::report::json_diff(
                     &verdict::align_keys(&expected, &actual),
@@ -212,8 +257,8 @@ impl Engine {
                 expected: verdict::align_keys(&expected, &actual),
                 actual,
                 problems: vec![format!(
-                    "{} answers differently from the reference {} ({} files in the tree, {} bytes)",
-                    subject.name, self.everyone[0].name, d.tree.files, d.tree.bytes
+                    "{} answers differently from the reference {}: {kind}",
+                    subject.name, self.everyone[0].name
                 )],
                 replay: Some(
                     self.replay
@@ -259,17 +304,4 @@ pub(super) fn faults_since(subject: &Subject, before: usize) -> Option<Health> {
             .collect(),
         stopped: h.stopped.clone(),
     })
-}
-
-/// Shrink a divergence and write it as a regression file under `dir`.
-pub fn record(
-    plan: &crate::kit::plan::Plan,
-    d: &Divergence,
-    reference: &dyn Search,
-    peer: &dyn Search,
-    dir: &Path,
-) -> Result<PathBuf, Box<dyn std::error::Error>> {
-    let (regression, _) =
-        shrink_to_regression(plan, d.call_index, d.call.clone(), reference, peer, None)?;
-    Ok(regression.write(dir, &regression.default_name())?)
 }

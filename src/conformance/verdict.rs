@@ -115,6 +115,11 @@ pub struct Case {
     /// The tree: each entry's path and what it holds.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tree: Vec<TreeEntry>,
+    /// What the tree listing leaves out (`and 13 more files (25 in the
+    /// tree, 761 bytes)`), or where it is shown instead (a seed's tree is
+    /// shown once, with its first divergent call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree_note: Option<String>,
     /// The call, `{"method": …, "input": …}`.
     pub call: Value,
     /// The expected answer (the law's, the recorded one, or the

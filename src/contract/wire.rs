@@ -290,6 +290,44 @@ pub struct GrepFlowOutput {
     pub notice: Option<String>,
 }
 
+/// The caller's request that asks for exactly `input`: every field
+/// spelled out, so normalising it gives `input` back when `input` is one
+/// validation can hand a peer.
+impl From<&GrepInput> for GrepRequest {
+    fn from(input: &GrepInput) -> GrepRequest {
+        GrepRequest {
+            pattern: input.pattern.clone(),
+            root: Some(input.root.clone()),
+            fixed_strings: Some(input.fixed_strings),
+            ignore_case: Some(input.ignore_case),
+            smart_case: Some(input.smart_case),
+            globs: Some(input.globs.clone()),
+            before_context: Some(input.before_context),
+            after_context: Some(input.after_context),
+            context: None,
+            max_count: input.max_count,
+            files_with_matches: Some(input.files_with_matches),
+            hidden: Some(input.hidden),
+            symbols: Some(input.symbols),
+            no_ignore: Some(input.no_ignore),
+            limit: Some(input.limit),
+        }
+    }
+}
+
+/// As for grep: the request that asks for exactly `input`.
+impl From<&GlobInput> for GlobRequest {
+    fn from(input: &GlobInput) -> GlobRequest {
+        GlobRequest {
+            pattern: input.pattern.clone(),
+            root: Some(input.root.clone()),
+            hidden: Some(input.hidden),
+            no_ignore: Some(input.no_ignore),
+            limit: Some(input.limit),
+        }
+    }
+}
+
 impl From<GrepOutput> for GrepFlowOutput {
     fn from(out: GrepOutput) -> GrepFlowOutput {
         GrepFlowOutput {

@@ -419,14 +419,19 @@ pub fn first_difference(expected: &Value, actual: &Value, at: &str) -> Option<St
 }
 
 /// The kind of a difference between a subject's answer (`actual`) and the
-/// reference's (`expected`), for counting divergences by kind; `None` when
-/// they are equal.
+/// reference's (`expected`): what a report groups divergences by, what
+/// the shrinker keeps while it shrinks, and what makes two recorded
+/// divergences the same one. `None` when the answers are equal.
 ///
 /// A failure or a panic on either side is the kind (`error code timeout vs
-/// answer`: the subject failed where the reference answered); between two
-/// answers it is where they first differ, indices left out, so the same
-/// kind of mistake on different matches counts once (`/matches/*/line:
-/// differs`, `/paths: count differs`, `/notice: missing`).
+/// answer`: the subject failed where the reference answered). Between two
+/// answers it is every top-level field that differs and how, sorted:
+/// `missing` or `not expected` for a field one side lacks, and for a list
+/// whether it gained items, lost items, or holds the same items in
+/// another order, so the kind does not depend on where in the list a wrong
+/// item lands, nor on how many others the tree adds around it. A peer that
+/// lists an ignored file is `/paths: items added` in a tree of 3 files and
+/// of 300; a peer that drops a notice is `/notice: missing`, another bug.
 ///
 /// ```
 /// use lawsuite::kit::compare::difference_kind;
@@ -434,13 +439,66 @@ pub fn first_difference(expected: &Value, actual: &Value, at: &str) -> Option<St
 ///
 /// let answer = json!({"paths": ["a", "b"], "truncated": false});
 /// let kind = |actual| difference_kind(&answer, &actual);
-/// assert_eq!(kind(json!({"paths": ["a"], "truncated": false})).unwrap(), "/paths: count differs");
-/// assert_eq!(kind(json!({"paths": ["b", "a"], "truncated": false})).unwrap(), "/paths/*: differs");
+/// assert_eq!(kind(json!({"paths": ["a"], "truncated": false})).unwrap(), "/paths: items lost");
+/// assert_eq!(kind(json!({"paths": ["i", "a", "b"], "truncated": false})).unwrap(), "/paths: items added");
+/// assert_eq!(kind(json!({"paths": ["b", "a"], "truncated": false})).unwrap(), "/paths: order differs");
+/// assert_eq!(
+///     kind(json!({"paths": ["a", "x"], "truncated": true})).unwrap(),
+///     "/paths: items added, items lost; /truncated: differs",
+/// );
 /// assert_eq!(kind(json!({"failure": "timeout"})).unwrap(), "error code timeout vs answer");
 /// assert_eq!(difference_kind(&json!({"failure": "not_found"}), &answer).unwrap(), "answer vs error code not_found");
 /// assert_eq!(kind(answer.clone()), None);
 /// ```
 pub fn difference_kind(expected: &Value, actual: &Value) -> Option<String> {
+    Some(match field_differences(expected, actual)? {
+        Err(failure) => failure,
+        Ok(fields) => {
+            let mut kinds: Vec<String> = fields
+                .into_iter()
+                .map(|(field, how)| format!("{field}: {how}"))
+                .collect();
+            kinds.sort();
+            kinds.join("; ")
+        }
+    })
+}
+
+/// Where two answers differ, for keeping a divergence while it shrinks:
+/// the fields that differ (sorted, without how), or the error codes as in
+/// [`difference_kind`]. A peer that lists an ignored file differs in
+/// `/paths` whether the tree's other files push a right path past the
+/// limit or not; an empty glob the flow refuses differs in `/notice`
+/// instead, and is not the same divergence.
+///
+/// ```
+/// use lawsuite::kit::compare::difference_fields;
+/// use serde_json::json;
+///
+/// let answer = json!({"paths": ["a", "b"], "truncated": false});
+/// let fields = |actual| difference_fields(&answer, &actual);
+/// assert_eq!(fields(json!({"paths": ["a", "x"], "truncated": false})).unwrap(), "/paths");
+/// assert_eq!(fields(json!({"paths": ["x"], "truncated": true})).unwrap(), "/paths, /truncated");
+/// assert_eq!(fields(json!({"failure": "timeout"})).unwrap(), "error code timeout vs answer");
+/// ```
+pub fn difference_fields(expected: &Value, actual: &Value) -> Option<String> {
+    Some(match field_differences(expected, actual)? {
+        Err(failure) => failure,
+        Ok(fields) => {
+            let mut fields: Vec<String> = fields.into_iter().map(|(field, _)| field).collect();
+            fields.sort();
+            fields.join(", ")
+        }
+    })
+}
+
+/// The fields of `expected` that `actual` has differently, in `expected`'s
+/// order then `actual`'s extra ones, each with how it differs; `Err` with
+/// the two sides when either is a failure or a panic; `None` when equal.
+fn field_differences(
+    expected: &Value,
+    actual: &Value,
+) -> Option<Result<Vec<(String, &'static str)>, String>> {
     if expected == actual {
         return None;
     }
@@ -453,23 +511,55 @@ pub fn difference_kind(expected: &Value, actual: &Value) -> Option<String> {
         (None, None) => None,
     };
     match (side(actual), side(expected)) {
-        (None, None) => {
-            let mut steps = Vec::new();
-            let what = walk(expected, actual, &mut steps)?;
-            let here = pointer("", &steps, |_| "*".to_string());
-            let what = match what {
-                What::Missing => "missing",
-                What::NotExpected => "not expected",
-                What::Count { .. } => "count differs",
-                What::Value { .. } => "differs",
-            };
-            Some(format!("{here}: {what}"))
+        (None, None) => {}
+        (actual, expected) => {
+            return Some(Err(format!(
+                "{} vs {}",
+                actual.as_deref().unwrap_or("answer"),
+                expected.as_deref().unwrap_or("answer")
+            )));
         }
-        (actual, expected) => Some(format!(
-            "{} vs {}",
-            actual.as_deref().unwrap_or("answer"),
-            expected.as_deref().unwrap_or("answer")
-        )),
+    }
+    let (Value::Object(e), Value::Object(a)) = (expected, actual) else {
+        return Some(Ok(vec![("/".to_string(), how_differs(expected, actual))]));
+    };
+    let mut fields = Vec::new();
+    for (key, ev) in e {
+        match a.get(key) {
+            None => fields.push((format!("/{key}"), "missing")),
+            Some(av) if av != ev => fields.push((format!("/{key}"), how_differs(ev, av))),
+            Some(_) => {}
+        }
+    }
+    for key in a.keys().filter(|k| !e.contains_key(*k)) {
+        fields.push((format!("/{key}"), "not expected"));
+    }
+    Some(Ok(fields))
+}
+
+/// How two unequal values of one field differ: for two lists, whether
+/// items were added, lost, or only reordered (items compared whole, as
+/// multisets); else `differs`.
+fn how_differs(expected: &Value, actual: &Value) -> &'static str {
+    let (Value::Array(e), Value::Array(a)) = (expected, actual) else {
+        return "differs";
+    };
+    // Items counted by their JSON text: `Value` has no `Hash`, and one pass
+    // over each list keeps a huge wrong answer linear.
+    let mut count: std::collections::HashMap<String, i64> = std::collections::HashMap::new();
+    for item in e {
+        *count.entry(item.to_string()).or_default() += 1;
+    }
+    for item in a {
+        *count.entry(item.to_string()).or_default() -= 1;
+    }
+    let lost = count.values().any(|n| *n > 0);
+    let added = count.values().any(|n| *n < 0);
+    match (added, lost) {
+        (true, true) => "items added, items lost",
+        (true, false) => "items added",
+        (false, true) => "items lost",
+        (false, false) => "order differs",
     }
 }
 
@@ -525,11 +615,11 @@ mod tests {
         let kind = |actual: Value| difference_kind(&answer, &actual).unwrap();
         assert_eq!(
             kind(json!({"matches": [{"line": 1}, {"line": 3}], "notice": "n"})),
-            "/matches/*/line: differs"
+            "/matches: items added, items lost"
         );
         assert_eq!(
             kind(json!({"matches": [{"line": 1}]})),
-            "/matches: count differs"
+            "/matches: items lost; /notice: missing"
         );
         assert_eq!(
             kind(json!({"matches": [{"line": 1}, {"line": 2}]})),
@@ -538,6 +628,21 @@ mod tests {
         assert_eq!(
             kind(json!({"matches": [{"line": 1}, {"line": 2}], "notice": "n", "x": 1})),
             "/x: not expected"
+        );
+        // Where the extra item lands, and how many others there are, is
+        // not the kind: the same bug in a bigger tree is the same kind.
+        let extra_first =
+            json!({"matches": [{"line": 9}, {"line": 1}, {"line": 2}], "notice": "n"});
+        let small = json!({"matches": [], "notice": "n"});
+        assert_eq!(kind(extra_first), "/matches: items added");
+        assert_eq!(
+            difference_kind(&small, &json!({"matches": [{"line": 9}], "notice": "n"})).unwrap(),
+            "/matches: items added"
+        );
+        // A repeated item is an added one.
+        assert_eq!(
+            kind(json!({"matches": [{"line": 1}, {"line": 1}, {"line": 2}], "notice": "n"})),
+            "/matches: items added"
         );
         assert_eq!(kind(json!({"panic": "boom"})), "panic vs answer");
         assert_eq!(

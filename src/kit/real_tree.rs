@@ -496,9 +496,8 @@ pub struct PeerTally {
     pub documented: BTreeMap<String, usize>,
     /// Calls where it differed and nothing explains it.
     pub divergent: usize,
-    /// Those calls by kind of difference
-    /// ([`difference_kind`]: the error
-    /// codes, or where the answers first differ).
+    /// Those calls by kind of difference ([`difference_kind`]: the error
+    /// codes, or which fields differ and how).
     pub divergent_kinds: BTreeMap<String, usize>,
 }
 

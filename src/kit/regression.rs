@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::case::Call;
-use super::compare::Materialized;
+use super::compare::{Materialized, difference_fields, difference_kind};
 use super::materialize::MaterializeError;
 use super::plan::{GeneratedFile, Plan};
 use super::report::json_diff;
@@ -342,14 +342,57 @@ impl Drop for Staged {
 /// Do `reference` and `peer` answer `case` differently? (A tree that
 /// cannot be written counts as "no": the shrinker never keeps it.)
 pub fn diverges(case: &Case, reference: &dyn Search, peer: &dyn Search) -> bool {
-    Materialized::new(&case.root, &case.files)
-        .is_ok_and(|t| t.answer(reference, &case.call) != t.answer(peer, &case.call))
+    answers(case, reference, peer).is_some_and(|(e, a)| e != a)
 }
+
+/// How `peer`'s answer to `case` differs from `reference`'s
+/// ([`difference_kind`]), or `None` when they agree or the tree cannot be
+/// written.
+pub fn divergence_kind(case: &Case, reference: &dyn Search, peer: &dyn Search) -> Option<String> {
+    let (expected, actual) = answers(case, reference, peer)?;
+    difference_kind(&expected, &actual)
+}
+
+/// The reference's answer to `case` and the peer's, or `None` when the
+/// tree cannot be written.
+fn answers(case: &Case, reference: &dyn Search, peer: &dyn Search) -> Option<(Value, Value)> {
+    let tree = Materialized::new(&case.root, &case.files).ok()?;
+    Some((
+        tree.answer(reference, &case.call),
+        tree.answer(peer, &case.call),
+    ))
+}
+
+/// A divergence that would not be recorded, and why.
+#[derive(Debug)]
+pub enum NotShrunk {
+    /// The peers agree on the call: there is nothing to shrink.
+    Agrees,
+    /// The tree cannot be written.
+    Tree(MaterializeError),
+}
+
+impl fmt::Display for NotShrunk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotShrunk::Agrees => f.write_str("the peers agree on this call: nothing to shrink"),
+            NotShrunk::Tree(e) => write!(f, "its tree cannot be written: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for NotShrunk {}
 
 /// Shrink the divergence of call `call_index` of `plan` between `reference`
 /// and `peer`, and build the regression that pins it: the shrunk tree and
-/// call, the reference's answer, and the plan's origin. `why` defaults to
-/// which peers disagreed where. Also returns the shrinker's step count.
+/// call, the reference's answer, and the plan's origin. Also returns the
+/// shrinker's step count.
+///
+/// Shrinking keeps the bug: a smaller case is taken only while its call
+/// stays inside the contract ([`shrink`]) and the peers still differ *in
+/// the same places* ([`difference_fields`]: the same fields of the answer,
+/// or the same error code against an answer). `why` defaults to which
+/// peers disagreed where, and how ([`difference_kind`] of the shrunk case).
 /// `lawsuite record` and `LAWSUITE_RECORD=1` both come through here.
 pub fn shrink_to_regression(
     plan: &Plan,
@@ -358,17 +401,26 @@ pub fn shrink_to_regression(
     reference: &dyn Search,
     peer: &dyn Search,
     why: Option<String>,
-) -> Result<(Regression, usize), MaterializeError> {
+) -> Result<(Regression, usize), NotShrunk> {
     let case = Case {
         root: plan.root.clone(),
         files: plan.files.clone(),
         call,
     };
-    let (small, steps) = shrink(case, Budget::default(), |c| diverges(c, reference, peer));
-    let expected = Materialized::new(&small.root, &small.files)?.answer(reference, &small.call);
+    Materialized::new(&case.root, &case.files).map_err(NotShrunk::Tree)?;
+    let where_ =
+        |c: &Case| answers(c, reference, peer).and_then(|(e, a)| difference_fields(&e, &a));
+    let fields = where_(&case).ok_or(NotShrunk::Agrees)?;
+    let (small, steps) = shrink(case, Budget::default(), |c| {
+        where_(c).as_ref() == Some(&fields)
+    });
+    let tree = Materialized::new(&small.root, &small.files).map_err(NotShrunk::Tree)?;
+    let expected = tree.answer(reference, &small.call);
+    let actual = tree.answer(peer, &small.call);
+    let kind = difference_kind(&expected, &actual).unwrap_or(fields);
     let why = why.unwrap_or_else(|| {
         format!(
-            "{} disagreed with {} on {} seed {} call {call_index}",
+            "{} disagreed with {} on {} seed {} call {call_index}: {kind}",
             peer.name(),
             reference.name(),
             plan.generator,
@@ -389,6 +441,113 @@ pub fn shrink_to_regression(
         expected,
     };
     Ok((regression, steps))
+}
+
+/// The regression file under `dir` that already pins a divergence of
+/// `peer` on `method`: a file of that method that `peer` fails today.
+///
+/// One bug is kept as one file, however many calls and seeds meet it: a
+/// peer that lists ignored files diverges on hundreds of generated calls,
+/// in a dozen shapes (more paths, a different total, a missing notice),
+/// and each shrinks to a case of its own. While a file of the method fails
+/// there is a red, minimal case to fix; once it passes, the next divergence
+/// of that method is recorded (as proptest reports one minimal failure at
+/// a time). The seed reports still show every divergent call. A file that
+/// cannot be read or replayed pins nothing.
+pub fn pinned_by(dir: &Path, peer: &dyn Search, method: crate::peer::Method) -> Option<PathBuf> {
+    list(dir).into_iter().find(|path| {
+        Regression::load(path).is_ok_and(|regression| {
+            regression.call.method() == method
+                && matches!(regression.replay(peer, path), Ok(Err(_)))
+        })
+    })
+}
+
+/// What [`record`] did with a divergence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// Shrunk and written to this file.
+    Written(PathBuf),
+    /// Not written: this file, of the same method, already fails on the
+    /// peer ([`pinned_by`]).
+    AlreadyPinned {
+        /// The file that pins it.
+        by: PathBuf,
+    },
+}
+
+impl fmt::Display for Recorded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Recorded::Written(path) => write!(f, "recorded {}", path.display()),
+            Recorded::AlreadyPinned { by } => write!(
+                f,
+                "not recorded: {} already fails on this peer and method; once it passes, the next run records the next divergence",
+                by.display()
+            ),
+        }
+    }
+}
+
+/// Why [`record`] wrote nothing.
+#[derive(Debug)]
+pub enum RecordError {
+    /// The divergence could not be shrunk.
+    Shrink(NotShrunk),
+    /// The file could not be written.
+    Write(RegressionError),
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecordError::Shrink(e) => e.fmt(f),
+            RecordError::Write(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for RecordError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RecordError::Shrink(e) => Some(e),
+            RecordError::Write(e) => Some(e),
+        }
+    }
+}
+
+/// Keep the divergence of `peer` from `reference` on call `call_index` of
+/// `plan` as a regression file under `dir`, once: when a file there already pins a divergence of the
+/// same kind on the same method ([`pinned_by`]), nothing is written.
+/// Otherwise it is shrunk ([`shrink_to_regression`]) and written under its
+/// [`Regression::default_name`]. `why` defaults to the origin and kind.
+pub fn record(
+    plan: &Plan,
+    call_index: usize,
+    call: &Call,
+    reference: &dyn Search,
+    peer: &dyn Search,
+    dir: &Path,
+    why: Option<String>,
+) -> Result<(Recorded, usize), RecordError> {
+    let case = Case {
+        root: plan.root.clone(),
+        files: plan.files.clone(),
+        call: call.clone(),
+    };
+    if !diverges(&case, reference, peer) {
+        return Err(RecordError::Shrink(NotShrunk::Agrees));
+    }
+    if let Some(by) = pinned_by(dir, peer, call.method()) {
+        return Ok((Recorded::AlreadyPinned { by }, 0));
+    }
+    let (regression, steps) =
+        shrink_to_regression(plan, call_index, call.clone(), reference, peer, why)
+            .map_err(RecordError::Shrink)?;
+    let path = regression
+        .write(dir, &regression.default_name())
+        .map_err(RecordError::Write)?;
+    Ok((Recorded::Written(path), steps))
 }
 
 impl Regression {

@@ -3,10 +3,14 @@
 //! characters made visible. Whole reports, with the replay command, are
 //! [`crate::report`]'s.
 
+use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::time::Duration;
 
 use similar::{ChangeTag, TextDiff};
+
+use super::case::Call;
+use super::plan::GeneratedFile;
 
 /// The most of one answer a diff reads: its pretty JSON past this is cut
 /// (at a line) and the cut said.
@@ -175,6 +179,117 @@ pub fn visible(text: &str) -> String {
             }
         })
         .collect()
+}
+
+/// The files of a tree a report lists, as indices into `files` in tree
+/// order, and how many it leaves out.
+///
+/// Every file a call or an answer names is listed (an answer's paths, a
+/// call's file root or path), and every ignore file (`.gitignore`,
+/// `.ignore`, `.rgignore`, `.git/info/exclude`), since those are where the
+/// cause of a divergence is; then other files in tree order until `at_least`
+/// are listed. `root` is the symbolic root the paths are spelled with.
+///
+/// ```
+/// use lawsuite::kit::case::Call;
+/// use lawsuite::kit::plan::GeneratedFile;
+/// use lawsuite::kit::report::files_to_show;
+/// use lawsuite::contract::GlobInput;
+///
+/// let mut files: Vec<GeneratedFile> =
+///     (0..20).map(|i| GeneratedFile::new(format!("f{i}.txt"), "x\n")).collect();
+/// files.push(GeneratedFile::new("sub/.gitignore", "*.ts\n"));
+/// files.push(GeneratedFile::new("sub/a.ts", "x\n"));
+/// let call = Call::Glob(GlobInput::new("**/*.ts", "/r"));
+/// let answer = serde_json::json!({"paths": ["/r/sub/a.ts"], "truncated": false});
+/// let (shown, left_out) = files_to_show(&files, "/r", &[&call], &[&answer], 4);
+/// let paths: Vec<&str> = shown.iter().map(|&i| files[i].path.as_str()).collect();
+/// assert_eq!(paths, ["f0.txt", "f1.txt", "sub/.gitignore", "sub/a.ts"]);
+/// assert_eq!(left_out, 18);
+/// ```
+pub fn files_to_show(
+    files: &[GeneratedFile],
+    root: &str,
+    calls: &[&Call],
+    answers: &[&serde_json::Value],
+    at_least: usize,
+) -> (Vec<usize>, usize) {
+    let prefix = format!("{root}/");
+    let mut named: BTreeSet<String> = BTreeSet::new();
+    // `text` as a path of the tree, when it is one: under the symbolic
+    // root, or relative (as it is, and below `base`, the call's root: an
+    // `ls` entry, a glob path relative to its root).
+    let mut name = |text: &str, base: Option<&str>| {
+        let text = text.trim_end_matches('/');
+        match text.strip_prefix(&prefix) {
+            Some(rel) => {
+                named.insert(rel.to_string());
+            }
+            None if !text.starts_with('/') => {
+                named.insert(text.to_string());
+                if let Some(base) = base {
+                    named.insert(format!("{base}/{text}"));
+                }
+            }
+            None => {}
+        }
+    };
+    let bases: Vec<String> = calls
+        .iter()
+        .filter_map(|call| call.root().strip_prefix(&prefix))
+        .map(|rel| rel.trim_end_matches('/').to_string())
+        .collect();
+    for call in calls {
+        name(call.root(), None);
+        // A read or ls path relative to its `cwd` (which is `root()`).
+        let relative = match call {
+            Call::Read(r) => r.cwd.as_ref().map(|_| r.path.as_str()),
+            Call::Ls(r) => r.cwd.as_ref().map(|_| r.path.as_str()),
+            _ => None,
+        };
+        if let Some(path) = relative {
+            name(&format!("{}/{path}", call.root()), None);
+        }
+    }
+    fn strings<'v>(value: &'v serde_json::Value, out: &mut Vec<&'v str>) {
+        match value {
+            serde_json::Value::String(s) => out.push(s),
+            serde_json::Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+            serde_json::Value::Object(map) => map.values().for_each(|v| strings(v, out)),
+            _ => {}
+        }
+    }
+    let mut texts = Vec::new();
+    for answer in answers {
+        strings(answer, &mut texts);
+    }
+    for text in texts {
+        name(text, None);
+        for base in &bases {
+            name(text, Some(base));
+        }
+    }
+    let is_ignore_file = |path: &str| {
+        let base = path.rsplit('/').next().unwrap_or(path);
+        matches!(base, ".gitignore" | ".ignore" | ".rgignore")
+            || path.ends_with(".git/info/exclude")
+    };
+    let wanted: Vec<bool> = files
+        .iter()
+        .map(|f| named.contains(&f.path) || is_ignore_file(&f.path))
+        .collect();
+    let mut room = at_least.saturating_sub(wanted.iter().filter(|w| **w).count());
+    let mut shown = Vec::new();
+    for (i, wanted) in wanted.into_iter().enumerate() {
+        if wanted {
+            shown.push(i);
+        } else if room > 0 {
+            room -= 1;
+            shown.push(i);
+        }
+    }
+    let left_out = files.len() - shown.len();
+    (shown, left_out)
 }
 
 #[cfg(test)]

@@ -5,8 +5,19 @@
 //! drop files (halves, then one at a time), drop lines, remove runs of
 //! characters inside each line (as proptest shrinks a string), reset
 //! call fields to their defaults (for `read` and `ls`: `offset` and `limit`
-//! dropped), and simplify the pattern one character at a time. Each candidate is kept only if the predicate ("the peers still
-//! disagree") holds, so the result always diverges.
+//! dropped), lower the numbers (`limit`, `maxCount`, context) to 1 or by
+//! halves, try the simplest patterns whole (`*`, `**`, the empty regex),
+//! and simplify the pattern one character at a time.
+//!
+//! As proptest keeps the *same* failure while it shrinks, a candidate is
+//! kept only when it is the same bug: its call must be one validation
+//! treats as it treats the original ([`Call::validation`]: a seam call
+//! stays one a flow would send, a refused flow call stays refused with the
+//! same code), and the predicate must hold. The kit's predicate is "the
+//! peers still disagree, in the same kind of way"
+//! ([`super::regression::shrink_to_regression`]), so a peer that lists an
+//! ignored file never shrinks to an empty glob the flow refuses, which
+//! fails for another reason.
 
 use std::time::{Duration, Instant};
 
@@ -45,8 +56,9 @@ impl Default for Budget {
     }
 }
 
-/// Shrink `case` while `diverges` holds. Returns the smallest case found and
-/// the number of predicate evaluations spent.
+/// Shrink `case` while `diverges` holds and its call validates as the
+/// original's does. Returns the smallest case found and the number of
+/// predicate evaluations spent.
 pub fn shrink(
     case: Case,
     budget: Budget,
@@ -54,9 +66,15 @@ pub fn shrink(
 ) -> (Case, usize) {
     let start = Instant::now();
     let mut steps = 0;
+    let validation = case.call.validation();
     let mut best = case;
     let mut try_candidate = |candidate: Case, best: &mut Case, steps: &mut usize| -> bool {
         if *steps >= budget.steps || start.elapsed() > budget.time || candidate == *best {
+            return false;
+        }
+        // Outside the contract, or refused for another reason: not the same
+        // case, whatever the peers say (and not worth a step).
+        if candidate.call != best.call && candidate.call.validation() != validation {
             return false;
         }
         *steps += 1;
@@ -302,6 +320,43 @@ fn call_simplifications(case: &Case) -> Vec<Case> {
         Call::Glob(g) => g.limit = crate::contract::MAX_ENTRIES,
         _ => {}
     });
+    // Smaller numbers, so a divergence that needs a limit to be reached
+    // needs fewer files: to 1, then halves. A default limit stays (it was
+    // not what the divergence needed, and it reads as no limit at all).
+    for smaller in [|n: u64| 1.min(n), |n: u64| n / 2] {
+        with(&|c| match c {
+            Call::Grep(g) if g.limit != crate::contract::MAX_GREP_MATCHES => {
+                g.limit = smaller(g.limit).max(1);
+            }
+            Call::Glob(g) if g.limit != crate::contract::MAX_ENTRIES => {
+                g.limit = smaller(g.limit).max(1);
+            }
+            _ => {}
+        });
+        with(&|c| {
+            if let Call::Grep(g) = c {
+                g.max_count = g.max_count.map(|n| smaller(n).max(1));
+            }
+        });
+        with(&|c| {
+            if let Call::Grep(g) = c {
+                g.before_context = smaller(g.before_context);
+                g.after_context = smaller(g.after_context);
+            }
+        });
+    }
+    // The simplest patterns whole: a pattern that only validates with all
+    // of its characters (`*{,}`) cannot lose them one at a time.
+    with(&|c| match c {
+        Call::Grep(g) => g.pattern.clear(),
+        Call::Glob(g) => g.pattern = "*".into(),
+        _ => {}
+    });
+    with(&|c| {
+        if let Call::Glob(g) = c {
+            g.pattern = "**".into();
+        }
+    });
     out
 }
 
@@ -368,6 +423,41 @@ mod tests {
             })
         });
         assert_eq!(small.files[0].content, b"needle\n");
+    }
+
+    /// Whatever the predicate says, no step leaves the contract: a seam
+    /// glob keeps a pattern validation passes (an empty one is refused,
+    /// §5), and a refused flow call stays refused for the same reason.
+    #[test]
+    fn a_step_never_leaves_the_contract() {
+        use crate::call::Validation;
+        use crate::contract::{GlobInput, GrepRequest};
+        let files = vec![GeneratedFile::new("a.ts", "x\n")];
+        let case = |call| Case {
+            root: "/r".into(),
+            files: files.clone(),
+            call,
+        };
+        let (small, _) = shrink(
+            case(Call::Glob(GlobInput::new("*.ts", "/r"))),
+            Budget::default(),
+            |_| true,
+        );
+        assert_eq!(small.call.validation(), Validation::Passes);
+        let Call::Glob(g) = &small.call else { panic!() };
+        assert_eq!(g.pattern.chars().count(), 1, "{g:?}");
+
+        // `\b` is refused (§10); shrinking it to `b` or `` would be asking
+        // another question, one validation passes.
+        let refused = Call::FlowGrep(GrepRequest::new("a\\bc"));
+        let code = refused.validation();
+        assert!(matches!(code, Validation::Refused(_)), "{code:?}");
+        let (small, _) = shrink(case(refused), Budget::default(), |_| true);
+        assert_eq!(small.call.validation(), code);
+        let Call::FlowGrep(r) = &small.call else {
+            panic!()
+        };
+        assert!(r.pattern.len() < 4 && r.pattern.contains('\\'), "{r:?}");
     }
 
     #[test]

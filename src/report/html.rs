@@ -367,6 +367,9 @@ fn html_failure(out: &mut String, o: &Outcome) {
                         }
                         out.push_str("</table>");
                     }
+                    if let Some(note) = &case.tree_note {
+                        let _ = write!(out, "<p class=\"tree-note\">tree: {}</p>", e(note));
+                    }
                     let _ = write!(
                         out,
                         "<p>call:</p><pre>{}</pre>",

@@ -32,6 +32,11 @@ pub fn human_report(report: &Report, color: bool) -> String {
                     visible(&entry.content)
                 );
             }
+            if let Some(note) = &case.tree_note {
+                let _ = writeln!(out, "    … {note}");
+            }
+        } else if let Some(note) = &case.tree_note {
+            let _ = writeln!(out, "  tree: {note}");
         }
         let _ = writeln!(out, "  call: {}", visible(&compact(&case.call)));
         for problem in &case.problems {

@@ -14,6 +14,10 @@ it and every response back, except where MODE says:
   own-flow  declares only `flow/grep`: its own flow layer, which never
             retries a pattern as a literal (flow/grep answers lose
             `retriedAsLiteral` and `notice`)
+  lists-ignored
+            grep and glob search what `.gitignore` leaves out (every
+            request is sent on with `noIgnore` set): the Node peer of
+            issue 27, for the shrinking and report tests
 """
 import json
 import os
@@ -34,6 +38,9 @@ def forward(line):
 for line in sys.stdin:
     request = json.loads(line)
     method = request.get("method")
+    if MODE == "lists-ignored" and method in ("grep", "glob"):
+        request["params"]["noIgnore"] = True
+        line = json.dumps(request) + "\n"
     response = forward(line)
     result = response.get("result")
     if MODE == "own-flow" and method == "initialize":

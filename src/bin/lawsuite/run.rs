@@ -17,7 +17,7 @@ use lawsuite::conformance::{
 };
 use lawsuite::kit::compare::{Materialized, calls};
 use lawsuite::kit::materialize::materialize;
-use lawsuite::kit::regression::{diverges, shrink_to_regression};
+use lawsuite::kit::regression::{divergence_kind, pinned_by, shrink_to_regression};
 use lawsuite::kit::shrink::Case;
 use lawsuite::kit::{Generator, generate};
 use lawsuite::peer::Ground;
@@ -662,7 +662,7 @@ pub fn shrink_case(
             lawsuite::environment::trees_dir().display()
         );
     }
-    if !diverges(&case, reference.peer.as_ref(), peer.peer.as_ref()) {
+    let Some(kind) = divergence_kind(&case, reference.peer.as_ref(), peer.peer.as_ref()) else {
         eprintln!(
             "{} agrees with {} on {} seed {} call {}: nothing to shrink",
             peer.name,
@@ -672,10 +672,30 @@ pub fn shrink_case(
             args.call
         );
         return Ok(ExitCode::from(1));
+    };
+    let record_dir: Option<PathBuf> = record.then(|| {
+        record_dir.map_or_else(
+            || project.regressions.clone(),
+            crate::project_args::absolute,
+        )
+    });
+    // One file per bug: a divergence of this kind already pinned there is
+    // not recorded twice.
+    if let Some(dir) = &record_dir {
+        if let Some(by) = pinned_by(dir, peer.peer.as_ref(), case.call.method()) {
+            writeln!(
+                stdout,
+                "not recorded: {} is a {} regression that {} fails today; fix that one first (the next `lawsuite record` then records this divergence: {kind})",
+                by.display(),
+                case.call.method(),
+                peer.name,
+            )?;
+            return Ok(ExitCode::SUCCESS);
+        }
     }
     writeln!(
         stdout,
-        "original: {} files, call {}",
+        "original: {} files, call {}\ndivergence: {kind}",
         case.files.len(),
         serde_json::to_string(&case.call)?
     )?;
@@ -707,11 +727,7 @@ pub fn shrink_case(
             std::io::stdout().is_terminal()
         )
     )?;
-    if record {
-        let dir: PathBuf = record_dir.map_or_else(
-            || project.regressions.clone(),
-            crate::project_args::absolute,
-        );
+    if let Some(dir) = record_dir {
         let path = regression.write(&dir, &regression.default_name())?;
         writeln!(stdout, "recorded {}", path.display())?;
         writeln!(

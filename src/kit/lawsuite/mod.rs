@@ -305,35 +305,13 @@ pub fn plan(seed: u64, root: &str, options: &GeneratorOptions) -> Plan {
 /// (search-contract §3: the pattern, the globs, the numbers); else the same
 /// call as a caller's request to the whole grep flow.
 fn seam_or_flow_grep(input: GrepInput) -> Result<GrepInput, Box<Call>> {
-    let request = GrepRequest {
-        pattern: input.pattern.clone(),
-        root: Some(input.root.clone()),
-        fixed_strings: Some(input.fixed_strings),
-        ignore_case: Some(input.ignore_case),
-        smart_case: Some(input.smart_case),
-        globs: Some(input.globs.clone()),
-        before_context: Some(input.before_context),
-        after_context: Some(input.after_context),
-        context: None,
-        max_count: input.max_count,
-        files_with_matches: Some(input.files_with_matches),
-        hidden: Some(input.hidden),
-        symbols: Some(input.symbols),
-        no_ignore: Some(input.no_ignore),
-        limit: Some(input.limit),
-    };
+    let request = GrepRequest::from(&input);
     // The seam gets what the flow would hand a peer: the normalised input.
     crate::contract::normalize_grep(&request).map_err(|_| Box::new(Call::FlowGrep(request)))
 }
 
 /// As [`seam_or_flow_grep`], for a glob call (search-contract §5).
 fn seam_or_flow_glob(input: GlobInput) -> Result<GlobInput, Box<Call>> {
-    let request = GlobRequest {
-        pattern: input.pattern.clone(),
-        root: Some(input.root.clone()),
-        hidden: Some(input.hidden),
-        no_ignore: Some(input.no_ignore),
-        limit: Some(input.limit),
-    };
+    let request = GlobRequest::from(&input);
     crate::contract::normalize_glob(&request).map_err(|_| Box::new(Call::FlowGlob(request)))
 }

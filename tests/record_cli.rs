@@ -1,0 +1,109 @@
+//! `LAWSUITE_RECORD=1 lawsuite run` on an external peer with one planted
+//! bug (it lists what `.gitignore` leaves out), as a new user meets it:
+//! the bug is kept as one regression file per method it shows in, each
+//! shrunk inside the contract to the same bug, and the seed reports show
+//! the `.gitignore` and the files the diff names, once per seed.
+
+mod fake_peers;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use lawsuite::call::Validation;
+use lawsuite::kit::regression::{Regression, list};
+use lawsuite::portable::Portable;
+
+fn lawsuite(dir: &Path, args: &[&str], record: bool) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lawsuite"));
+    command
+        .current_dir(dir)
+        .args(args)
+        .env_remove("LAWSUITE_SEEDS");
+    if record {
+        command.env("LAWSUITE_RECORD", "1");
+    } else {
+        command.env_remove("LAWSUITE_RECORD");
+    }
+    command.output().expect("lawsuite runs")
+}
+
+#[test]
+fn a_planted_bug_is_recorded_once_per_method_and_reported_with_its_cause() {
+    if !fake_peers::has_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let registry = fake_peers::registry(
+        dir.path(),
+        &[("lists-ignored", fake_peers::proxy("lists-ignored"), "")],
+    );
+    std::fs::write(dir.path().join("lawsuite.toml"), "").unwrap();
+    let run = |record: bool| {
+        lawsuite(
+            dir.path(),
+            &[
+                "run",
+                "--registry",
+                registry.to_str().unwrap(),
+                "--project",
+                dir.path().join("lawsuite.toml").to_str().unwrap(),
+                "--no-laws",
+                "--generator",
+                "lawsuite",
+                "--seeds",
+                "0..6",
+                "--peer",
+                "lists-ignored",
+                "--max-reports",
+                "0",
+            ],
+            record,
+        )
+    };
+    let out = run(true);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+
+    let regressions = dir.path().join("lawsuite/regressions");
+    let files = list(&regressions);
+    assert!(
+        !files.is_empty() && files.len() <= 2,
+        "{} files: {files:?}\n{stdout}",
+        files.len()
+    );
+    let portable = Portable::default();
+    for path in &files {
+        let regression = Regression::load(path).unwrap();
+        assert_eq!(regression.call.validation(), Validation::Passes, "{path:?}");
+        assert!(regression.replay(&portable, path).unwrap().is_ok());
+        // Shrunk: a tree of a few files (the plans hold dozens).
+        assert!(regression.files.len() <= 4, "{regression:?}");
+        assert!(
+            regression
+                .files
+                .iter()
+                .any(|f| f.path.ends_with(".gitignore")),
+            "the cause is kept: {regression:?}"
+        );
+    }
+    // The report says which calls were not recorded, and why.
+    assert!(stdout.contains("not recorded: "), "{stdout}");
+
+    // One tree per seed, with the ignore files, then what is left out.
+    let seeds_failing = stdout.matches("FAIL seed::lawsuite::").count();
+    let trees = stdout.matches("\n  tree:\n").count();
+    assert!(seeds_failing > 0, "{stdout}");
+    assert_eq!(trees, seeds_failing, "{stdout}");
+    assert!(
+        stdout.contains("  tree: the seed's tree is shown with call "),
+        "{stdout}"
+    );
+    assert!(stdout.contains(".gitignore: "), "{stdout}");
+    assert!(stdout.contains(" more files ("), "{stdout}");
+
+    // Recording again adds nothing: each method's file still fails.
+    let again = run(true);
+    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(list(&regressions), files);
+}
