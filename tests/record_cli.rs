@@ -107,3 +107,62 @@ fn a_planted_bug_is_recorded_once_per_method_and_reported_with_its_cause() {
     assert_eq!(again.status.code(), Some(1));
     assert_eq!(list(&regressions), files);
 }
+
+/// `--max-reports` counts divergent calls, in `run` and in `merge`: one
+/// seed with many divergent calls does not print them all.
+#[test]
+fn max_reports_counts_divergent_calls() {
+    if !fake_peers::has_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let registry = fake_peers::registry(
+        dir.path(),
+        &[("lists-ignored", fake_peers::proxy("lists-ignored"), "")],
+    );
+    let registry = registry.to_str().unwrap();
+    let base = [
+        "run",
+        "--registry",
+        registry,
+        "--no-laws",
+        "--no-regressions",
+        "--generator",
+        "lawsuite",
+        "--seeds",
+        "0..4",
+        "--peer",
+        "lists-ignored",
+    ];
+    let cases = |text: &str| text.matches("\n  lawsuite seed ").count();
+
+    let mut args = base.to_vec();
+    args.extend(["--max-reports", "3"]);
+    let out = lawsuite(dir.path(), &args, false);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(cases(&text), 3, "{text}");
+    assert!(
+        text.contains("more divergent calls of this trial not shown in full"),
+        "{text}"
+    );
+    assert!(text.contains("more failures not shown in full"), "{text}");
+
+    let mut args = base.to_vec();
+    args.extend(["--format", "jsonl"]);
+    let out = lawsuite(dir.path(), &args, false);
+    let results = dir.path().join("results.jsonl");
+    std::fs::write(&results, &out.stdout).unwrap();
+    let merged = lawsuite(
+        dir.path(),
+        &["merge", results.to_str().unwrap(), "--max-reports", "5"],
+        false,
+    );
+    let text = String::from_utf8_lossy(&merged.stdout);
+    assert_eq!(cases(&text), 5, "{text}");
+    let all = lawsuite(
+        dir.path(),
+        &["merge", results.to_str().unwrap(), "--max-reports", "0"],
+        false,
+    );
+    assert!(cases(&String::from_utf8_lossy(&all.stdout)) > 5);
+}

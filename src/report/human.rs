@@ -12,9 +12,15 @@ use crate::kit::report::{json_diff, visible};
 
 /// One failure (or an expected failure's detail) as text.
 pub fn human_report(report: &Report, color: bool) -> String {
+    report_with(report, color, usize::MAX)
+}
+
+/// [`human_report`] with at most `cases` of its cases in full, then how
+/// many more there are.
+fn report_with(report: &Report, color: bool, cases: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", report.summary);
-    for case in &report.cases {
+    for case in report.cases.iter().take(cases) {
         let _ = writeln!(out, "\n  {}", case.title);
         if let Some(spec) = &case.spec {
             let _ = writeln!(out, "  spec: {spec}");
@@ -62,6 +68,13 @@ pub fn human_report(report: &Report, color: bool) -> String {
             let _ = writeln!(out, "  {recorded}");
         }
     }
+    if report.cases.len() > cases {
+        let _ = writeln!(
+            out,
+            "\n  … and {} more divergent calls of this trial not shown in full (--max-reports 0 shows all)",
+            report.cases.len() - cases
+        );
+    }
     if let Some(health) = &report.health {
         let _ = writeln!(
             out,
@@ -96,6 +109,67 @@ pub fn human_outcome(outcome: &Outcome, color: bool) -> Option<String> {
         )),
         Verdict::Broken { why } => Some(format!("{}\n{why}\n", head("BROKEN"))),
         _ => None,
+    }
+}
+
+/// How much of a run's failures is printed in full: `--max-reports` counts
+/// cases (a law's failing call, a seed's divergent call), so a seed with 16
+/// divergent calls takes 16 of it, not one trial's worth of unbounded text.
+///
+/// ```
+/// use lawsuite::report::Shown;
+/// let mut shown = Shown::new(0); // 0: everything
+/// assert_eq!(shown.not_shown(), 0);
+/// ```
+#[derive(Debug)]
+pub struct Shown {
+    left: usize,
+    not_shown: usize,
+}
+
+impl Shown {
+    /// At most `max_reports` cases in full; 0 shows all.
+    pub fn new(max_reports: usize) -> Shown {
+        Shown {
+            left: if max_reports == 0 {
+                usize::MAX
+            } else {
+                max_reports
+            },
+            not_shown: 0,
+        }
+    }
+
+    /// [`human_outcome`] within what is left: a failure with more cases
+    /// than that shows the first ones and counts the rest; once nothing is
+    /// left, `None`, and the outcome is counted in [`Shown::not_shown`].
+    pub fn outcome(&mut self, outcome: &Outcome, color: bool) -> Option<String> {
+        let text = match &outcome.verdict {
+            Verdict::Fail { report } => {
+                if self.left == 0 {
+                    self.not_shown += 1;
+                    return None;
+                }
+                let cases = report.cases.len().clamp(1, self.left);
+                self.left -= cases;
+                format!("FAIL {}\n{}", outcome.id, report_with(report, color, cases))
+            }
+            _ => {
+                let text = human_outcome(outcome, color)?;
+                if self.left == 0 {
+                    self.not_shown += 1;
+                    return None;
+                }
+                self.left -= 1;
+                text
+            }
+        };
+        Some(text)
+    }
+
+    /// Outcomes that needed attention and were not printed at all.
+    pub fn not_shown(&self) -> usize {
+        self.not_shown
     }
 }
 

@@ -2,11 +2,12 @@
 
 use std::fmt::Write as _;
 
-use super::{RunInfo, human_outcome};
+use super::RunInfo;
 use crate::conformance::{Outcome, Summary};
 
 /// A Markdown summary (for a CI job summary): a table per peer, the failing
-/// spec sections, and the first `max_reports` failures in full, each in a
+/// spec sections, and the failures in full up to `max_reports` cases (a law's
+/// failing call, a seed's divergent call; [`super::Shown`]), each in a
 /// collapsed block (the rest counted).
 pub fn markdown(
     info: &RunInfo,
@@ -57,8 +58,11 @@ pub fn markdown(
     if !failures.is_empty() {
         out.push_str("\n### Failures\n");
     }
-    for o in failures.iter().take(max_reports) {
-        let text = human_outcome(o, false).unwrap_or_default();
+    let mut shown = super::Shown::new(max_reports);
+    for o in &failures {
+        let Some(text) = shown.outcome(o, false) else {
+            continue;
+        };
         let _ = write!(
             out,
             "\n<details><summary><code>{}</code></summary>\n\n```text\n{}```\n\n</details>\n",
@@ -66,12 +70,8 @@ pub fn markdown(
             text.replace("```", "` ` `")
         );
     }
-    if failures.len() > max_reports {
-        let _ = writeln!(
-            out,
-            "\n… and {} more failures.",
-            failures.len() - max_reports
-        );
+    if shown.not_shown() > 0 {
+        let _ = writeln!(out, "\n… and {} more failures.", shown.not_shown());
     }
     out
 }

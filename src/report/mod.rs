@@ -27,7 +27,7 @@ use serde_json::Value;
 
 use crate::conformance::{Outcome, Summary, Verdict};
 pub use html::{HTML_IN_FULL, HTML_LISTED, html};
-pub use human::{human_outcome, human_report, human_summary};
+pub use human::{Shown, human_outcome, human_report, human_summary};
 pub use json::{json, jsonl_line};
 pub use junit::junit;
 pub use markdown::markdown;
@@ -158,27 +158,21 @@ pub fn render(
     max_reports: usize,
     all_failures: bool,
 ) -> String {
-    let cap = if max_reports == 0 {
-        usize::MAX
-    } else {
-        max_reports
-    };
     match format {
         Format::Human => {
             let mut out = String::new();
             if all_failures {
-                let failing: Vec<String> = outcomes
-                    .iter()
-                    .filter_map(|o| human_outcome(o, false))
-                    .collect();
-                for text in failing.iter().take(cap) {
-                    out.push_str(text);
-                    out.push('\n');
+                let mut shown = Shown::new(max_reports);
+                for o in outcomes {
+                    if let Some(text) = shown.outcome(o, false) {
+                        out.push_str(&text);
+                        out.push('\n');
+                    }
                 }
-                if failing.len() > cap {
+                if shown.not_shown() > 0 {
                     out.push_str(&format!(
                         "… and {} more failures not shown in full (--max-reports 0 shows all)\n",
-                        failing.len() - cap
+                        shown.not_shown()
                     ));
                 }
             }
@@ -204,7 +198,7 @@ pub fn render(
         }
         Format::Json => json(info, outcomes, summary) + "\n",
         Format::Junit => junit(info, outcomes, summary),
-        Format::Markdown => markdown(info, outcomes, summary, cap),
+        Format::Markdown => markdown(info, outcomes, summary, max_reports),
         Format::Html => html(info, outcomes, summary),
     }
 }

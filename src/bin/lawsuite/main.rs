@@ -258,7 +258,8 @@ struct MergeArgs {
     /// Write the report here instead of standard output.
     #[arg(long, short = 'o')]
     output: Option<std::path::PathBuf>,
-    /// Full reports printed (human, markdown); the rest are counted. 0: all.
+    /// Failing cases printed in full (human, markdown): each failing law call
+    /// or divergent seed call counts one; the rest are counted. 0: all.
     #[arg(long, default_value_t = 20)]
     max_reports: usize,
     /// Merge results that are not whole (a run that was killed or
@@ -324,7 +325,8 @@ struct RunArgs {
     /// Also write the self-contained HTML report here.
     #[arg(long, value_name = "FILE")]
     html: Option<std::path::PathBuf>,
-    /// Full reports printed (human, markdown); the rest are counted. 0: all.
+    /// Failing cases printed in full (human, markdown): each failing law call
+    /// or divergent seed call counts one; the rest are counted. 0: all.
     #[arg(long, default_value_t = 20)]
     max_reports: usize,
     #[command(flatten)]

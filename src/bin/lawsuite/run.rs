@@ -258,7 +258,7 @@ fn execute(
     let totals = count_kinds(trials);
     let mut done = [0usize; 4];
     let mut failures = 0usize;
-    let mut shown = 0usize;
+    let mut shown = format::Shown::new(args.max_reports);
     let mut write_error: Option<std::io::Error> = None;
     let tenth = (trials.len() / 10).max(50);
     let mut finished = 0usize;
@@ -282,14 +282,11 @@ fn execute(
                             stdout.flush()?;
                         }
                         Format::Human => {
-                            if let Some(text) = format::human_outcome(o, color) {
-                                if args.max_reports == 0 || shown < args.max_reports {
-                                    shown += 1;
-                                    if terminal {
-                                        eprint!("\r\x1b[2K");
-                                    }
-                                    writeln!(stdout, "{text}")?;
+                            if let Some(text) = shown.outcome(o, color) {
+                                if terminal {
+                                    eprint!("\r\x1b[2K");
                                 }
+                                writeln!(stdout, "{text}")?;
                             }
                         }
                         _ => {}
@@ -347,11 +344,11 @@ fn execute(
     } else {
         Closing::complete()
     };
-    if args.format == Format::Human && shown < failures {
+    if args.format == Format::Human && shown.not_shown() > 0 {
         writeln!(
             stdout,
             "… and {} more failures not shown in full (--max-reports 0 shows all; --format jsonl keeps every one)",
-            failures - shown
+            shown.not_shown()
         )?;
     }
     let text = render(
