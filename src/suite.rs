@@ -351,6 +351,12 @@ impl Suite {
                     // libtest shows the kind beside an ignored trial: the
                     // reason, cut to fit a line.
                     Some(why) => why.chars().take(100).collect(),
+                    // A listed failure passes libtest when it fails as
+                    // listed; the kind says so, so its `ok` is not read
+                    // as the peer passing the law.
+                    None if engine.is_listed_failure(&trial) => {
+                        format!("{}, expected to fail", trial.kind.name())
+                    }
                     None => trial.kind.name().to_string(),
                 };
                 let ignored = trial.skip.is_some();
@@ -382,6 +388,7 @@ impl Suite {
                     spec: engine.items()[t.item].spec().map(str::to_string),
                     verdict: Verdict::Skipped { why: why.clone() },
                     documented: Default::default(),
+                    compared: 0,
                     seconds: 0.0,
                 },
                 None => engine.run_trial(t),
@@ -486,6 +493,34 @@ mod tests {
                 .collect();
             assert_eq!(names, ["seed::smthrs::0001::other"], "{filter}");
         }
+    }
+
+    /// A listed failure passes libtest when it fails as listed; its kind
+    /// says so, so `cargo test` does not show it as a plain pass.
+    #[test]
+    fn a_listed_failure_says_so_beside_its_trial() {
+        let law = "glob::matching::star-ts-matches-by-basename";
+        let suite = Suite::new()
+            .reference("portable", crate::portable::Portable::default())
+            .peer("other", crate::portable::Portable::with_threads(1))
+            .smthrs_seeds([])
+            .lawsuite_seeds([])
+            .expect_failure("other", law, "planted for the test");
+        let trials = suite.trials();
+        let kind_of = |name: &str| {
+            trials
+                .iter()
+                .find(|t| t.name() == name)
+                .map(|t| t.kind().to_string())
+        };
+        assert_eq!(
+            kind_of(&format!("law::{law}::other")).as_deref(),
+            Some("law, expected to fail")
+        );
+        assert_eq!(
+            kind_of(&format!("law::{law}::portable")).as_deref(),
+            Some("law")
+        );
     }
 
     #[test]

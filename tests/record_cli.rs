@@ -146,12 +146,32 @@ fn max_reports_counts_divergent_calls() {
         "{text}"
     );
     assert!(text.contains("more failures not shown in full"), "{text}");
+    // The summary says how many calls the seeds compared: 4 plans of 64.
+    assert!(text.contains(" divergent of 256 calls compared"), "{text}");
 
     let mut args = base.to_vec();
     args.extend(["--format", "jsonl"]);
     let out = lawsuite(dir.path(), &args, false);
     let results = dir.path().join("results.jsonl");
     std::fs::write(&results, &out.stdout).unwrap();
+    // A tree's text is written once in JSON, as the file holds it, not as
+    // a quoted string inside a string.
+    let entries: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|o| o.pointer("/report/cases/0/tree").cloned())
+        .flat_map(|t| t.as_array().cloned().unwrap_or_default())
+        .collect();
+    let ignore = entries
+        .iter()
+        .find(|e| {
+            e["path"]
+                .as_str()
+                .is_some_and(|p| p.ends_with(".gitignore"))
+        })
+        .expect("a .gitignore in a seed's tree");
+    let text = ignore["text"].as_str().expect("its text");
+    assert!(!text.starts_with('"') && text.ends_with('\n'), "{ignore}");
     let merged = lawsuite(
         dir.path(),
         &["merge", results.to_str().unwrap(), "--max-reports", "5"],

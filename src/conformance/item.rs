@@ -177,8 +177,16 @@ pub struct Outcome {
     /// a way it documents, by documented difference.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub documented: BTreeMap<String, usize>,
+    /// For a seed: how many of its plan's calls were compared with the
+    /// reference (those of a method the peer answers).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub compared: usize,
     /// Wall-clock seconds the trial took.
     pub seconds: f64,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// How replay commands are spelled: the command line of the binary that

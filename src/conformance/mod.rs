@@ -315,6 +315,23 @@ impl Engine {
         self.trials_where(|_| true)
     }
 
+    /// Is `trial` listed as an expected failure of its peer? (So a front
+    /// door can say so before it runs: `cargo test` shows it beside the
+    /// trial, rather than a plain `ok`.)
+    pub fn is_listed_failure(&self, trial: &Trial) -> bool {
+        let Some(subject) = trial.peer.and_then(|p| self.everyone.get(p)) else {
+            return false;
+        };
+        let key = match self.items.get(trial.item) {
+            Some(Item::Law(l)) => l.id.clone(),
+            Some(Item::Regression { name, .. }) => format!("regression::{name}"),
+            _ => return false,
+        };
+        self.expectations
+            .lookup(&subject.name, subject.builtin.as_deref(), &key)
+            .is_some()
+    }
+
     /// The trials whose id `wanted` admits. Only those are asked whether
     /// their peer answers (which starts an external peer), so a process
     /// that runs one trial (nextest runs each in its own) starts only the
@@ -528,6 +545,7 @@ impl Engine {
             spec: item.spec().map(str::to_string),
             verdict,
             documented,
+            compared: 0,
             seconds: started.elapsed().as_secs_f64(),
         }
     }
@@ -696,16 +714,20 @@ impl Engine {
                     decision: l.law.decision.clone(),
                     tree: law::tree_listing(&l.law)
                         .into_iter()
-                        .map(|(path, content)| TreeEntry { path, content })
+                        .map(|(path, text, about)| TreeEntry { path, text, about })
                         .collect(),
                     tree_note: None,
                     call,
                     diff: crate::kit::report::json_diff(
-                        &verdict::align_keys(&failure.expected, &failure.actual),
+                        &verdict::in_wire_order(&failure.expected, &failure.actual, l.law.method),
                         &failure.actual,
                         false,
                     ),
-                    expected: verdict::align_keys(&failure.expected, &failure.actual),
+                    expected: verdict::in_wire_order(
+                        &failure.expected,
+                        &failure.actual,
+                        l.law.method,
+                    ),
                     actual: failure.actual,
                     problems: failure.problems,
                     replay: Some(self.replay.command(
@@ -743,22 +765,23 @@ impl Engine {
                     title: format!("regression {name} ({})", path.display()),
                     spec: None,
                     decision: Some(regression.why.clone()),
-                    tree: regression
-                        .files
-                        .iter()
-                        .map(|f| TreeEntry {
-                            path: f.path.clone(),
-                            content: f.describe(),
-                        })
-                        .collect(),
+                    tree: regression.files.iter().map(TreeEntry::of).collect(),
                     tree_note: None,
                     call: serde_json::to_value(&regression.call).unwrap_or(Value::Null),
                     diff: crate::kit::report::json_diff(
-                        &verdict::align_keys(&mismatch.expected, &mismatch.actual),
+                        &verdict::in_wire_order(
+                            &mismatch.expected,
+                            &mismatch.actual,
+                            regression.call.method(),
+                        ),
                         &mismatch.actual,
                         false,
                     ),
-                    expected: verdict::align_keys(&mismatch.expected, &mismatch.actual),
+                    expected: verdict::in_wire_order(
+                        &mismatch.expected,
+                        &mismatch.actual,
+                        regression.call.method(),
+                    ),
                     actual: mismatch.actual,
                     problems: vec!["the answer differs from the recorded one".into()],
                     replay: Some(self.replay.command(item, &trial, &subject.name, None)),

@@ -47,6 +47,7 @@ impl Engine {
             }
         }
         let mut documented: Vec<BTreeMap<String, usize>> = vec![BTreeMap::new(); peers.len()];
+        let mut compared_calls: Vec<usize> = vec![0; peers.len()];
         if !asked.is_empty() {
             let before: Vec<usize> = asked
                 .iter()
@@ -79,6 +80,10 @@ impl Engine {
                         why: format!("{}: {e}", item.id()),
                     },
                     Ok((plan, divergences)) => {
+                        compared_calls[*slot] = crate::kit::compare::calls(plan)
+                            .iter()
+                            .filter(|c| subject.peer.supports(c.method()))
+                            .count();
                         let (verdict, explained) = self.seed_verdict(
                             item,
                             plan,
@@ -99,8 +104,9 @@ impl Engine {
         verdicts
             .into_iter()
             .zip(documented)
+            .zip(compared_calls)
             .zip(peers)
-            .map(|((verdict, documented), p)| {
+            .map(|(((verdict, documented), compared), p)| {
                 let subject = p.map(|p| &self.everyone[p]);
                 let mut o = self.outcome(
                     item,
@@ -112,6 +118,7 @@ impl Engine {
                     started,
                 );
                 o.seconds = elapsed.as_secs_f64();
+                o.compared = compared;
                 o
             })
             .collect()
@@ -218,10 +225,7 @@ impl Engine {
                 (
                     shown
                         .iter()
-                        .map(|&i| TreeEntry {
-                            path: plan.files[i].path.clone(),
-                            content: plan.files[i].describe(),
-                        })
+                        .map(|&i| TreeEntry::of(&plan.files[i]))
                         .collect(),
                     (left_out > 0).then(|| {
                         format!(
@@ -250,11 +254,11 @@ impl Engine {
                 tree_note,
                 call: serde_json::to_value(&d.call).unwrap_or(Value::Null),
                 diff: crate::kit::report::json_diff(
-                    &verdict::align_keys(&expected, &actual),
+                    &verdict::in_wire_order(&expected, &actual, d.call.method()),
                     &actual,
                     false,
                 ),
-                expected: verdict::align_keys(&expected, &actual),
+                expected: verdict::in_wire_order(&expected, &actual, d.call.method()),
                 actual,
                 problems: vec![format!(
                     "{} answers differently from the reference {}: {kind}",

@@ -66,6 +66,9 @@ pub struct Summary {
     pub by_section: BTreeMap<String, Counts>,
     /// Divergent calls over every seed.
     pub divergent_calls: usize,
+    /// Calls compared with the reference over every seed and subject.
+    #[serde(default)]
+    pub compared_calls: usize,
     /// Seeds run (each seed once, however many subjects).
     pub seeds: usize,
     /// Peers the harness stopped restarting: (peer, trial, why).
@@ -103,6 +106,7 @@ impl Summary {
             }
             if o.kind == Kind::Seed {
                 seeds.insert(o.item.clone());
+                s.compared_calls += o.compared;
                 if let Verdict::Fail { report } = &o.verdict {
                     s.divergent_calls += report.cases.len();
                 }

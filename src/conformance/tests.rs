@@ -68,6 +68,70 @@ fn a_failing_law_reports_its_section_tree_call_and_diff() {
     assert_eq!(engine.run_trial(&trials[0]).verdict, Verdict::Pass);
 }
 
+/// A peer that refuses every grep.
+struct RefusesGrep;
+
+impl Search for RefusesGrep {
+    fn name(&self) -> &str {
+        "refuses-grep"
+    }
+    fn version(&self) -> String {
+        "0".into()
+    }
+    fn grep(&self, _: &GrepInput) -> Result<GrepOutput, StdError> {
+        Err(StdError::new(
+            crate::contract::ErrorCode::RequestFailed,
+            "no",
+        ))
+    }
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        Portable::with_threads(1).glob(input)
+    }
+}
+
+/// A law's expectation comes from TOML sorted by key; where the peer's
+/// answer cannot lend its order (it failed), the report shows the
+/// expected answer in the wire's order, not `files, filesSearched,
+/// matches, …`.
+#[test]
+fn an_expected_answer_is_shown_in_the_wire_order_beside_a_failure() {
+    let mut engine = engine_with(vec![Subject::new("mine", RefusesGrep)]);
+    engine.add_laws(
+        vec![law(
+            "[[law]]\nname = \"finds-nothing\"\nspec = \"search-contract §6\"\nmethod = \"grep\"\ninput = { pattern = \"zzz\" }\ntree.\"a.ts\" = \"x\\n\"\nexpect = { matches = [], files = [], filesSearched = 1, skippedBinary = 0, truncated = false }\n",
+        )],
+        vec![],
+    );
+    let trials = engine.trials();
+    let outcome = engine.run_trial(&trials[1]);
+    let Verdict::Fail { report } = &outcome.verdict else {
+        panic!("{outcome:?}");
+    };
+    let keys: Vec<&String> = report.cases[0]
+        .expected
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "matches",
+            "files",
+            "filesSearched",
+            "skippedBinary",
+            "truncated"
+        ]
+    );
+    assert!(
+        report.cases[0]
+            .diff
+            .contains("-  \"matches\": [],\n-  \"files\": [],\n"),
+        "{}",
+        report.cases[0].diff
+    );
+}
+
 #[test]
 fn expectations_follow_the_registered_name_and_a_broken_law_never_satisfies_one() {
     let mut engine = engine_with(vec![Subject::new("mine", NoGlob)]);

@@ -144,12 +144,88 @@ pub struct Case {
 }
 
 /// One entry of a case's tree.
+///
+/// In JSON its text is a plain string, as the file holds it (not quoted
+/// again), and everything else is said in `about`:
+///
+/// ```
+/// use lawsuite::conformance::TreeEntry;
+/// use lawsuite::kit::plan::GeneratedFile;
+///
+/// let entry = TreeEntry::of(&GeneratedFile::new("a.ts", "x\n"));
+/// assert_eq!(serde_json::to_string(&entry)?, r#"{"path":"a.ts","text":"x\n"}"#);
+/// assert_eq!(entry.describe(), r#""x\n""#);
+/// let link = TreeEntry::of(&GeneratedFile::symlink("l", "../t"));
+/// assert_eq!(serde_json::to_string(&link)?, r#"{"path":"l","about":"a symlink to \"../t\""}"#);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TreeEntry {
     /// Its path, relative to the tree.
     pub path: String,
-    /// What it holds: quoted text (shortened), a link target, `a directory`…
-    pub content: String,
+    /// Its text, when it is a text file: the first 240 characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// What else there is to say of it: `a directory`, `a symlink to
+    /// "../t"`, `bytes "\xff"`, `8915 bytes in all`, `mode 644`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub about: String,
+}
+
+impl TreeEntry {
+    /// The entry of a generated file.
+    pub fn of(file: &crate::kit::plan::GeneratedFile) -> TreeEntry {
+        use crate::kit::plan::FileKind;
+        const SHOWN: usize = 240;
+        let mut about = Vec::new();
+        let mut text = None;
+        match file.kind {
+            FileKind::Dir => about.push("a directory".to_string()),
+            FileKind::Symlink => about.push(format!(
+                "a symlink to {:?}",
+                file.target.as_deref().unwrap_or("")
+            )),
+            FileKind::File => match std::str::from_utf8(&file.content) {
+                Ok(all) => {
+                    text = Some(all.chars().take(SHOWN).collect());
+                    if all.chars().count() > SHOWN {
+                        about.push(format!("{} bytes in all", file.content.len()));
+                    }
+                }
+                Err(_) => {
+                    let bytes: String = file
+                        .content
+                        .iter()
+                        .take(SHOWN)
+                        .map(|b| std::ascii::escape_default(*b).to_string())
+                        .collect();
+                    about.push(format!("bytes \"{bytes}\""));
+                    if file.content.len() > SHOWN {
+                        about.push(format!("{} bytes in all", file.content.len()));
+                    }
+                }
+            },
+        }
+        if let Some(mode) = file.mode {
+            about.push(format!("mode {mode:o}"));
+        }
+        TreeEntry {
+            path: file.path.clone(),
+            text,
+            about: about.join(", "),
+        }
+    }
+
+    /// What it holds, for a person: the text quoted (escapes for what does
+    /// not print), then the rest.
+    pub fn describe(&self) -> String {
+        match (&self.text, self.about.is_empty()) {
+            (Some(text), true) => format!("{text:?}"),
+            (Some(text), false) => format!("{text:?}… {}", self.about),
+            (None, _) => self.about.clone(),
+        }
+    }
 }
 
 /// `expected` with the keys of every object in the order `actual` has them
@@ -182,15 +258,127 @@ pub fn align_keys(expected: &Value, actual: &Value) -> Value {
             }
             Value::Object(out)
         }
+        // An item the actual list lacks is ordered like its last one.
         (Value::Array(e), Value::Array(a)) => Value::Array(
             e.iter()
                 .enumerate()
                 .map(|(i, want)| {
                     a.get(i)
+                        .or(a.last())
                         .map_or_else(|| want.clone(), |got| align_keys(want, got))
                 })
                 .collect(),
         ),
         _ => expected.clone(),
     }
+}
+
+/// `expected` in the wire's key order for an answer to `method`: the order
+/// of `actual` where it has the same keys ([`align_keys`]), and where it has
+/// not (a failure where an answer was expected, a shorter list), the
+/// order the method's answer is written in. A law's TOML expectation comes
+/// sorted, so without this a failure's diff showed the expected answer as
+/// `filesSearched, matches, notice, …` beside a wire-ordered actual one.
+///
+/// ```
+/// use lawsuite::conformance::verdict::in_wire_order;
+/// use lawsuite::peer::Method;
+/// use serde_json::json;
+///
+/// let sorted = json!({"paths": ["/r/a"], "total": 1, "truncated": false});
+/// let failure = json!({"failure": "timeout"});
+/// let ordered = in_wire_order(&sorted, &failure, Method::Glob);
+/// let keys: Vec<&String> = ordered.as_object().unwrap().keys().collect();
+/// assert_eq!(keys, ["paths", "total", "truncated"]);
+/// ```
+pub fn in_wire_order(expected: &Value, actual: &Value, method: crate::peer::Method) -> Value {
+    align_keys(&align_keys(expected, &wire_template(method)), actual)
+}
+
+/// An answer to `method` with every field set, serialised: the wire's key
+/// order at every depth. Built from struct literals, so a field added to an
+/// answer type must be added here too.
+fn wire_template(method: crate::peer::Method) -> Value {
+    use crate::contract::{ContextLine, GlobOutput, GrepFlowOutput, GrepOutput, Match, Symbol};
+    use crate::flow::{EntryKind, LsEntry, LsOutput, ReadOutput};
+    use crate::peer::Method;
+    let text = String::new;
+    let matches = || {
+        vec![Match {
+            file: text(),
+            line: 1,
+            text: text(),
+            before: vec![ContextLine {
+                line: 1,
+                text: text(),
+            }],
+            after: vec![ContextLine {
+                line: 1,
+                text: text(),
+            }],
+            symbol: Some(Symbol {
+                kind: text(),
+                name: text(),
+                start_line: 1,
+                end_line: 1,
+            }),
+        }]
+    };
+    let value = match method {
+        Method::Grep => serde_json::to_value(GrepOutput {
+            matches: matches(),
+            files: vec![text()],
+            files_searched: 0,
+            skipped_binary: 0,
+            truncated: false,
+            notice: Some(text()),
+        }),
+        Method::FlowGrep => serde_json::to_value(GrepFlowOutput {
+            matches: matches(),
+            files: vec![text()],
+            files_searched: 0,
+            skipped_binary: 0,
+            truncated: false,
+            retried_as_literal: Some(true),
+            notice: Some(text()),
+        }),
+        Method::Glob | Method::FlowGlob => serde_json::to_value(GlobOutput {
+            paths: vec![text()],
+            total: 0,
+            truncated: false,
+            notice: Some(text()),
+        }),
+        Method::FlowRead => serde_json::to_value(ReadOutput {
+            content: text(),
+            start_line: 1,
+            end_line: 1,
+            total_lines: 1,
+            truncated: false,
+            notice: Some(text()),
+        }),
+        Method::FlowLs => serde_json::to_value(LsOutput {
+            entries: vec![LsEntry {
+                name: text(),
+                kind: EntryKind::File,
+            }],
+            total: 0,
+            truncated: false,
+            notice: Some(text()),
+        }),
+        #[cfg(unix)]
+        Method::FlowBash => serde_json::to_value(crate::flow::BashOutput {
+            exit_code: 0,
+            stdout: text(),
+            stderr: text(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            stdout_dropped_bytes: 0,
+            stderr_dropped_bytes: 0,
+            invalid_probe: Some(Value::Null),
+            mutated: Some(false),
+        }),
+        #[cfg(not(unix))]
+        Method::FlowBash => Ok(Value::Null),
+    };
+    value.unwrap_or(Value::Null)
 }

@@ -68,7 +68,26 @@ pub fn json_diff(expected: &serde_json::Value, actual: &serde_json::Value, color
     let mut out = String::new();
     let mut printed = 0usize;
     let mut unprinted = 0usize;
+    // Lines both answers share are left out between groups of changes,
+    // and said to be: `... 12 lines the same`.
+    let same = |out: &mut String, n: usize| {
+        if n > 0 {
+            let _ = writeln!(
+                out,
+                "... {n} line{} the same",
+                if n == 1 { "" } else { "s" }
+            );
+        }
+    };
+    let mut at = 0usize; // the next expected line (in `e`) not yet accounted for
     for group in diff.grouped_ops(3) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        if printed < DIFF_PRINT_LINES {
+            same(&mut out, from + first.old_range().start - at);
+        }
+        at = from + last.old_range().end;
         for op in group {
             for change in diff.iter_changes(&op) {
                 if printed == DIFF_PRINT_LINES {
@@ -89,9 +108,9 @@ pub fn json_diff(expected: &serde_json::Value, actual: &serde_json::Value, color
                 }
             }
         }
-        if printed < DIFF_PRINT_LINES {
-            out.push_str("...\n");
-        }
+    }
+    if printed < DIFF_PRINT_LINES && e_left == 0 && a_left == 0 && !out.is_empty() {
+        same(&mut out, e.len().saturating_sub(at));
     }
     if unprinted > 0 {
         let _ = writeln!(out, "... {unprinted} more lines of the diff not shown");
@@ -344,6 +363,31 @@ mod bounded_tests {
             diff.contains("-      \"line\": 1,\n+      \"line\": 7,"),
             "{diff}"
         );
-        assert!(diff.ends_with("...\n"), "{diff}");
+        // What is left out is said, before and after the change.
+        assert!(diff.starts_with("... "), "{diff}");
+        assert!(diff.ends_with(" lines the same\n"), "{diff}");
+        let said: usize = diff
+            .lines()
+            .filter_map(|l| l.strip_prefix("... ")?.strip_suffix(" lines the same"))
+            .map(|n| n.parse::<usize>().unwrap())
+            .sum();
+        let expected_lines = serde_json::to_string_pretty(&expected)
+            .unwrap()
+            .lines()
+            .count();
+        let shown = diff
+            .lines()
+            .filter(|l| !l.starts_with("...") && !l.starts_with('+'))
+            .count();
+        assert_eq!(said + shown, expected_lines, "{diff}");
+    }
+
+    /// A small diff ends with its last change's context, or says how many
+    /// lines it leaves out: never an unexplained `...`.
+    #[test]
+    fn a_diff_never_ends_with_an_unexplained_ellipsis() {
+        let diff = json_diff(&json!({"a": 1, "b": 2}), &json!({"a": 1, "b": 3}), false);
+        assert!(!diff.lines().any(|l| l == "..."), "{diff}");
+        assert_eq!(diff, " {\n   \"a\": 1,\n-  \"b\": 2\n+  \"b\": 3\n }\n");
     }
 }

@@ -397,17 +397,24 @@ impl Special {
     }
 }
 
-/// The law's tree for a report: each entry's path and what it holds (text
-/// shortened past [`TREE_PREVIEW`] characters, links, directories, the
-/// special forms by name).
-pub fn tree_listing(law: &Law) -> Vec<(String, String)> {
+/// The law's tree for a report: each entry's path, its text when it is
+/// text (cut after [`TREE_PREVIEW`] characters), and what else there is to
+/// say of it (links, directories, the special forms by name, how long a
+/// cut text is), as `(path, text, about)`.
+pub fn tree_listing(law: &Law) -> Vec<(String, Option<String>, String)> {
     law.tree
         .iter()
         .map(|(path, entry)| {
-            let what = match entry {
-                Entry::Text(text) => preview(text),
+            let mut parts = Vec::new();
+            let mut shown = None;
+            let mut text_of = |text: &str, parts: &mut Vec<String>| {
+                let (head, cut) = preview(text);
+                shown = Some(head);
+                parts.extend(cut);
+            };
+            match entry {
+                Entry::Text(text) => text_of(text, &mut parts),
                 Entry::Spec(spec) => {
-                    let mut parts = Vec::new();
                     if let Some(n) = spec.count {
                         parts.push(format!("{n} entries"));
                     }
@@ -424,10 +431,10 @@ pub fn tree_listing(law: &Law) -> Vec<(String, String)> {
                         parts.push("a socket".into());
                     }
                     if let Some(text) = &spec.text {
-                        parts.push(preview(text));
+                        text_of(text, &mut parts);
                     }
                     if let Some(bytes) = &spec.bytes {
-                        parts.push(format!("bytes {}", preview(bytes)));
+                        parts.push(format!("bytes {bytes:?}"));
                     }
                     if spec.parts.is_some() {
                         let mut text = String::new();
@@ -436,10 +443,10 @@ pub fn tree_listing(law: &Law) -> Vec<(String, String)> {
                             .iter()
                             .flatten()
                             .try_for_each(|p| p.expand(&mut text));
-                        parts.push(match built {
-                            Ok(()) => preview(&text),
-                            Err(e) => e,
-                        });
+                        match built {
+                            Ok(()) => text_of(&text, &mut parts),
+                            Err(e) => parts.push(e),
+                        }
                     }
                     if let Some(n) = spec.repeat {
                         parts.push(format!("repeated {n} times"));
@@ -450,13 +457,12 @@ pub fn tree_listing(law: &Law) -> Vec<(String, String)> {
                     if let Some(mode) = spec.mode {
                         parts.push(format!("mode {mode:o}"));
                     }
-                    if parts.is_empty() {
+                    if parts.is_empty() && shown.is_none() {
                         parts.push("an empty file".into());
                     }
-                    parts.join(", ")
                 }
-            };
-            (path.clone(), what)
+            }
+            (path.clone(), shown, parts.join(", "))
         })
         .collect()
 }
@@ -464,13 +470,15 @@ pub fn tree_listing(law: &Law) -> Vec<(String, String)> {
 /// How much of a file's text a report shows.
 pub const TREE_PREVIEW: usize = 240;
 
-fn preview(text: &str) -> String {
+/// `text` cut after [`TREE_PREVIEW`] characters, and how long it was when
+/// it is cut.
+fn preview(text: &str) -> (String, Option<String>) {
     let count = text.chars().count();
     if count <= TREE_PREVIEW {
-        return format!("{text:?}");
+        return (text.to_string(), None);
     }
     let head: String = text.chars().take(TREE_PREVIEW).collect();
-    format!("{head:?}… ({count} characters)")
+    (head, Some(format!("{count} characters in all")))
 }
 
 #[cfg(test)]

@@ -362,7 +362,7 @@ fn html_failure(out: &mut String, o: &Outcome) {
                                 out,
                                 "<tr><td><code>{}</code></td><td><code>{}</code></td></tr>",
                                 e(&visible(&t.path)),
-                                e(&visible(&t.content))
+                                e(&visible(&t.describe()))
                             );
                         }
                         out.push_str("</table>");

@@ -35,7 +35,7 @@ fn report_with(report: &Report, color: bool, cases: usize) -> String {
                     out,
                     "    {}: {}",
                     visible(&entry.path),
-                    visible(&entry.content)
+                    visible(&entry.describe())
                 );
             }
             if let Some(note) = &case.tree_note {
@@ -205,14 +205,15 @@ pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
             if kind == "seed" {
                 let _ = write!(
                     out,
-                    "; {} seeds of {}{}, {} divergent calls",
+                    "; {} seeds of {}{}, {} divergent of {} calls compared",
                     summary.seeds,
                     info.generator.as_deref().unwrap_or("?"),
                     info.seeds
                         .as_ref()
                         .map(|s| format!(" ({s})"))
                         .unwrap_or_default(),
-                    summary.divergent_calls
+                    summary.divergent_calls,
+                    summary.compared_calls
                 );
             }
             out.push('\n');

@@ -37,10 +37,11 @@ pub fn markdown(
     if summary.seeds > 0 {
         let _ = writeln!(
             out,
-            "\n{} seeds of {}: {} divergent calls.",
+            "\n{} seeds of {}: {} divergent of {} calls compared.",
             summary.seeds,
             info.generator.as_deref().unwrap_or("?"),
-            summary.divergent_calls
+            summary.divergent_calls,
+            summary.compared_calls
         );
     }
     let failing = summary.failing_sections();

@@ -623,6 +623,7 @@ mod tests {
             spec: Some("search-contract §8".into()),
             verdict,
             documented: BTreeMap::new(),
+            compared: 0,
             seconds: 0.1,
         };
         jsonl_line("outcome", &o)
