@@ -210,3 +210,31 @@ fn an_interrupted_run_is_not_merged_as_whole() {
         stderr(&out)
     );
 }
+
+/// `--update-expectations` rewrites the expected failures and exits as the
+/// run without it would: 1 when a trial fails the run. It used to exit 0
+/// while printing "1 fail the run".
+#[test]
+fn update_expectations_rewrites_the_lists_and_keeps_the_exit_status() {
+    let dir = project();
+    let d = dir.path();
+    let expected = d.join("lawsuite/expected");
+    std::fs::create_dir_all(&expected).unwrap();
+    let listed = expected.join("known.toml");
+    // A law that passes, listed as an expected failure: an unexpected pass.
+    std::fs::write(&listed, "[mine]\n\"mine::star-0\" = \"thought broken\"\n").unwrap();
+    let plain = lawsuite(d, &["run", "--no-seeds"]);
+    assert_eq!(plain.status.code(), Some(1), "{}", stderr(&plain));
+    let out = lawsuite(d, &["run", "--no-seeds", "--update-expectations"]);
+    assert!(
+        stderr(&out).contains("1 entries that now pass removed"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(out.status.code(), plain.status.code(), "{}", stderr(&out));
+    // The entry is gone, so the next run passes.
+    let text = std::fs::read_to_string(&listed).unwrap();
+    assert!(!text.contains("star-0"), "{text}");
+    let after = lawsuite(d, &["run", "--no-seeds"]);
+    assert_eq!(after.status.code(), Some(0), "{}", stderr(&after));
+}
