@@ -106,6 +106,15 @@ fn whole_shards_merge_and_broken_ones_are_refused_by_name_and_line() {
     let out = lawsuite(d, &["merge", "--format", "jsonl", &a, &b]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    // Its seconds are the shards' summed (once, the longest shard's).
+    let seconds = |text: &str| {
+        let last = text.lines().last().unwrap_or_default();
+        serde_json::from_str::<serde_json::Value>(last).unwrap()["seconds"]
+            .as_f64()
+            .unwrap()
+    };
+    let merged_text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(seconds(&merged_text), seconds(&one) + seconds(&two));
     // The merged file is whole too, so merging it again is fine.
     let merged = write(d, "merged.jsonl", &String::from_utf8_lossy(&out.stdout));
     let out = lawsuite(d, &["merge", &merged]);
