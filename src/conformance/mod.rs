@@ -699,6 +699,7 @@ impl Engine {
                         .map(|(path, content)| TreeEntry { path, content })
                         .collect(),
                     tree_note: None,
+                    call_index: None,
                     call,
                     diff: crate::kit::report::json_diff(
                         &verdict::align_keys(&failure.expected, &failure.actual),
@@ -752,6 +753,7 @@ impl Engine {
                         })
                         .collect(),
                     tree_note: None,
+                    call_index: None,
                     call: serde_json::to_value(&regression.call).unwrap_or(Value::Null),
                     diff: crate::kit::report::json_diff(
                         &verdict::align_keys(&mismatch.expected, &mismatch.actual),

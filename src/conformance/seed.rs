@@ -248,6 +248,7 @@ impl Engine {
                 decision: None,
                 tree,
                 tree_note,
+                call_index: Some(d.call_index),
                 call: serde_json::to_value(&d.call).unwrap_or(Value::Null),
                 diff: crate::kit::report::json_diff(
                     &verdict::align_keys(&expected, &actual),

@@ -66,10 +66,18 @@ pub fn junit(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String 
                             cases: vec![case.clone()],
                             health: report.health.clone(),
                         };
+                        // Named by the plan's call index, as `--call N`
+                        // replays it; a case without one (results of an
+                        // older lawsuite) by its position, under another
+                        // word so it is never taken for a call index.
+                        let name = match case.call_index {
+                            Some(index) => format!("{}::call-{index}", o.id),
+                            None => format!("{}::divergent-{}", o.id, n + 1),
+                        };
                         let _ = writeln!(
                             cases,
-                            "    <testcase classname=\"{classname}\" name=\"{}::call-{n}\" time=\"{time}\"><failure message=\"{}\" type=\"divergence\">{}</failure></testcase>",
-                            xml(&o.id),
+                            "    <testcase classname=\"{classname}\" name=\"{}\" time=\"{time}\"><failure message=\"{}\" type=\"divergence\">{}</failure></testcase>",
+                            xml(&name),
                             xml(&case.title),
                             xml(&human_report(&one, false)),
                         );
@@ -270,5 +278,26 @@ mod tests {
         // The seed's 4 calls, the failing law and the unexpected pass.
         assert_eq!(attribute(root, "failures"), 6, "{xml}");
         assert_eq!(attribute(root, "errors"), 2, "{xml}");
+    }
+
+    /// A seed's cases are named by the plan's call index; one without it
+    /// (an older results file) by its position, as `divergent-N`.
+    #[test]
+    fn seed_cases_are_named_by_call_index() {
+        let case = |index| Case {
+            call_index: index,
+            ..Case::default()
+        };
+        let outcomes = outcomes(vec![case(Some(4)), case(Some(15)), case(None)]);
+        let summary = Summary::of(&outcomes, std::time::Duration::ZERO, Vec::new());
+        let xml = junit(&RunInfo::default(), &outcomes, &summary);
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let names: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .filter_map(|n| n.attribute("name"))
+            .filter_map(|n| n.strip_prefix("seed::lawsuite::3::p::"))
+            .collect();
+        assert_eq!(names, ["call-4", "call-15", "divergent-3"], "{xml}");
     }
 }
