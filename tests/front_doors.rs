@@ -786,3 +786,66 @@ fn a_law_filter_that_names_no_law_is_refused() {
         "{said}"
     );
 }
+
+/// A seed's JUnit test cases are named by the plan's call index, the `N`
+/// of the case title's `call N` and of the replay's `--call N`, so a CI
+/// page names the call to replay. They used to count divergent calls
+/// (`call-0`, `call-1`…) whatever calls diverged.
+#[test]
+fn junit_names_a_seeds_cases_by_their_call_index() {
+    let marker_dir = tempfile::tempdir().unwrap();
+    // The marker exists: no crash, only wrong answers.
+    let marker = marker_dir.path().join("done");
+    std::fs::write(&marker, "").unwrap();
+    let dir = project(&wrong_peer("wrong", &marker));
+    let out = lawsuite(
+        dir.path(),
+        &[
+            "run",
+            "--no-laws",
+            "--generator",
+            "lawsuite",
+            "--seeds",
+            "1..3",
+            "--format",
+            "junit",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let doc = roxmltree::Document::parse(&stdout).expect("the JUnit is valid XML");
+    let mut named = 0;
+    for case in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
+        let name = case.attribute("name").unwrap_or_default();
+        let Some((_, index)) = name.rsplit_once("::call-") else {
+            continue;
+        };
+        let failure = case.children().find(|n| n.has_tag_name("failure")).unwrap();
+        let title = failure.attribute("message").unwrap_or_default();
+        assert!(
+            title.contains(&format!(", call {index} (")),
+            "{name}: {title}"
+        );
+        let body = failure.text().unwrap_or_default();
+        assert!(
+            body.contains(&format!("--call {index} "))
+                || body.contains(&format!("--call {index}\n")),
+            "{name}: {body}"
+        );
+        named += 1;
+    }
+    assert!(named > 1, "{stdout}");
+    // And the totals are the suites' summed on a real run.
+    let root = doc.root_element();
+    let count = |n: roxmltree::Node, a: &str| -> usize {
+        n.attribute(a)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(usize::MAX)
+    };
+    let suites: Vec<_> = root
+        .children()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .collect();
+    let sum: usize = suites.iter().map(|s| count(*s, "failures")).sum();
+    assert_eq!(count(root, "failures"), sum, "{stdout}");
+}

@@ -141,11 +141,9 @@ fn max_reports_counts_divergent_calls() {
     let out = lawsuite(dir.path(), &args, false);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(cases(&text), 3, "{text}");
-    assert!(
-        text.contains("more divergent calls of this trial not shown in full"),
-        "{text}"
-    );
-    assert!(text.contains("more failures not shown in full"), "{text}");
+    // Seeds end in any order: the third case may end a trial's cases or
+    // cut them; either way the rest is said to be left out.
+    assert!(text.contains(" not shown in full"), "{text}");
     // The summary says how many calls the seeds compared: 4 plans of 64.
     assert!(text.contains(" divergent of 256 calls compared"), "{text}");
 

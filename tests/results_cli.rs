@@ -106,6 +106,15 @@ fn whole_shards_merge_and_broken_ones_are_refused_by_name_and_line() {
     let out = lawsuite(d, &["merge", "--format", "jsonl", &a, &b]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    // Its seconds are the shards' summed (once, the longest shard's).
+    let seconds = |text: &str| {
+        let last = text.lines().last().unwrap_or_default();
+        serde_json::from_str::<serde_json::Value>(last).unwrap()["seconds"]
+            .as_f64()
+            .unwrap()
+    };
+    let merged_text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(seconds(&merged_text), seconds(&one) + seconds(&two));
     // The merged file is whole too, so merging it again is fine.
     let merged = write(d, "merged.jsonl", &String::from_utf8_lossy(&out.stdout));
     let out = lawsuite(d, &["merge", &merged]);
@@ -209,4 +218,32 @@ fn an_interrupted_run_is_not_merged_as_whole() {
         "{}",
         stderr(&out)
     );
+}
+
+/// `--update-expectations` rewrites the expected failures and exits as the
+/// run without it would: 1 when a trial fails the run. It used to exit 0
+/// while printing "1 fail the run".
+#[test]
+fn update_expectations_rewrites_the_lists_and_keeps_the_exit_status() {
+    let dir = project();
+    let d = dir.path();
+    let expected = d.join("lawsuite/expected");
+    std::fs::create_dir_all(&expected).unwrap();
+    let listed = expected.join("known.toml");
+    // A law that passes, listed as an expected failure: an unexpected pass.
+    std::fs::write(&listed, "[mine]\n\"mine::star-0\" = \"thought broken\"\n").unwrap();
+    let plain = lawsuite(d, &["run", "--no-seeds"]);
+    assert_eq!(plain.status.code(), Some(1), "{}", stderr(&plain));
+    let out = lawsuite(d, &["run", "--no-seeds", "--update-expectations"]);
+    assert!(
+        stderr(&out).contains("1 entries that now pass removed"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(out.status.code(), plain.status.code(), "{}", stderr(&out));
+    // The entry is gone, so the next run passes.
+    let text = std::fs::read_to_string(&listed).unwrap();
+    assert!(!text.contains("star-0"), "{text}");
+    let after = lawsuite(d, &["run", "--no-seeds"]);
+    assert_eq!(after.status.code(), Some(0), "{}", stderr(&after));
 }

@@ -717,6 +717,7 @@ impl Engine {
                         .map(|(path, text, about)| TreeEntry { path, text, about })
                         .collect(),
                     tree_note: None,
+                    call_index: None,
                     call,
                     diff: crate::kit::report::json_diff(
                         &verdict::in_wire_order(&failure.expected, &failure.actual, l.law.method),
@@ -767,6 +768,7 @@ impl Engine {
                     decision: Some(regression.why.clone()),
                     tree: regression.files.iter().map(TreeEntry::of).collect(),
                     tree_note: None,
+                    call_index: None,
                     call: serde_json::to_value(&regression.call).unwrap_or(Value::Null),
                     diff: crate::kit::report::json_diff(
                         &verdict::in_wire_order(

@@ -252,6 +252,7 @@ impl Engine {
                 decision: None,
                 tree,
                 tree_note,
+                call_index: Some(d.call_index),
                 call: serde_json::to_value(&d.call).unwrap_or(Value::Null),
                 diff: crate::kit::report::json_diff(
                     &verdict::in_wire_order(&expected, &actual, d.call.method()),

@@ -73,7 +73,8 @@ pub struct Summary {
     pub seeds: usize,
     /// Peers the harness stopped restarting: (peer, trial, why).
     pub stopped: Vec<(String, String, String)>,
-    /// Wall-clock seconds of the whole run.
+    /// Wall-clock seconds of the whole run; for merged shards
+    /// (`lawsuite merge`), the sum of the shards' seconds.
     pub seconds: f64,
 }
 

@@ -120,6 +120,11 @@ pub struct Case {
     /// shown once, with its first divergent call).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tree_note: Option<String>,
+    /// The call's index in its seed's plan (the `N` of `call N` in the
+    /// title and of the replay's `--call N`), for a seed's divergent call:
+    /// reports name the case by it, so the name says what to replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_index: Option<usize>,
     /// The call, `{"method": …, "input": …}`.
     pub call: Value,
     /// The expected answer (the law's, the recorded one, or the

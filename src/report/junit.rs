@@ -29,7 +29,7 @@ fn xml(text: &str) -> String {
 /// JUnit XML: one `<testsuite>` per peer (and one for the run's checks),
 /// one `<testcase>` per trial; a failing seed gives one test case per
 /// divergent call, each with its diff and replay command. Failure bodies
-/// are the human report.
+/// are the human report. `<testsuites>` holds its suites' counts summed.
 pub fn junit(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
     let mut suites: Vec<(String, Vec<&Outcome>)> = Vec::new();
     for o in outcomes {
@@ -39,22 +39,12 @@ pub fn junit(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String 
             None => suites.push((name, vec![o])),
         }
     }
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let total = summary.total();
-    let _ = writeln!(
-        out,
-        "<testsuites name=\"lawsuite\" tests=\"{}\" failures=\"{}\" time=\"{:.3}\">",
-        total.total(),
-        total.failures(),
-        summary.seconds
-    );
-    let _ = writeln!(
-        out,
-        "  <!-- lawsuite {} · reference {} · {} -->",
-        xml(&info.lawsuite),
-        xml(&info.reference),
-        xml(&info.machine).replace("--", "- -")
-    );
+    // The suites are written first: `<testsuites>` gives their counts
+    // summed, as JUnit readers expect, not the trial counts of `summary`
+    // (a seed is one trial but one test case per divergent call, and a
+    // broken trial is an error, not a failure).
+    let mut body = String::new();
+    let mut totals = [0usize; 4];
     for (suite, list) in suites {
         let mut cases = String::new();
         let (mut tests, mut failures, mut errors, mut skipped) = (0, 0, 0, 0);
@@ -76,10 +66,18 @@ pub fn junit(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String 
                             cases: vec![case.clone()],
                             health: report.health.clone(),
                         };
+                        // Named by the plan's call index, as `--call N`
+                        // replays it; a case without one (results of an
+                        // older lawsuite) by its position, under another
+                        // word so it is never taken for a call index.
+                        let name = match case.call_index {
+                            Some(index) => format!("{}::call-{index}", o.id),
+                            None => format!("{}::divergent-{}", o.id, n + 1),
+                        };
                         let _ = writeln!(
                             cases,
-                            "    <testcase classname=\"{classname}\" name=\"{}::call-{n}\" time=\"{time}\"><failure message=\"{}\" type=\"divergence\">{}</failure></testcase>",
-                            xml(&o.id),
+                            "    <testcase classname=\"{classname}\" name=\"{}\" time=\"{time}\"><failure message=\"{}\" type=\"divergence\">{}</failure></testcase>",
+                            xml(&name),
                             xml(&case.title),
                             xml(&human_report(&one, false)),
                         );
@@ -137,14 +135,170 @@ pub fn junit(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String 
                 }
             }
         }
+        for (total, n) in totals.iter_mut().zip([tests, failures, errors, skipped]) {
+            *total += n;
+        }
         let _ = writeln!(
-            out,
+            body,
             "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">",
             xml(&suite)
         );
-        out.push_str(&cases);
-        out.push_str("  </testsuite>\n");
+        body.push_str(&cases);
+        body.push_str("  </testsuite>\n");
     }
+    let [tests, failures, errors, skipped] = totals;
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"lawsuite\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{:.3}\">",
+        summary.seconds
+    );
+    let _ = writeln!(
+        out,
+        "  <!-- lawsuite {} · reference {} · {} -->",
+        xml(&info.lawsuite),
+        xml(&info.reference),
+        xml(&info.machine).replace("--", "- -")
+    );
+    out.push_str(&body);
     out.push_str("</testsuites>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::conformance::Case;
+
+    fn outcome(id: &str, kind: Kind, peer: Option<&str>, verdict: Verdict) -> Outcome {
+        Outcome {
+            id: id.into(),
+            item: id.rsplit_once("::").map_or(id, |p| p.0).into(),
+            kind,
+            peer: peer.map(String::from),
+            spec: None,
+            verdict,
+            documented: BTreeMap::new(),
+            compared: 0,
+            seconds: 0.1,
+        }
+    }
+
+    fn report(cases: Vec<Case>) -> Report {
+        Report {
+            summary: "it differs".into(),
+            cases,
+            health: None,
+        }
+    }
+
+    /// A run with every verdict: a seed with divergent calls, a
+    /// failing law, an expected failure, an unexpected pass, a broken law,
+    /// a skipped one, and a broken check.
+    fn outcomes(seed_cases: Vec<Case>) -> Vec<Outcome> {
+        let law = |name: &str, verdict| {
+            outcome(&format!("law::a::{name}::p"), Kind::Law, Some("p"), verdict)
+        };
+        vec![
+            law("pass", Verdict::Pass),
+            law(
+                "fail",
+                Verdict::Fail {
+                    report: report(vec![Case::default()]),
+                },
+            ),
+            law(
+                "expected",
+                Verdict::ExpectedFailure {
+                    reason: "known".into(),
+                    source: "x.toml".into(),
+                    report: report(vec![Case::default()]),
+                },
+            ),
+            law(
+                "stale",
+                Verdict::UnexpectedPass {
+                    reason: "known".into(),
+                    source: "x.toml".into(),
+                },
+            ),
+            law("broken", Verdict::Broken { why: "gone".into() }),
+            law(
+                "skipped",
+                Verdict::Skipped {
+                    why: "no grep".into(),
+                },
+            ),
+            outcome(
+                "seed::lawsuite::3::p",
+                Kind::Seed,
+                Some("p"),
+                Verdict::Fail {
+                    report: report(seed_cases),
+                },
+            ),
+            outcome(
+                "check::coverage",
+                Kind::Check,
+                None,
+                Verdict::Broken {
+                    why: "a file".into(),
+                },
+            ),
+        ]
+    }
+
+    fn attribute(node: roxmltree::Node, name: &str) -> usize {
+        node.attribute(name)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} on {node:?}"))
+    }
+
+    /// `<testsuites>` counts what its suites count, summed: a seed's
+    /// divergent calls one failure each, broken trials as errors. It used
+    /// to count trials, the broken ones among its failures (failures="5"
+    /// over suites summing to 6, and no errors).
+    #[test]
+    fn the_totals_are_the_suites_summed() {
+        let outcomes = outcomes(vec![Case::default(); 4]);
+        let summary = Summary::of(&outcomes, std::time::Duration::ZERO, Vec::new());
+        let xml = junit(&RunInfo::default(), &outcomes, &summary);
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let root = doc.root_element();
+        let suites: Vec<_> = root
+            .children()
+            .filter(|n| n.has_tag_name("testsuite"))
+            .collect();
+        assert_eq!(suites.len(), 2, "{xml}");
+        for name in ["failures", "tests", "errors", "skipped"] {
+            let sum: usize = suites.iter().map(|s| attribute(*s, name)).sum();
+            assert_eq!(attribute(root, name), sum, "{name}: {xml}");
+        }
+        // The seed's 4 calls, the failing law and the unexpected pass.
+        assert_eq!(attribute(root, "failures"), 6, "{xml}");
+        assert_eq!(attribute(root, "errors"), 2, "{xml}");
+    }
+
+    /// A seed's cases are named by the plan's call index; one without it
+    /// (an older results file) by its position, as `divergent-N`.
+    #[test]
+    fn seed_cases_are_named_by_call_index() {
+        let case = |index| Case {
+            call_index: index,
+            ..Case::default()
+        };
+        let outcomes = outcomes(vec![case(Some(4)), case(Some(15)), case(None)]);
+        let summary = Summary::of(&outcomes, std::time::Duration::ZERO, Vec::new());
+        let xml = junit(&RunInfo::default(), &outcomes, &summary);
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let names: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .filter_map(|n| n.attribute("name"))
+            .filter_map(|n| n.strip_prefix("seed::lawsuite::3::p::"))
+            .collect();
+        assert_eq!(names, ["call-4", "call-15", "divergent-3"], "{xml}");
+    }
 }

@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 use super::RunInfo;
 use crate::conformance::{Outcome, Summary};
 
-/// A Markdown summary (for a CI job summary): a table per peer, the failing
-/// spec sections, and the failures in full up to `max_reports` cases (a law's
+/// A Markdown summary (for a CI job summary): a table row per peer with
+/// trials (the run's other peers named below it), the failing spec
+/// sections, and the failures in full up to `max_reports` cases (a law's
 /// failing call, a seed's divergent call; [`super::Shown`]), each in a
 /// collapsed block (the rest counted).
 pub fn markdown(
@@ -15,10 +16,14 @@ pub fn markdown(
     summary: &Summary,
     max_reports: usize,
 ) -> String {
+    // The header counts the table's rows, the peers with trials: the
+    // reference has none in a seeds-only run (seeds compare the others to
+    // it), and counting it said "3 peers" over 2 rows.
+    let shown = summary.by_peer.len();
     let mut out = format!(
-        "## lawsuite: reference {}, {} peers\n\n| peer | pass | fail | expected failures | unexpected passes | broken | skipped |\n| --- | --- | --- | --- | --- | --- | --- |\n",
+        "## lawsuite: reference {}, {shown} {} with trials\n\n| peer | pass | fail | expected failures | unexpected passes | broken | skipped |\n| --- | --- | --- | --- | --- | --- | --- |\n",
         info.reference,
-        info.peers.len()
+        if shown == 1 { "peer" } else { "peers" }
     );
     for (peer, c) in &summary.by_peer {
         let _ = writeln!(
@@ -33,6 +38,15 @@ pub fn markdown(
             "| (checks) | {} | {} | | | {} | {} |",
             c.pass, c.fail, c.broken, c.skipped
         );
+    }
+    let idle: Vec<&str> = info
+        .peers
+        .iter()
+        .map(|p| p.name.as_str())
+        .filter(|name| !summary.by_peer.contains_key(*name))
+        .collect();
+    if !idle.is_empty() {
+        let _ = writeln!(out, "\nNo trials in this run: {}.", idle.join(", "));
     }
     if summary.seeds > 0 {
         let _ = writeln!(
@@ -75,4 +89,59 @@ pub fn markdown(
         let _ = writeln!(out, "\n… and {} more failures.", shown.not_shown());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::conformance::{Kind, Verdict};
+    use crate::report::PeerInfo;
+
+    /// The header counts the peers the table has a row for. A seeds-only
+    /// run of three peers has no trial of the reference's: the header
+    /// used to say "3 peers" over a table of 2.
+    #[test]
+    fn the_header_counts_the_peers_the_table_shows() {
+        let info = RunInfo {
+            reference: "portable".into(),
+            peers: ["portable", "mine", "ext"]
+                .map(|name| PeerInfo {
+                    name: name.into(),
+                    ..PeerInfo::default()
+                })
+                .to_vec(),
+            ..RunInfo::default()
+        };
+        let outcomes: Vec<Outcome> = ["mine", "ext"]
+            .map(|peer| Outcome {
+                id: format!("seed::lawsuite::0001::{peer}"),
+                item: "seed::lawsuite::0001".into(),
+                kind: Kind::Seed,
+                peer: Some(peer.into()),
+                spec: None,
+                verdict: Verdict::Pass,
+                documented: BTreeMap::new(),
+                compared: 0,
+                seconds: 0.1,
+            })
+            .to_vec();
+        let summary = Summary::of(&outcomes, std::time::Duration::ZERO, Vec::new());
+        let text = markdown(&info, &outcomes, &summary, 0);
+        let header = text.lines().next().unwrap_or_default();
+        let counted: Option<usize> = header
+            .split(", ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok());
+        let rows = text
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| peer") && !l.starts_with("| ---"))
+            .count();
+        assert_eq!(rows, 2, "{text}");
+        assert_eq!(counted, Some(rows), "{text}");
+        // The peer left out is named, and why.
+        assert!(text.contains("No trials in this run: portable."), "{text}");
+    }
 }

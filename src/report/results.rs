@@ -25,7 +25,9 @@ pub struct Results {
     pub outcomes: Vec<Outcome>,
     /// Peers the harness stopped restarting: (peer, trial, why).
     pub stopped: Vec<(String, String, String)>,
-    /// Wall-clock seconds (the longest shard's, when merged).
+    /// Seconds the run took: one run's wall-clock seconds, or, merged, the
+    /// sum of the shards' (what the sweep cost; the longest shard hid
+    /// the others' time, and shards need not run side by side).
     pub seconds: f64,
     /// Where they came from (file names), for messages.
     pub sources: Vec<String>,
@@ -502,7 +504,7 @@ impl Results {
                     merged.stopped.push(s);
                 }
             }
-            merged.seconds = merged.seconds.max(part.seconds);
+            merged.seconds += part.seconds;
             merged.started_min(part.info.started);
             merged.sources.push(source);
         }
@@ -709,6 +711,35 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.kind, ResultsErrorKind::Duplicate, "{err}");
+    }
+
+    /// Merged shards take the sum of their run seconds: what the sweep
+    /// cost, as one machine running every shard would take. It used to be
+    /// the longest shard's, 2.25 here.
+    #[test]
+    fn merged_seconds_are_the_sum_of_the_shards() {
+        let timed = |shard: &str, id: &str, seconds: f64| {
+            let o = outcome(id, Verdict::Pass);
+            let parsed: Outcome = serde_json::from_str(&o).unwrap();
+            let summary = Summary::of(
+                &[parsed],
+                std::time::Duration::from_secs_f64(seconds),
+                Vec::new(),
+            );
+            let text = format!(
+                "{}\n{o}\n{}\n",
+                run_line_of("0.1.0", Some(shard)),
+                summary_line(&summary, &Closing::complete())
+            );
+            read(&text, shard).unwrap()
+        };
+        let parts = vec![
+            timed("1/2", "law::a::x::p", 1.5),
+            timed("2/2", "law::b::y::p", 2.25),
+        ];
+        let merged = Results::merge(parts, Accept::Complete).unwrap();
+        assert_eq!(merged.seconds, 3.75);
+        assert_eq!(merged.summary().seconds, 3.75);
     }
 
     #[test]

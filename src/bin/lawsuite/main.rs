@@ -355,6 +355,7 @@ struct RunArgs {
     no_seeds: bool,
     /// Rewrite the project's expected law failures from this run: drop
     /// entries that now pass, list new failures in <expected>/recorded.toml.
+    /// The exit status is still this run's (1 when a trial failed it).
     #[arg(long)]
     update_expectations: bool,
 }

@@ -112,10 +112,11 @@ fn smoke(entry: &Registered, root: &str, reference: bool) -> Row {
     if let Some(external) = &entry.external {
         match external.handshake() {
             Ok(h) => {
+                // Its version is the row's VERSION column (`peer.version()`
+                // is the handshake's), so the detail leaves it out.
                 row.detail = Some(format!(
-                    "{} {}{}, protocol {}, methods [{}], ground {:?}",
+                    "{}{}, protocol {}, methods [{}], ground {:?}",
                     h.peer.name,
-                    h.peer.version,
                     h.peer
                         .language
                         .as_ref()
