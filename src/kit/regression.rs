@@ -4,7 +4,12 @@
 //! A file names its origin (STYLE: "regressions name their origin"): the
 //! generator and its version, the seed and call it came from, why it was
 //! recorded, then the shrunk tree and call and the agreed answer (the
-//! reference peer's, which is the contract). Trees are written only under a
+//! reference peer's, which is the contract).
+//!
+//! A divergence is shrunk to the same bug ([`shrink_to_regression`]: the
+//! call stays inside the contract, the answers keep differing in the same
+//! fields) and kept once ([`record`]: not while a file of the same method
+//! still fails on the peer). Trees are written only under a
 //! fresh temporary directory, through [`crate::kit::materialize`], which
 //! refuses any path that would leave it.
 

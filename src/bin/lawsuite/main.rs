@@ -150,11 +150,19 @@ enum Command {
     },
     /// Shrink one divergent call to a minimal tree and call, and print the
     /// original report then the shrunk case.
+    ///
+    /// A smaller case is kept only while its call stays inside the contract
+    /// and the answers still differ in the same fields (or with the same
+    /// error code), so it is the same bug, smaller.
     Shrink(CaseArgs),
     /// Shrink one divergent call and keep it as a regression file in the
     /// project's regression directory (lawsuite.toml `regressions`, default
     /// lawsuite/regressions), replayed by `lawsuite run` and `cargo test`
     /// from then on.
+    ///
+    /// One file per bug: when a regression of the same method already
+    /// fails on the peer, nothing is written (fix that one, then record
+    /// again).
     Record {
         #[command(flatten)]
         case: CaseArgs,
