@@ -81,6 +81,31 @@ fn every_builtin_kind_runs_and_agrees_on_a_tiny_tree() {
     assert!(stderr.contains("[13/13] no_ignore: round 1/1"), "{stderr}");
     assert_eq!(report["baseline"], "portable");
     assert!(report["machine"]["cpus"].as_u64().unwrap() >= 1);
+    // camelCase, as every other output of lawsuite: `medianMs`, `loadBefore`.
+    assert!(calls[0]["results"][0]["summary"]["medianMs"].is_number());
+    fn snake_keys(value: &serde_json::Value, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, v) in map {
+                    if key.contains('_') {
+                        out.push(key.clone());
+                    }
+                    snake_keys(v, out);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| snake_keys(v, out)),
+            _ => {}
+        }
+    }
+    let mut snake = Vec::new();
+    // The calls' inputs are the wire's (already camelCase); the rest is the
+    // report's own.
+    let mut without_calls = report.clone();
+    for call in without_calls["calls"].as_array_mut().unwrap() {
+        call.as_object_mut().unwrap().remove("call");
+    }
+    snake_keys(&without_calls, &mut snake);
+    assert!(snake.is_empty(), "snake_case keys: {snake:?}");
 }
 
 #[test]

@@ -760,6 +760,19 @@ fn brace_alternatives_share_anchoring() {
 }
 
 #[test]
+fn double_star_in_braces_is_one_segment() {
+    let Some((p, w)) = peers() else { return };
+    let t = Tree::new(&[("q/z.ts", ""), ("q/a/z.ts", ""), ("q/b/c/z.ts", "")]);
+    let root = t.root();
+    let answers = globs(&p, &w, &GlobInput::new("q/{**,a}/z.ts", root.clone()));
+    assert!(listed(&answers[0], &root).contains("q/b/c/z.ts"));
+    assert!(listed(&answers[0], &root).contains("q/z.ts"));
+    assert!(!listed(&answers[1], &root).contains("q/b/c/z.ts"));
+    assert!(listed(&answers[1], &root).contains("q/a/z.ts"));
+    differ("double_star_in_braces_is_one_segment", &answers);
+}
+
+#[test]
 fn empty_brace_alternative() {
     let Some((p, w)) = peers() else { return };
     let t = Tree::new(&[("x.ts", ""), ("xa.ts", ""), ("y.ts", "")]);

@@ -111,6 +111,7 @@ pub const HUGE_FILE: &str = "huge.txt";
 
 /// What was written.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Stats {
     /// Searched text files.
     pub files: usize,

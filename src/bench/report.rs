@@ -29,6 +29,7 @@ const NOISY_NAMED: usize = 5;
 
 /// What a benchmark found.
 #[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Report {
     /// The corpus searched (`generated:S`, or a path).
     pub corpus: String,
@@ -56,6 +57,7 @@ pub struct Report {
 
 /// A peer that was asked for and cannot run here.
 #[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Unavailable {
     /// Its name.
     pub peer: String,
@@ -65,6 +67,7 @@ pub struct Unavailable {
 
 /// The machine a report was taken on.
 #[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Machine {
     /// Available parallelism (`nproc`).
     pub cpus: usize,
@@ -121,6 +124,7 @@ fn utc_now() -> String {
 
 /// One call's results.
 #[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CallReport {
     /// The call's name.
     pub name: String,
@@ -149,6 +153,7 @@ impl CallReport {
 
 /// One peer on one call.
 #[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PeerResult {
     /// The peer's name.
     pub peer: String,
@@ -159,7 +164,11 @@ pub struct PeerResult {
 
 /// What happened to one peer on one call.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
+#[serde(
+    tag = "status",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 pub enum Outcome {
     /// Agreed with the baseline and was timed.
     Timed {

@@ -31,6 +31,7 @@ pub const SPREAD_WARNING: f64 = 0.15;
 
 /// The distribution of one peer's samples on one call, in milliseconds.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Summary {
     /// How many samples.
     pub samples: usize,

@@ -201,7 +201,7 @@ impl Engine {
                 let method = d.call.method();
                 if let Some(call) = recorded_methods.get(&method) {
                     return format!(
-                        "not recorded: call {call}, a {method} call of this seed, is recorded for this peer"
+                        "not recorded: call {call}, this seed's first divergent {method} call, stands for the method"
                     );
                 }
                 recorded_methods.insert(method, d.call_index);

@@ -49,7 +49,7 @@ pub struct Law {
     /// The expected failure message (optional; codes are what peers must
     /// agree on, but a law may pin the contract's exact text).
     #[serde(default)]
-    pub expect_message: Option<String>,
+    pub expect_message: Option<Piece>,
     /// Top-level keys of the answer that are arrays too long to spell out,
     /// with their expected length: they are checked by length only and
     /// must not appear in `expect`.
@@ -59,7 +59,8 @@ pub struct Law {
 
 /// A piece of generated text: a string, or a table repeating `text` (or the
 /// concatenation of `parts`) `repeat` times (default once). Used for file
-/// contents (`parts` of a tree entry) and for long expected strings.
+/// contents (`parts` of a tree entry), long inputs, long expected strings
+/// and long expected messages.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(untagged)]
 pub enum Piece {
@@ -182,7 +183,8 @@ pub struct EntrySpec {
 
 /// Expand every table of `value` that is a [`Piece`] (keys among `text`,
 /// `parts`, `repeat`, with `parts` or `repeat` present) into its string, so
-/// an expected answer can spell a 60,000-byte page in one line.
+/// an expected answer can spell a 60,000-byte page in one line, and an
+/// input a 10,000-byte glob.
 pub(super) fn expand_pieces(value: &mut Value) -> Result<(), String> {
     match value {
         Value::Object(map) => {

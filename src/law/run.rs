@@ -48,6 +48,8 @@ pub struct LawFailure {
 /// `root`, `path` or `cwd` turned into `real/<it>`).
 fn law_call(l: &Law, real: &str) -> Result<Call, String> {
     let mut input = table_to_json(&l.input)?;
+    // A long pattern or glob is spelled as a piece, as long texts are.
+    expand_pieces(&mut input)?;
     // `{tree}` spells the tree's absolute path, for rules about inputs
     // that repeat it (search-contract §16's root-relative suffix: a glob
     // `<T>/globs/**/*.ts` under the root `<T>/globs`).
@@ -151,7 +153,14 @@ impl Setup {
         Ok(Setup {
             method: l.method,
             expect_lengths: l.expect_lengths.clone(),
-            expect_message: l.expect_message.clone(),
+            expect_message: match &l.expect_message {
+                Some(piece) => {
+                    let mut text = String::new();
+                    piece.expand(&mut text).map_err(broken)?;
+                    Some(text)
+                }
+                None => None,
+            },
             tree,
             call,
             expected,
