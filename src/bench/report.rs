@@ -696,7 +696,7 @@ mod tests {
         let json: serde_json::Value = serde_json::from_str(&report().json()).unwrap();
         assert_eq!(json["calls"][0]["results"][2]["status"], "disagrees");
         assert_eq!(json["calls"][0]["results"][1]["ratio"], 3.0);
-        assert_eq!(json["calls"][0]["results"][1]["summary"]["median_ms"], 30.0);
+        assert_eq!(json["calls"][0]["results"][1]["summary"]["medianMs"], 30.0);
     }
 
     #[test]
