@@ -27,16 +27,25 @@ fn lawsuite(dir: &Path, args: &[&str], record: bool) -> Output {
     command.output().expect("lawsuite runs")
 }
 
-#[test]
-fn a_planted_bug_is_recorded_once_per_method_and_reported_with_its_cause() {
+/// A temp dir with a registry of `portable` and the planted peer, or `None`
+/// (said, and failing under `CI`) without `python3`.
+fn planted() -> Option<(tempfile::TempDir, std::path::PathBuf)> {
     if !fake_peers::has_python() {
-        return;
+        return None;
     }
     let dir = tempfile::tempdir().unwrap();
     let registry = fake_peers::registry(
         dir.path(),
         &[("lists-ignored", fake_peers::proxy("lists-ignored"), "")],
     );
+    Some((dir, registry))
+}
+
+#[test]
+fn a_planted_bug_is_recorded_once_per_method_and_reported_with_its_cause() {
+    let Some((dir, registry)) = planted() else {
+        return;
+    };
     std::fs::write(dir.path().join("lawsuite.toml"), "").unwrap();
     let run = |record: bool| {
         lawsuite(
@@ -112,14 +121,9 @@ fn a_planted_bug_is_recorded_once_per_method_and_reported_with_its_cause() {
 /// seed with many divergent calls does not print them all.
 #[test]
 fn max_reports_counts_divergent_calls() {
-    if !fake_peers::has_python() {
+    let Some((dir, registry)) = planted() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let registry = fake_peers::registry(
-        dir.path(),
-        &[("lists-ignored", fake_peers::proxy("lists-ignored"), "")],
-    );
+    };
     let registry = registry.to_str().unwrap();
     let base = [
         "run",

@@ -181,44 +181,11 @@ pub struct TreeEntry {
 impl TreeEntry {
     /// The entry of a generated file.
     pub fn of(file: &crate::kit::plan::GeneratedFile) -> TreeEntry {
-        use crate::kit::plan::FileKind;
-        const SHOWN: usize = 240;
-        let mut about = Vec::new();
-        let mut text = None;
-        match file.kind {
-            FileKind::Dir => about.push("a directory".to_string()),
-            FileKind::Symlink => about.push(format!(
-                "a symlink to {:?}",
-                file.target.as_deref().unwrap_or("")
-            )),
-            FileKind::File => match std::str::from_utf8(&file.content) {
-                Ok(all) => {
-                    text = Some(all.chars().take(SHOWN).collect());
-                    if all.chars().count() > SHOWN {
-                        about.push(format!("{} bytes in all", file.content.len()));
-                    }
-                }
-                Err(_) => {
-                    let bytes: String = file
-                        .content
-                        .iter()
-                        .take(SHOWN)
-                        .map(|b| std::ascii::escape_default(*b).to_string())
-                        .collect();
-                    about.push(format!("bytes \"{bytes}\""));
-                    if file.content.len() > SHOWN {
-                        about.push(format!("{} bytes in all", file.content.len()));
-                    }
-                }
-            },
-        }
-        if let Some(mode) = file.mode {
-            about.push(format!("mode {mode:o}"));
-        }
+        let (text, about) = file.text_and_about();
         TreeEntry {
             path: file.path.clone(),
             text,
-            about: about.join(", "),
+            about,
         }
     }
 

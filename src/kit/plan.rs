@@ -115,35 +115,58 @@ impl GeneratedFile {
     /// assert_eq!(GeneratedFile::symlink("l", "../t").describe(), r#"a symlink to "../t""#);
     /// ```
     pub fn describe(&self) -> String {
-        let what = match self.kind {
-            FileKind::Dir => "a directory".to_string(),
-            FileKind::Symlink => format!("a symlink to {:?}", self.target.as_deref().unwrap_or("")),
-            FileKind::File => {
-                const SHOWN: usize = 240;
-                let text = String::from_utf8_lossy(&self.content);
-                let count = text.chars().count();
-                let head: String = text.chars().take(SHOWN).collect();
-                let mut out = if std::str::from_utf8(&self.content).is_ok() {
-                    format!("{head:?}")
-                } else {
+        let (text, about) = self.text_and_about();
+        match (text, about.is_empty()) {
+            (Some(text), true) => format!("{text:?}"),
+            (Some(text), false) => format!("{text:?}… {about}"),
+            (None, _) => about,
+        }
+    }
+
+    /// What a report says of the entry: its text when it is UTF-8 (the
+    /// first 240 characters), and the rest (`a directory`, `a symlink to
+    /// "../t"`, `bytes "\xff"`, `8915 bytes in all`, `mode 644`).
+    ///
+    /// ```
+    /// use lawsuite::kit::plan::GeneratedFile;
+    /// let (text, about) = GeneratedFile::new("a", "x".repeat(300)).text_and_about();
+    /// assert_eq!((text.unwrap().len(), about.as_str()), (240, "300 bytes in all"));
+    /// ```
+    pub fn text_and_about(&self) -> (Option<String>, String) {
+        const SHOWN: usize = 240;
+        let mut about = Vec::new();
+        let mut text = None;
+        match self.kind {
+            FileKind::Dir => about.push("a directory".to_string()),
+            FileKind::Symlink => about.push(format!(
+                "a symlink to {:?}",
+                self.target.as_deref().unwrap_or("")
+            )),
+            FileKind::File => match std::str::from_utf8(&self.content) {
+                Ok(all) => {
+                    text = Some(all.chars().take(SHOWN).collect());
+                    if all.chars().count() > SHOWN {
+                        about.push(format!("{} bytes in all", self.content.len()));
+                    }
+                }
+                Err(_) => {
                     let bytes: String = self
                         .content
                         .iter()
                         .take(SHOWN)
                         .map(|b| std::ascii::escape_default(*b).to_string())
                         .collect();
-                    format!("bytes \"{bytes}\"")
-                };
-                if count > SHOWN {
-                    out.push_str(&format!("… ({} bytes)", self.content.len()));
+                    about.push(format!("bytes \"{bytes}\""));
+                    if self.content.len() > SHOWN {
+                        about.push(format!("{} bytes in all", self.content.len()));
+                    }
                 }
-                out
-            }
-        };
-        match self.mode {
-            Some(mode) => format!("{what}, mode {mode:o}"),
-            None => what,
+            },
         }
+        if let Some(mode) = self.mode {
+            about.push(format!("mode {mode:o}"));
+        }
+        (text, about.join(", "))
     }
 
     /// A file at `path` holding `content`.
