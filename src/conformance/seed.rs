@@ -185,8 +185,10 @@ impl Engine {
                 SHOWN_FILES,
             )
         };
-        let tree_summary = crate::kit::compare::TreeSummary::of(&plan.files);
         let first_call = cases.first().map_or(0, |(d, _)| d.call_index);
+        let (files, bytes) = cases
+            .first()
+            .map_or((0, 0), |(d, _)| (d.tree.files, d.tree.bytes));
         // One regression file per bug: the first divergent call of each
         // method is shrunk (keeping where it differs) and recorded, unless
         // a file of that method already fails
@@ -228,10 +230,7 @@ impl Engine {
                         .map(|&i| TreeEntry::of(&plan.files[i]))
                         .collect(),
                     (left_out > 0).then(|| {
-                        format!(
-                            "and {left_out} more files ({} in the tree, {} bytes)",
-                            tree_summary.files, tree_summary.bytes
-                        )
+                        format!("and {left_out} more files ({files} in the tree, {bytes} bytes)")
                     }),
                 )
             } else {

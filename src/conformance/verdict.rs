@@ -192,11 +192,7 @@ impl TreeEntry {
     /// What it holds, for a person: the text quoted (escapes for what does
     /// not print), then the rest.
     pub fn describe(&self) -> String {
-        match (&self.text, self.about.is_empty()) {
-            (Some(text), true) => format!("{text:?}"),
-            (Some(text), false) => format!("{text:?}… {}", self.about),
-            (None, _) => self.about.clone(),
-        }
+        crate::kit::plan::describe_entry(self.text.as_deref(), &self.about)
     }
 }
 

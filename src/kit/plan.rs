@@ -104,6 +104,23 @@ impl FileKind {
     }
 }
 
+/// An entry's [`GeneratedFile::text_and_about`] as one line for a person:
+/// the text quoted (escapes for what does not print), then the rest.
+///
+/// ```
+/// use lawsuite::kit::plan::describe_entry;
+/// assert_eq!(describe_entry(Some("x\n"), ""), r#""x\n""#);
+/// assert_eq!(describe_entry(Some("x"), "mode 644"), r#""x", mode 644"#);
+/// assert_eq!(describe_entry(None, "a directory"), "a directory");
+/// ```
+pub fn describe_entry(text: Option<&str>, about: &str) -> String {
+    match (text, about.is_empty()) {
+        (Some(text), true) => format!("{text:?}"),
+        (Some(text), false) => format!("{text:?}, {about}"),
+        (None, _) => about.to_string(),
+    }
+}
+
 impl GeneratedFile {
     /// What the entry holds, for a report: its text quoted (shortened past
     /// 240 characters, invalid UTF-8 shown as escapes), `a directory`, or
@@ -116,11 +133,7 @@ impl GeneratedFile {
     /// ```
     pub fn describe(&self) -> String {
         let (text, about) = self.text_and_about();
-        match (text, about.is_empty()) {
-            (Some(text), true) => format!("{text:?}"),
-            (Some(text), false) => format!("{text:?}… {about}"),
-            (None, _) => about,
-        }
+        describe_entry(text.as_deref(), &about)
     }
 
     /// What a report says of the entry: its text when it is UTF-8 (the
