@@ -1,9 +1,9 @@
 //! The most an answer to a call may hold: [`Bounds`].
 //!
 //! A call's own input bounds its answer: a grep answers at most `limit`
-//! matches (or files), each with at most `beforeContext` rows above it and
-//! `afterContext` below (search-contract §13, §14); a glob at most `limit`
-//! paths (§6.3); the flows cap their limits at 200 matches and 1000 paths
+//! matches (or files), each with at most `max(beforeContext, afterContext)`
+//! context rows on either side (search-contract §13, §13.1, §14); a glob at
+//! most `limit` paths (§6.3); the flows cap their limits at 200 matches and 1000 paths
 //! or entries (§19, read-ls-flows §2). An answer past its bounds is itself
 //! a contract violation, whatever else it says.
 //!
@@ -20,14 +20,20 @@
 //!
 //! let call = Call::FlowGrep(GrepRequest {
 //!     limit: Some(500),
-//!     context: Some(1),
+//!     before_context: Some(1),
+//!     after_context: Some(0),
 //!     ..GrepRequest::new("x")
 //! });
 //! let bounds = call.bounds();
 //! assert_eq!(bounds.items, 200); // the flow caps the limit at 200
+//! // `x\n\nx\n`: row 2 is before-context of hit 3, but one line from both
+//! // hits, so §13.1 gives it to the earlier one as `after`, past its
+//! // afterContext of 0. One row a side is what §13.1 can hand a match.
+//! let tie = r#"{"matches":[{"file":"a","line":1,"text":"x","before":[],"after":[{"line":2,"text":""}]}],"files":[],"filesSearched":1,"skippedBinary":0,"truncated":false}"#;
+//! assert_eq!(bounds.check_json(tie), Ok(()));
 //! let answer = r#"{"matches":[{"file":"a","line":2,"text":"x","before":[{"line":1,"text":""}],"after":[{"line":3,"text":""},{"line":4,"text":""}]}],"files":[],"filesSearched":1,"skippedBinary":0,"truncated":false}"#;
 //! let err = bounds.check_json(answer).unwrap_err();
-//! assert_eq!(err, "answered match 1 with 2 after-context rows where the call allows at most 1 (its afterContext)");
+//! assert_eq!(err, "answered match 1 with 2 after-context rows where §13.1 can give a match at most 1 (the larger of its beforeContext and afterContext)");
 //! ```
 
 use std::fmt;
@@ -46,10 +52,21 @@ pub struct Bounds {
     /// Entries of the answer's list: grep `matches` and `files`, glob
     /// `paths`, ls `entries`.
     pub items: u64,
-    /// Context rows above one match.
-    pub before: u64,
-    /// Context rows below one match.
-    pub after: u64,
+    /// Context rows on one side of one match: `max(beforeContext,
+    /// afterContext)`.
+    ///
+    /// Not `beforeContext` above and `afterContext` below: §13 collects a
+    /// row within `B` lines before *some* kept match or `A` after one, and
+    /// §13.1 then gives it to the *nearest* match (ties to the earlier), so
+    /// a row collected as one match's before-context can be its neighbour's
+    /// after-context (`x\n\nx`, `B = 1`, `A = 0`: row 2 is hit 1's `after`).
+    /// What does hold: a row's owner is no farther from it than the match
+    /// that collected it, which is at most `max(B, A)` lines away, and the
+    /// rows on one side of a match are distinct lines all within that
+    /// distance. So no answer the spec gives has more on either side, and
+    /// a bound of `max(B, A)` a side refuses only answers the spec cannot
+    /// give (pinned by `laws/grep/context-bounds.toml`).
+    pub context: u64,
 }
 
 impl Bounds {
@@ -57,16 +74,14 @@ impl Bounds {
     /// line cap and checked by their laws.
     pub const NONE: Bounds = Bounds {
         items: u64::MAX,
-        before: u64::MAX,
-        after: u64::MAX,
+        context: u64::MAX,
     };
 
     /// A seam grep: the input's limit and context.
     pub fn grep(input: &GrepInput) -> Bounds {
         Bounds {
             items: input.limit,
-            before: input.before_context,
-            after: input.after_context,
+            context: input.before_context.max(input.after_context),
         }
     }
 
@@ -151,13 +166,10 @@ impl Bounds {
     }
 
     fn check_rows(&self, index: usize, side: Side, len: usize) -> Result<(), String> {
-        let (most, key) = match side {
-            Side::Before => (self.before, "beforeContext"),
-            Side::After => (self.after, "afterContext"),
-        };
+        let most = self.context;
         if len as u64 > most {
             return Err(format!(
-                "answered match {} with {len} {side}-context rows where the call allows at most {most} (its {key})",
+                "answered match {} with {len} {side}-context rows where §13.1 can give a match at most {most} (the larger of its beforeContext and afterContext)",
                 index + 1
             ));
         }
@@ -397,11 +409,12 @@ mod tests {
     use super::*;
 
     fn grep(limit: u64, before: u64, after: u64) -> Bounds {
-        Bounds {
-            items: limit,
-            before,
-            after,
-        }
+        Bounds::grep(&GrepInput {
+            limit,
+            before_context: before,
+            after_context: after,
+            ..crate::contract::normalize::grep_defaults(&GrepRequest::new("x"))
+        })
     }
 
     #[test]
@@ -412,9 +425,19 @@ mod tests {
             b.check_json(r#"{"files":["a","b","c"],"matches":[]}"#),
             Err("answered 3 files where the call allows at most 2 (its limit)".into())
         );
+        // One row above a match with beforeContext 0 is what §13.1 gives
+        // when afterContext 1 collected it for the match before.
         assert_eq!(
             b.check_json(r#"{"matches":[{"before":[{"line":1}],"after":[]}]}"#),
-            Err("answered match 1 with 1 before-context rows where the call allows at most 0 (its beforeContext)".into())
+            Ok(())
+        );
+        assert_eq!(
+            b.check_json(r#"{"matches":[{"before":[{"line":1},{"line":2}],"after":[]}]}"#),
+            Err("answered match 1 with 2 before-context rows where §13.1 can give a match at most 1 (the larger of its beforeContext and afterContext)".into())
+        );
+        assert_eq!(
+            grep(2, 0, 0).check_json(r#"{"matches":[{"before":[],"after":[{"line":2}]}]}"#),
+            Err("answered match 1 with 1 after-context rows where §13.1 can give a match at most 0 (the larger of its beforeContext and afterContext)".into())
         );
         let glob = Bounds {
             items: 1,
