@@ -154,9 +154,9 @@ impl Call {
         ) -> Result<Value, StdError> {
             let value = r?;
             check(&value)
-                .map_err(|why| StdError::new(ErrorCode::RequestFailed, violation(&why)))?;
+                .map_err(|why| StdError::fault(ErrorCode::RequestFailed, violation(&why)))?;
             serde_json::to_value(value).map_err(|e| {
-                StdError::new(
+                StdError::fault(
                     ErrorCode::RequestFailed,
                     format!("the answer cannot be written as JSON: {e}"),
                 )

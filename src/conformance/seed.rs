@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::verdict;
 use super::{Case, Engine, Item, Outcome, Report, SeedItem, Subject, TreeEntry, Verdict};
+use crate::kit::case::{fault_text, is_fault};
 use crate::kit::compare::{Compared, Divergence, compare_plan};
 use crate::kit::generate;
 use crate::kit::plan::PLAN_ROOT;
@@ -139,6 +140,9 @@ impl Engine {
     ) -> (Verdict, BTreeMap<String, usize>) {
         let mut documented = BTreeMap::new();
         let mut cases = Vec::new();
+        // Calls this subject was asked and the reference did not answer:
+        // nothing was compared there, whatever the subject said.
+        let mut unanswered: Vec<&Divergence> = Vec::new();
         for d in divergences {
             let reference = d.reference_answer();
             // A divergence's answers are the reference's, then those of the
@@ -156,6 +160,10 @@ impl Engine {
             let Some(answer) = d.answers.get(at + 1) else {
                 continue;
             };
+            if reference.is_some_and(is_fault) {
+                unanswered.push(d);
+                continue;
+            }
             if Some(&answer.answer) == reference {
                 continue;
             }
@@ -165,8 +173,31 @@ impl Engine {
             }
             cases.push((d, answer.answer.clone()));
         }
+        // A call the reference did not answer is never an agreement. Where
+        // the subject diverged elsewhere it fails on those calls (with this
+        // said beside them); otherwise the trial is broken, the reference's
+        // fault named: a subject cannot pass a seed nobody judged.
+        let reference_fault = unanswered.first().map(|d| {
+            let fault = d
+                .reference_answer()
+                .and_then(fault_text)
+                .unwrap_or("no answer");
+            format!(
+                "the reference {} did not answer {} of the {} calls of {} asked of {}, so nothing was compared there; first, call {} ({}): {fault}",
+                self.everyone[0].name,
+                unanswered.len(),
+                plan.call_count(),
+                item.id(),
+                subject.name,
+                d.call_index,
+                d.call.method(),
+            )
+        });
         if cases.is_empty() {
-            return (Verdict::Pass, documented);
+            return match reference_fault {
+                Some(why) => (Verdict::Broken { why }, documented),
+                None => (Verdict::Pass, documented),
+            };
         }
         let trial = format!("{}::{}", item.id(), subject.name);
         let total = cases.len();
@@ -275,12 +306,20 @@ impl Engine {
         (
             Verdict::Fail {
                 report: Report {
-                    summary: format!(
-                        "{total} of {} calls of {} diverge from the reference {}",
-                        plan.call_count(),
-                        item.id(),
-                        self.everyone[0].name
-                    ),
+                    summary: match &reference_fault {
+                        None => format!(
+                            "{total} of {} calls of {} diverge from the reference {}",
+                            plan.call_count(),
+                            item.id(),
+                            self.everyone[0].name
+                        ),
+                        Some(why) => format!(
+                            "{total} of {} calls of {} diverge from the reference {}; {why}",
+                            plan.call_count(),
+                            item.id(),
+                            self.everyone[0].name
+                        ),
+                    },
                     cases: report_cases,
                     health,
                 },

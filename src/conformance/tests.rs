@@ -630,3 +630,86 @@ fn a_listed_id_with_a_law_prefix_gets_a_hint() {
         "{problem}"
     );
 }
+
+/// Answers every call past its bounds (one path or match more than its
+/// limit): the harness refuses each answer, so it never answers at all.
+struct PastBounds;
+
+impl Search for PastBounds {
+    fn name(&self) -> &str {
+        "past-bounds"
+    }
+    fn version(&self) -> String {
+        "0".into()
+    }
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        Ok(GrepOutput {
+            files: vec!["x".into(); input.limit as usize + 1],
+            ..GrepOutput::default()
+        })
+    }
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        Ok(GlobOutput {
+            paths: vec!["x".into(); input.limit as usize + 1],
+            ..GlobOutput::default()
+        })
+    }
+}
+
+fn seed_verdicts(reference: Subject, subject: Subject) -> Vec<Verdict> {
+    let mut engine = Engine::new(reference, vec![subject]);
+    engine.add_seeds(Generator::Smthrs, Ground::Shared, &[4, 5], None);
+    engine
+        .trials()
+        .iter()
+        .map(|t| engine.run_trial(t).verdict)
+        .collect()
+}
+
+/// Two peers that fault on every call agree on nothing: before, each
+/// seed passed, every call "agreeing" on `request_failed`.
+#[test]
+fn a_call_the_reference_did_not_answer_is_never_an_agreement() {
+    let verdicts = seed_verdicts(
+        Subject::new("faulty", PastBounds),
+        Subject::new("also-faulty", PastBounds),
+    );
+    assert_eq!(verdicts.len(), 2);
+    for verdict in verdicts {
+        let Verdict::Broken { why } = &verdict else {
+            panic!("{verdict:?}");
+        };
+        assert!(
+            why.starts_with("the reference faulty did not answer "),
+            "{why}"
+        );
+        assert!(why.contains("so nothing was compared there"), "{why}");
+        assert!(
+            why.contains("contract violation: the peer answered "),
+            "the fault is named: {why}"
+        );
+    }
+}
+
+/// The reference faulting is the reference's failure, not the subject's:
+/// a subject answering correctly is broken with the reference named, never
+/// failed.
+#[test]
+fn a_reference_fault_is_named_as_the_references() {
+    for verdict in seed_verdicts(
+        Subject::new("faulty", PastBounds),
+        Subject::new("portable", Portable::default()),
+    ) {
+        let Verdict::Broken { why } = &verdict else {
+            panic!("{verdict:?}");
+        };
+        assert!(why.contains("the reference faulty did not answer"), "{why}");
+    }
+    // And a subject that faults where the reference answered fails.
+    for verdict in seed_verdicts(
+        Subject::new("portable", Portable::default()),
+        Subject::new("faulty", PastBounds),
+    ) {
+        assert_eq!(verdict.tag(), "fail", "{verdict:?}");
+    }
+}

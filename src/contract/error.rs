@@ -139,6 +139,10 @@ pub struct StdError {
     /// The path as given by the caller, for filesystem failures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// Made by the harness for a peer that did not answer ([`StdError::fault`]);
+    /// never on the wire.
+    #[serde(skip)]
+    fault: bool,
 }
 
 /// The prefix that marks a message written by this contract (§17
@@ -152,7 +156,34 @@ impl StdError {
             code,
             message: message.into(),
             path: None,
+            fault: false,
         }
+    }
+
+    /// A failure the harness made for a peer that did not answer the call:
+    /// it crashed, timed out, broke the protocol, answered past the call's
+    /// bounds or could not be asked. The code is what the call answers
+    /// (§17 has no code of its own for "no answer"), but it is no answer
+    /// of the peer's: the conformance kit never counts two of them as
+    /// agreeing, nor one as the reference's answer.
+    ///
+    /// ```
+    /// use lawsuite::contract::{ErrorCode, StdError};
+    ///
+    /// let fault = StdError::fault(ErrorCode::RequestFailed, "peer mine exited");
+    /// assert!(fault.is_fault());
+    /// assert!(!StdError::new(ErrorCode::RequestFailed, "rg: error").is_fault());
+    /// ```
+    pub fn fault(code: ErrorCode, message: impl Into<String>) -> StdError {
+        StdError {
+            fault: true,
+            ..StdError::new(code, message)
+        }
+    }
+
+    /// Whether the harness made this failure ([`StdError::fault`]).
+    pub fn is_fault(&self) -> bool {
+        self.fault
     }
 
     /// The same error carrying `path`.

@@ -5,7 +5,12 @@
 //! array order matters, and a typed failure is reduced to its code
 //! (`{"failure": "<code>"}`, §4), because messages are allowed to differ
 //! between peers. A peer that panics is caught and answers
-//! `{"panic": "<message>"}`, so one broken peer never stops a run.
+//! `{"panic": "<message>"}`, so one broken peer never stops a run. A
+//! failure the harness made for a peer that did not answer (a crash, a
+//! timeout, an answer past its bounds: [`StdError::fault`]) is marked
+//! `{"failure": "<code>", "fault": "<what happened>"}`: it is not the
+//! peer's answer, so it never equals one, and [`is_fault`] tells the
+//! comparison that nothing was answered.
 //!
 //! Trees are generated under a symbolic root (e.g. `/r`) and materialised
 //! under a fresh temporary directory; [`rebase`] swaps one for the other in
@@ -42,6 +47,9 @@ pub fn render<T: Serialize>(result: Result<T, StdError>) -> Value {
     match result {
         Ok(value) => serde_json::to_value(value)
             .unwrap_or_else(|e| json!({ "panic": format!("answer is not serialisable: {e}") })),
+        Err(err) if err.is_fault() => {
+            json!({ "failure": err.code, "fault": first_line(&err.message) })
+        }
         Err(err) => json!({ "failure": err.code }),
     }
 }
@@ -52,6 +60,11 @@ pub fn render<T: Serialize>(result: Result<T, StdError>) -> Value {
 /// it through [`comparable`].
 pub fn answer_with_message(peer: &dyn Search, call: &Call) -> Value {
     let result = catch_unwind(AssertUnwindSafe(|| match call.run(peer) {
+        Err(err) if err.is_fault() => for_report(json!({
+            "failure": err.code,
+            "fault": first_line(&err.message),
+            "message": err.message,
+        })),
         Err(err) => for_report(json!({ "failure": err.code, "message": err.message })),
         ok => render(ok),
     }));
@@ -73,12 +86,46 @@ pub fn for_report(mut answer: Value) -> Value {
     answer
 }
 
-/// An answer as it is compared: a failure by its code alone (§4).
+/// An answer as it is compared: a failure by its code alone (§4), a
+/// harness-made one ([`is_fault`]) still marked as such.
 pub fn comparable(answer: &Value) -> Value {
     match answer.get("failure") {
+        Some(code) if is_fault(answer) => json!({ "failure": code, "fault": answer["fault"] }),
         Some(code) => json!({ "failure": code }),
         None => answer.clone(),
     }
+}
+
+/// Whether `answer` (as [`answer`] renders one) is no answer at all: the
+/// peer panicked, or the harness made its failure ([`StdError::fault`]).
+/// Such a value never stands for the reference's answer, and two of them
+/// never agree.
+///
+/// ```
+/// use lawsuite::kit::case::is_fault;
+/// use serde_json::json;
+///
+/// assert!(is_fault(&json!({"failure": "request_failed", "fault": "peer mine exited"})));
+/// assert!(is_fault(&json!({"panic": "index out of bounds"})));
+/// assert!(!is_fault(&json!({"failure": "request_failed"})));
+/// assert!(!is_fault(&json!({"paths": [], "total": 0, "truncated": false})));
+/// ```
+pub fn is_fault(answer: &Value) -> bool {
+    answer.get("panic").is_some() || answer.get("fault").is_some()
+}
+
+/// What a fault says, for a report: its `fault` or `panic` text.
+pub fn fault_text(answer: &Value) -> Option<&str> {
+    answer
+        .get("fault")
+        .or_else(|| answer.get("panic"))
+        .and_then(Value::as_str)
+}
+
+/// A fault's message carries the peer's stderr after its first line; the
+/// fault log beside the trial shows it whole.
+fn first_line(message: &str) -> &str {
+    message.lines().next().unwrap_or_default()
 }
 
 /// Replace every occurrence of `from` by `to` in every string of `value`

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::case::{Call, answer, rebase};
+use super::case::{Call, answer, is_fault, rebase};
 use super::explain::{Evidence, explain};
 use super::materialize::{MaterializeError, TempTree};
 use super::plan::{GeneratedFile, Plan};
@@ -266,11 +266,13 @@ pub fn answer_all(
     Some(answers)
 }
 
-/// Does a subject's answer differ from the reference's (the first)?
+/// Does a subject's answer differ from the reference's (the first)? A call
+/// the reference did not answer ([`is_fault`]) is never an agreement: two
+/// peers that both fault have compared nothing.
 pub fn differs(answers: &[PeerAnswer]) -> bool {
-    answers
-        .split_first()
-        .is_some_and(|(reference, rest)| rest.iter().any(|a| a.answer != reference.answer))
+    answers.split_first().is_some_and(|(reference, rest)| {
+        is_fault(&reference.answer) || rest.iter().any(|a| a.answer != reference.answer)
+    })
 }
 
 /// Run every call of `plan` through `reference` and each of `subjects`;

@@ -297,7 +297,7 @@ impl ExternalPeer {
             Ok(_) => {}
         }
         let params = serde_json::to_value(input)
-            .map_err(|e| StdError::new(ErrorCode::RequestFailed, e.to_string()))?;
+            .map_err(|e| StdError::fault(ErrorCode::RequestFailed, e.to_string()))?;
         let decode = |raw: &RawValue| {
             let text = raw.get();
             // Counted before anything is built: an answer past its call's
@@ -317,7 +317,7 @@ impl ExternalPeer {
         match self.call_with(method, params, decode) {
             Ok(output) => Ok(output),
             Err(CallError::Rpc(error)) => Err(error.contract_failure().unwrap_or_else(|| {
-                StdError::new(
+                StdError::fault(
                     ErrorCode::RequestFailed,
                     format!(
                         "peer {} answered {method} with JSON-RPC error {}: {}",

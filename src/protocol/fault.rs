@@ -75,7 +75,7 @@ pub struct Fault {
 impl Fault {
     /// The contract error a call answers with.
     pub fn to_std_error(&self) -> StdError {
-        StdError::new(self.kind.code(), format!("{self}"))
+        StdError::fault(self.kind.code(), format!("{self}"))
     }
 }
 
