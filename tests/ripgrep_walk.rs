@@ -847,3 +847,19 @@ fn ignore_notice_sees_directory_of_ignored_files() {
     assert!(answers[1].as_ref().unwrap().notice.is_some());
     differ("ignore_notice_sees_directory_of_ignored_files", &answers);
 }
+
+/// A glob past what one argument of `execve` may hold (128 KiB on Linux):
+/// `rg` cannot be started with it, where the contract answers it (§8.1
+/// has no size check).
+#[test]
+fn a_glob_past_the_argument_limit_cannot_reach_rg() {
+    let Some((p, w)) = peers() else { return };
+    let t = Tree::new(&[("a.ts", ""), ("d/a.ts", "")]);
+    let root = t.root();
+    let glob = format!("{}a.ts", "**/".repeat(87_382));
+    let answers = globs(&p, &w, &GlobInput::new(glob, root.clone()));
+    assert_eq!(listed(&answers[0], &root).len(), 2);
+    let err = answers[1].as_ref().unwrap_err();
+    assert_eq!(err.code.as_str(), "provider_unavailable", "{err:?}");
+    differ("a_glob_past_the_argument_limit_cannot_reach_rg", &answers);
+}

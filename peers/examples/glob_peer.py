@@ -123,7 +123,10 @@ def translate_glob(remainder):
         if (c == 0x2A and b[i + 1:i + 2] == b"*" and (i == 0 or b[i - 1] == 0x2F)
                 and b[i + 2:i + 3] in (b"", b"/")):
             if i + 2 < len(b):
-                out.append(ANY_DIRS)
+                # `**/**/` matches what one `**/` does; written once, a glob
+                # of 87,000 of them stays one small regex.
+                if not out or out[-1] is not ANY_DIRS:
+                    out.append(ANY_DIRS)
                 i += 3
             else:
                 out.append(ANYTHING)
@@ -247,7 +250,9 @@ def translate_rule(b):
               and (i == 0 or b[i - 1] in b"/{,")
               and (i + 2 >= len(b) or b[i + 2] in b"/},")):
             if b[i + 2:i + 3] == b"/":
-                out.append(ANY_DIRS)
+                # As in translate_glob: `**/**/` is one `**/`.
+                if not out or out[-1] is not ANY_DIRS:
+                    out.append(ANY_DIRS)
                 i += 3
             else:
                 out.append(ANYTHING)

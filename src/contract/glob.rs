@@ -55,10 +55,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use regex_automata::meta::Regex;
-
 use super::StdError;
-use super::globre::{self, ANY_DIRS, ANYTHING, QMARK, STAR};
+use super::globre::{self, Matcher, Piece};
 
 /// The most brace expansions a glob may produce (§19).
 ///
@@ -287,7 +285,7 @@ pub fn literal_dir_segments(expansion: &str) -> Vec<String> {
     literal.iter().map(|s| s.to_string()).collect()
 }
 
-/// The regex bodies that match exactly the expansion remainders `rests`
+/// The piece sequences that match exactly the expansion remainders `rests`
 /// (each as [`translate`] reads it): the text they all begin and end with
 /// is written once, around one group of what lies between.
 ///
@@ -297,7 +295,7 @@ pub fn literal_dir_segments(expansion: &str) -> Vec<String> {
 /// literal once. The answer is the same: [`translate`] reads each byte on
 /// its own except `**`, whose meaning depends on its neighbours, so the
 /// shared text is only cut where no `*` touches the cut.
-fn alternation(rests: &[&str]) -> Vec<String> {
+fn alternation(rests: &[&str]) -> Vec<Vec<Piece>> {
     let shortest = rests.iter().map(|r| r.len()).min().unwrap_or(0);
     let Some((first, others)) = rests.split_first() else {
         return Vec::new();
@@ -335,23 +333,21 @@ fn alternation(rests: &[&str]) -> Vec<String> {
     if rests.len() == 1 || head + tail < 64 {
         return rests.iter().map(|r| translate(r.as_bytes())).collect();
     }
-    let mut re = translate(&first[..head]);
-    re.push_str("(?:");
-    for (i, r) in rests.iter().enumerate() {
-        if i > 0 {
-            re.push('|');
-        }
-        re.push_str(&translate(&r.as_bytes()[head..r.len() - tail]));
-    }
-    re.push(')');
-    re.push_str(&translate(&first[first.len() - tail..]));
-    vec![re]
+    let mut pieces = translate(&first[..head]);
+    pieces.push(Piece::Either(
+        rests
+            .iter()
+            .map(|r| translate(&r.as_bytes()[head..r.len() - tail]))
+            .collect(),
+    ));
+    pieces.extend(translate(&first[first.len() - tail..]));
+    vec![pieces]
 }
 
 /// §8.3 step 3: translates one expansion remainder (leading `/` already
-/// stripped) into an unanchored regex body over bytes.
-fn translate(b: &[u8]) -> String {
-    let mut re = String::with_capacity(b.len() * 2);
+/// stripped) into the pieces of an unanchored matcher over bytes.
+fn translate(b: &[u8]) -> Vec<Piece> {
+    let mut re = Vec::new();
     let mut i = 0;
     while i < b.len() {
         match b[i] {
@@ -363,17 +359,17 @@ fn translate(b: &[u8]) -> String {
                 && matches!(b.get(i + 2), None | Some(b'/')) =>
             {
                 if i + 2 < b.len() {
-                    re.push_str(ANY_DIRS);
+                    re.push(Piece::AnyDirs);
                     i += 3;
                 } else {
-                    re.push_str(ANYTHING);
+                    re.push(Piece::Anything);
                     i += 2;
                 }
                 continue;
             }
-            b'*' => re.push_str(STAR),
-            b'?' => re.push_str(QMARK),
-            byte => globre::push_literal(&mut re, byte),
+            b'*' => re.push(Piece::Star),
+            b'?' => re.push(Piece::Qmark),
+            byte => globre::push_byte(&mut re, byte),
         }
         i += 1;
     }
@@ -394,9 +390,9 @@ fn translate(b: &[u8]) -> String {
 #[derive(Clone, Debug)]
 pub struct GlobMatcher {
     /// Expansions matched against the root-relative path.
-    by_path: Option<Regex>,
+    by_path: Option<Matcher>,
     /// Expansions matched against the basename.
-    by_name: Option<Regex>,
+    by_name: Option<Matcher>,
 }
 
 impl GlobMatcher {
@@ -405,11 +401,12 @@ impl GlobMatcher {
     ///
     /// # Errors
     ///
-    /// `invalid_pattern`, quoting `glob`, when the glob passes a size
-    /// bound: more than [`MAX_BRACE_EXPANSIONS`] expansions, or a compiled
-    /// matcher past
-    /// [`MAX_MATCHER_BYTES`](crate::contract::MAX_MATCHER_BYTES). A glob that
-    /// [`validate_glob`] accepts is never refused here.
+    /// `invalid_pattern`, quoting `glob`, when the glob has more than
+    /// [`MAX_BRACE_EXPANSIONS`] expansions (or needs more expansion text
+    /// than a valid glob of its length could). A glob that
+    /// [`validate_glob`] accepts is never refused here: one too large for
+    /// a regex of [`MAX_MATCHER_BYTES`](crate::contract::MAX_MATCHER_BYTES)
+    /// is matched piece by piece, with the same answers.
     ///
     /// ```
     /// use lawsuite::contract::glob::GlobMatcher;
@@ -446,10 +443,9 @@ impl GlobMatcher {
                 name_alts.push(rest);
             }
         }
-        let compile = |rests: &[&str]| globre::compile(&alternation(rests)).map_err(|e| e.0);
         Ok(GlobMatcher {
-            by_path: compile(&path_alts)?,
-            by_name: compile(&name_alts)?,
+            by_path: globre::compile(alternation(&path_alts)),
+            by_name: globre::compile(alternation(&name_alts)),
         })
     }
 
@@ -677,7 +673,7 @@ mod tests {
 
     /// The matcher as it was before brace groups shared their text: one
     /// regex body per expansion.
-    fn unfactored(glob: &str) -> (Option<Regex>, Option<Regex>) {
+    fn unfactored(glob: &str) -> (Option<Matcher>, Option<Matcher>) {
         let (expansions, _) = expand(&canonical_glob(glob));
         let (mut path, mut name) = (Vec::new(), Vec::new());
         for e in &expansions {
@@ -687,10 +683,7 @@ mod tests {
                 None => name.push(translate(e.as_bytes())),
             }
         }
-        (
-            globre::compile(&path).unwrap(),
-            globre::compile(&name).unwrap(),
-        )
+        (globre::compile(path), globre::compile(name))
     }
 
     #[test]
