@@ -237,8 +237,13 @@ fn run_call(
             Some(d) => {
                 // A failure or panic is the news, not the first key it lacks.
                 let broke = value.get("failure").or_else(|| value.get("panic"));
+                // A fault (`{failure, fault}`, [`crate::kit::case::is_fault`])
+                // is a failure too, with what happened beside its code.
                 let d = match broke {
-                    Some(_) if value.as_object().is_some_and(|o| o.len() == 1) => {
+                    Some(_)
+                        if crate::kit::case::is_fault(&value)
+                            || value.as_object().is_some_and(|o| o.len() == 1) =>
+                    {
                         format!("answered {} instead", shorten(&value))
                     }
                     _ => d,
