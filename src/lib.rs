@@ -157,6 +157,7 @@ pub mod environment;
 pub mod flow;
 pub mod kit;
 pub mod law;
+pub mod model;
 pub mod peer;
 pub mod portable;
 pub mod project;
