@@ -108,3 +108,73 @@ fn model_agrees_with_portable_on_300_seeds_of_each() {
         assert_agree(generator, ground, 0..300);
     }
 }
+
+/// The three answers issue 34 found lawsuite's own bounds changing: the
+/// model, which has none of them, gives the spec's.
+mod spec_answers {
+    use super::*;
+    use lawsuite::contract::{GlobInput, GrepInput};
+
+    fn root(tree: &TempTree) -> String {
+        tree.path().to_str().expect("a UTF-8 temp path").to_string()
+    }
+
+    fn write(tree: &TempTree, name: &str, content: &str) {
+        std::fs::write(tree.path().join(name), content).expect("a file");
+    }
+
+    fn rows(m: &lawsuite::contract::Match) -> (Vec<u64>, u64, Vec<u64>) {
+        (
+            m.before.iter().map(|c| c.line).collect(),
+            m.line,
+            m.after.iter().map(|c| c.line).collect(),
+        )
+    }
+
+    /// §13.1: a shared row goes to the nearest hit, ties to the earlier,
+    /// even past that hit's own window.
+    #[test]
+    fn context_rows_can_sit_past_their_owners_window() {
+        let tree = TempTree::new().expect("a tree");
+        write(&tree, "a.txt", "x\n\nx\n");
+        let mut input = GrepInput::new("x", root(&tree));
+        input.before_context = 1;
+        let out = Model.grep(&input).expect("an answer");
+        let got: Vec<_> = out.matches.iter().map(rows).collect();
+        assert_eq!(got, [(vec![], 1, vec![2]), (vec![], 3, vec![])]);
+
+        write(&tree, "a.txt", "Needle\nneedle\nx\nNeedle\n");
+        let mut input = GrepInput::new("Needle", root(&tree));
+        input.before_context = 2;
+        let out = Model.grep(&input).expect("an answer");
+        let got: Vec<_> = out.matches.iter().map(rows).collect();
+        // Row 2 is one from hit 1 and two from hit 4: hit 1's, as after.
+        assert_eq!(got, [(vec![], 1, vec![2]), (vec![3], 4, vec![])]);
+    }
+
+    /// §9.2 sets no length on a rule line: trailing spaces go, the rule stays.
+    #[test]
+    fn a_gitignore_line_past_64_kib_still_applies() {
+        let tree = TempTree::new().expect("a tree");
+        write(&tree, ".gitignore", &format!("x{}", " ".repeat(65_536)));
+        write(&tree, "x", "");
+        write(&tree, "y", "");
+        let out = Model
+            .glob(&GlobInput::new("*", root(&tree)))
+            .expect("an answer");
+        assert_eq!(out.paths, [format!("{}/y", root(&tree))]);
+    }
+
+    /// §8.1 has no size check: a long literal glob is answered.
+    #[test]
+    fn a_literal_glob_of_a_mebibyte_is_answered() {
+        let tree = TempTree::new().expect("a tree");
+        write(&tree, "a.txt", "");
+        for len in [262_141, 1 << 20] {
+            let out = Model
+                .glob(&GlobInput::new("a".repeat(len), root(&tree)))
+                .expect("an answer");
+            assert_eq!((out.paths.len(), out.total), (0, 0), "{len}");
+        }
+    }
+}
