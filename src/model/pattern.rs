@@ -701,4 +701,18 @@ mod tests {
         assert!(insensitive("A", true, true));
         assert!(LineMatcher::new("(.{1000}){8}", false, true).is_ok());
     }
+
+    /// The engine's own size limit never refuses what §10.3 accepts: the
+    /// biggest patterns the budget lets through (8,010 states of the widest
+    /// atoms, either case) all build.
+    #[test]
+    fn the_engine_builds_every_pattern_the_budget_accepts() {
+        for p in ["([^a]{1000}){8}", "(.{1000}){8}", "([a-z]{1000}){8}", "(k{1000}){8}"] {
+            assert!(validate(p, false).is_ok(), "{p}");
+            for fold in [false, true] {
+                assert!(LineMatcher::new(p, false, fold).is_ok(), "{p} {fold}");
+            }
+        }
+        assert!(LineMatcher::new(&"s".repeat(4096), true, true).is_ok());
+    }
 }
