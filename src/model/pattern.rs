@@ -707,7 +707,12 @@ mod tests {
     /// atoms, either case) all build.
     #[test]
     fn the_engine_builds_every_pattern_the_budget_accepts() {
-        for p in ["([^a]{1000}){8}", "(.{1000}){8}", "([a-z]{1000}){8}", "(k{1000}){8}"] {
+        for p in [
+            "([^a]{1000}){8}",
+            "(.{1000}){8}",
+            "([a-z]{1000}){8}",
+            "(k{1000}){8}",
+        ] {
             assert!(validate(p, false).is_ok(), "{p}");
             for fold in [false, true] {
                 assert!(LineMatcher::new(p, false, fold).is_ok(), "{p} {fold}");
