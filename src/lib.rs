@@ -117,6 +117,7 @@
 //! | [`flow`] | the flow layer: `grep`/`glob` over the seam (validate, normalise, literal retry), and the `read`, `ls` and `bash` flows |
 //! | [`portable`] | the in-process reference peer: walk and streaming scan |
 //! | [`ripgrep`] | the `rg`-driven peer, and `ripgrep-walk`, where `rg` walks |
+//! | [`model`] | a slow, spec-literal second opinion sharing no rule code with `portable` (a subject, never the reference) |
 //! | [`differences`] | the built-in peers' known differences from the contract, one table: the laws each fails, the tests that show it, how a sweep recognises it |
 //! | [`kit`] | plans (two generators), materialising, comparing, shrinking, regressions |
 //! | [`law`] | laws as TOML data (`laws/`, compiled in by [`shipped`]) |
@@ -157,6 +158,7 @@ pub mod environment;
 pub mod flow;
 pub mod kit;
 pub mod law;
+pub mod model;
 pub mod peer;
 pub mod portable;
 pub mod project;

@@ -151,12 +151,13 @@ impl fmt::Display for RegistryError {
 impl std::error::Error for RegistryError {}
 
 /// The names of the built-in peers.
-pub const BUILTINS: [&str; 4] = ["portable", "ripgrep", "ripgrep-walk", "noop"];
+pub const BUILTINS: [&str; 5] = ["portable", "ripgrep", "ripgrep-walk", "model", "noop"];
 
 /// The built-in peers by name, or why the name is not one.
 pub fn builtin(name: &str) -> Result<Arc<dyn Search>, String> {
     match name {
         "portable" => Ok(Arc::new(Portable::default())),
+        "model" => Ok(Arc::new(crate::model::Model)),
         "noop" => Ok(Arc::new(Noop)),
         "ripgrep" => {
             let rg = Ripgrep::default();

@@ -431,7 +431,7 @@ fn an_unknown_peer_lists_the_registered_ones() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("portable, ripgrep, ripgrep-walk, python-glob"),
+        stderr.contains("portable, ripgrep, ripgrep-walk, model, python-glob"),
         "{stderr}"
     );
     assert!(stderr.contains("--registry FILE"), "{stderr}");
