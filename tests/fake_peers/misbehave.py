@@ -11,6 +11,8 @@ unless MODE says otherwise:
 
   ok            behave
   hang          never answer glob
+  stuck         answer the handshake, then never answer anything (grep,
+                glob, shutdown): a peer every command must stop on its own
   crash         write to stderr, then exit 3 on glob
   garbage       print a non-JSON line for glob
   wrong-id      answer glob with another id
@@ -101,6 +103,9 @@ def main():
             send({"jsonrpc": "2.0", "id": rid, "result": {
                 "protocol": 1, "peer": {"name": f"fake-{MODE}", "version": "0"},
                 "capabilities": {"methods": methods, "ground": "shared"}}})
+        elif MODE == "stuck":
+            say(f"not answering {method}")
+            forever()
         elif method == "shutdown":
             send({"jsonrpc": "2.0", "id": rid, "result": None})
             return
