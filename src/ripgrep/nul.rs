@@ -17,7 +17,6 @@
 //! `rg --no-messages`: §11.1 skips an unreadable file silently, and the
 //! search invocation skips it the same way.
 
-use std::fs::File;
 use std::io::{ErrorKind, Read};
 use std::path::Path;
 
@@ -26,9 +25,10 @@ use std::path::Path;
 const CHUNK: usize = 64 * 1024;
 
 /// Whether the file at `path` holds a NUL byte (0x00) anywhere; `false`
-/// when it cannot be opened or read.
+/// when it cannot be opened or read, or is not a regular file.
 pub(crate) fn has_nul(path: &Path) -> bool {
-    let Ok(mut file) = File::open(path) else {
+    // Not a FIFO that `open` would wait on for ever.
+    let Ok(mut file) = crate::regular_file::open(path) else {
         return false;
     };
     let mut buf = vec![0u8; CHUNK];

@@ -391,8 +391,8 @@ pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
     };
     let mut parts = Vec::new();
     for file in &args.files {
-        let text =
-            std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+        let text = lawsuite::regular_file::read_to_string(file)
+            .with_context(|| format!("reading {}", file.display()))?;
         parts.push(
             Results::read_jsonl(&text, &file.display().to_string(), accept).map_err(refused)?,
         );
@@ -658,7 +658,8 @@ fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<Strin
     }
     let mut removed = 0;
     for file in lawsuite::conformance::expect::toml_files(dir) {
-        let text = std::fs::read_to_string(&file)?;
+        let text = lawsuite::regular_file::read_to_string(&file)
+            .with_context(|| format!("reading {}", file.display()))?;
         let mut table: PeerTable =
             toml::from_str(&text).with_context(|| format!("parsing {}", file.display()))?;
         let before: usize = table.values().map(|t| t.len()).sum();
@@ -672,7 +673,7 @@ fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<Strin
         }
     }
     let recorded_path = dir.join("recorded.toml");
-    let mut recorded: PeerTable = std::fs::read_to_string(&recorded_path)
+    let mut recorded: PeerTable = lawsuite::regular_file::read_to_string(&recorded_path)
         .ok()
         .and_then(|t| toml::from_str(&t).ok())
         .unwrap_or_default();
