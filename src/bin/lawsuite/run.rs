@@ -305,7 +305,7 @@ fn execute(
                     }
                     eprintln!(
                         "\nPEER STOPPED: the harness gave up restarting {peer} during {at}:\n  {}\n  its later trials are not run and count as broken.\n",
-                        why.lines().collect::<Vec<_>>().join("\n  ")
+                        format::escaped(why, "  ")
                     );
                     if args.format == Format::Jsonl {
                         let line = serde_json::json!({"peer": peer, "at": at, "why": why});
