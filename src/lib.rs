@@ -124,6 +124,7 @@
 //! | [`project`] | a user's `lawsuite.toml`: peers, regressions, expected failures |
 //! | [`scaffold`] | `lawsuite init --lang …` skeleton peers, and the documents copied with them |
 //! | [`registry`] | peer registries (`peers.toml`, or inline in a project) |
+//! | [`regular_file`] | reading lawsuite's own input files: regular files only, never a FIFO that would block |
 //! | [`protocol`] | external peers over stdio JSON-RPC: client (feature `external`) and server |
 //! | [`report`] | the outcomes in every format: human, JSON, JSON lines, JUnit, Markdown, HTML; results files and merging |
 //! | [`suite`] | libtest-mimic trials: `cargo test` as the front door |
@@ -164,6 +165,7 @@ pub mod portable;
 pub mod project;
 pub mod protocol;
 pub mod registry;
+pub mod regular_file;
 pub mod report;
 pub mod ripgrep;
 pub mod scaffold;

@@ -215,10 +215,11 @@ impl Project {
     /// Read a project file.
     pub fn load(file: &Path) -> Result<Project, ProjectError> {
         let file = absolute(file);
-        let text = std::fs::read_to_string(&file).map_err(|source| ProjectError::Io {
-            path: file.clone(),
-            source,
-        })?;
+        let text =
+            crate::regular_file::read_to_string(&file).map_err(|source| ProjectError::Io {
+                path: file.clone(),
+                source,
+            })?;
         let parsed: ProjectFile = toml::from_str(&text).map_err(|e| ProjectError::Invalid {
             path: file.clone(),
             message: e.to_string(),

@@ -227,10 +227,11 @@ impl Registry {
     /// [`Registry::load`] with only the peer `only` resolved, when given
     /// (see [`Registry::from_entries_for`]).
     pub fn load_for(path: &Path, only: Option<&str>) -> Result<Registry, RegistryError> {
-        let text = std::fs::read_to_string(path).map_err(|source| RegistryError::Io {
-            path: path.into(),
-            source,
-        })?;
+        let text =
+            crate::regular_file::read_to_string(path).map_err(|source| RegistryError::Io {
+                path: path.into(),
+                source,
+            })?;
         let file: File = toml::from_str(&text).map_err(|e| RegistryError::Invalid {
             path: path.into(),
             message: e.to_string(),

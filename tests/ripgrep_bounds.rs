@@ -65,3 +65,64 @@ fn rg_past_its_memory_bound_fails_naming_it() {
     assert!(out.status.success(), "{stdout}");
     assert!(stdout.contains("\"line\": 1"), "{stdout}");
 }
+
+/// A sparse 5 GiB file (a line of text, then a hole that reads as NULs) is
+/// binary (search-contract §11.1), and both `rg` peers say so at once and
+/// in bounded memory: `rg --text -- '\x00'` held the whole NUL line, 8–22 s
+/// and 3.86 GB per call, then failed at its memory bound (`command_failed`).
+/// Here under a 256 MiB bound, with the answer `portable` gives.
+#[cfg(unix)]
+#[test]
+fn a_sparse_file_is_binary_at_once_in_bounded_memory() {
+    if !have_rg("sparse file") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let sparse = dir.path().join("sparse.bin");
+    std::fs::write(&sparse, "needle\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&sparse)
+        .unwrap()
+        .set_len(5 << 30)
+        .unwrap();
+    std::fs::write(dir.path().join("a.txt"), "needle\n").unwrap();
+    let input = |root: &std::path::Path| {
+        serde_json::json!({
+            "pattern": "needle", "root": root, "fixedStrings": false, "ignoreCase": false,
+            "smartCase": false, "globs": [], "beforeContext": 0, "afterContext": 0,
+            "filesWithMatches": false, "hidden": false, "noIgnore": false, "symbols": false,
+            "limit": 100
+        })
+        .to_string()
+    };
+    let call = |peer: &str, root: &std::path::Path| {
+        let started = std::time::Instant::now();
+        let out = Command::new(LAWSUITE)
+            .args(["call", "--peer", peer, "grep", &input(root)])
+            .current_dir(dir.path())
+            .env("LAWSUITE_RG_MEMORY_MB", "256")
+            .output()
+            .unwrap();
+        let took = started.elapsed();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            took < std::time::Duration::from_secs(10),
+            "{peer} took {took:?}: {stdout}"
+        );
+        (out.status.code(), stdout)
+    };
+    let (code, expected) = call("portable", dir.path());
+    assert_eq!(code, Some(0), "{expected}");
+    assert!(expected.contains("\"skippedBinary\": 1"), "{expected}");
+    let (_, refused) = call("portable", &sparse);
+    assert!(refused.contains("binary_file"), "{refused}");
+    for peer in ["ripgrep", "ripgrep-walk"] {
+        let (code, answer) = call(peer, dir.path());
+        assert_eq!(code, Some(0), "{peer}: {answer}");
+        assert_eq!(answer, expected, "{peer}");
+        let (code, answer) = call(peer, &sparse);
+        assert_eq!(code, Some(1), "{peer}: {answer}");
+        assert_eq!(answer, refused, "{peer}");
+    }
+}

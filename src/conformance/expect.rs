@@ -81,7 +81,7 @@ impl Expectations {
     pub fn load_dir(&mut self, dir: &Path) {
         for file in toml_files(dir) {
             let source = file.display().to_string();
-            let parsed = std::fs::read_to_string(&file)
+            let parsed = crate::regular_file::read_to_string(&file)
                 .map_err(|e| format!("cannot be read ({e})"))
                 .and_then(|text| toml::from_str::<PeerTable>(&text).map_err(|e| e.to_string()));
             match parsed {

@@ -188,7 +188,7 @@ impl Survey {
             let file = &walked.candidates[order[i]];
             // An unreadable file or a binary one gives no words.
             let mut head = Vec::new();
-            let read = std::fs::File::open(&file.fs_path)
+            let read = crate::regular_file::open(&file.fs_path)
                 .and_then(|f| f.take(SAMPLE_BYTES).read_to_end(&mut head));
             if read.is_ok() && memchr::memchr(0, &head).is_none() {
                 words.extend(tokens(&head));

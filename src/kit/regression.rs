@@ -159,10 +159,11 @@ impl fmt::Display for Mismatch {
 impl Regression {
     /// Load a regression file.
     pub fn load(path: &Path) -> Result<Regression, RegressionError> {
-        let text = fs::read_to_string(path).map_err(|source| RegressionError::Io {
-            path: path.into(),
-            source,
-        })?;
+        let text =
+            crate::regular_file::read_to_string(path).map_err(|source| RegressionError::Io {
+                path: path.into(),
+                source,
+            })?;
         Regression::parse(&text, path)
     }
 
@@ -273,7 +274,8 @@ impl Regression {
                 Ok(()) => return Ok(file),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                     let same = fs::symlink_metadata(&file).is_ok_and(|m| m.is_file())
-                        && fs::read(&file).is_ok_and(|existing| existing == text.as_bytes());
+                        && crate::regular_file::read(&file)
+                            .is_ok_and(|existing| existing == text.as_bytes());
                     if same {
                         return Ok(file);
                     }

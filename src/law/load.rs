@@ -66,7 +66,8 @@ pub fn load_dir(dir: &Path) -> (Vec<LoadedLaw>, Vec<LawError>) {
             .unwrap_or(&file)
             .to_string_lossy()
             .replace('\\', "/");
-        let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot be read ({e})"));
+        let text =
+            crate::regular_file::read_to_string(&file).map_err(|e| format!("cannot be read ({e})"));
         (file, rel, text)
     });
     load_texts(texts)

@@ -631,16 +631,24 @@ impl ExternalPeer {
         if let Some(stopped) = &state.stopped {
             return Err(stopped.clone());
         }
-        if STOPPING.load(std::sync::atomic::Ordering::Relaxed) {
-            let message = "the run is stopping: no peer is started again".to_string();
-            return Err(self.fault(FaultKind::Crash, method::INITIALIZE, message));
-        }
         if let Some(at) = state.restart_at.take() {
             std::thread::sleep(at.saturating_duration_since(Instant::now()));
+        }
+        // The check, the spawn and the registration under one lock, which
+        // `stop_all_peers` takes to set `STOPPING`: a peer started while an
+        // interrupted command exits is then either known to it (and ended)
+        // or never started, not orphaned.
+        #[cfg(unix)]
+        let mut groups = live_groups();
+        if STOPPING.load(std::sync::atomic::Ordering::SeqCst) {
+            let message = "the run is stopping: no peer is started again".to_string();
+            return Err(self.fault(FaultKind::Crash, method::INITIALIZE, message));
         }
         let process = match Process::spawn(&self.config, &self.runtime) {
             Ok(p) => p,
             Err(message) => {
+                #[cfg(unix)]
+                drop(groups);
                 let fault = self.fault(FaultKind::Crash, method::INITIALIZE, message);
                 return Err(self.record(state, fault));
             }
@@ -648,8 +656,10 @@ impl ExternalPeer {
         if let Some(pid) = process.pid {
             state.spawned.push(pid);
             #[cfg(unix)]
-            live_groups().insert(pid);
+            groups.insert(pid);
         }
+        #[cfg(unix)]
+        drop(groups);
         state.process = Some(process);
         let params =
             serde_json::to_value(InitializeParams { protocol: PROTOCOL }).unwrap_or(Value::Null);

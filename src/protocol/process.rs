@@ -300,6 +300,10 @@ async fn read_or_exit(
 #[cfg(unix)]
 pub(super) const GROUP_GRACE: Duration = Duration::from_millis(500);
 
+/// How many times a `kill` helper that died of a signal is run again.
+#[cfg(unix)]
+const KILL_ATTEMPTS: u32 = 3;
+
 /// Ends every process left in the process group `pgid` (the peer's
 /// grandchildren; the peer itself is already reaped): SIGTERM, then
 /// SIGKILL to what is still there after [`GROUP_GRACE`].
@@ -311,13 +315,28 @@ pub(super) const GROUP_GRACE: Duration = Duration::from_millis(500);
 pub(super) fn end_group(pgid: u32, grace: Duration) {
     let group = format!("-{pgid}");
     let signal = |sig: &str| {
-        std::process::Command::new("kill")
-            .args([sig, "--", &group])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
+        use std::os::unix::process::CommandExt;
+        use std::os::unix::process::ExitStatusExt;
+        // `timeout` sends its SIGTERM to the harness's whole group as well
+        // as to the harness, and a `kill` started in between died of it (1
+        // in 10 interrupted commands left their peer running): the helper
+        // runs in a group of its own, and one that was killed before it
+        // got there is run again (the group signal comes once).
+        for _ in 0..KILL_ATTEMPTS {
+            let status = std::process::Command::new("kill")
+                .process_group(0)
+                .args([sig, "--", &group])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+            match status {
+                Ok(status) if status.signal().is_some() => continue,
+                Ok(status) => return status.success(),
+                Err(_) => return false,
+            }
+        }
+        false
     };
     if !signal("-0") {
         return;
@@ -355,10 +374,15 @@ pub(super) fn live_groups() -> MutexGuard<'static, std::collections::BTreeSet<u3
 /// [`ExternalPeer`](super::ExternalPeer)s (or by the exit).
 /// Returns how many groups were ended.
 pub fn stop_all_peers(grace: Duration) -> usize {
-    STOPPING.store(true, std::sync::atomic::Ordering::Relaxed);
     #[cfg(unix)]
     {
-        let groups: Vec<u32> = live_groups().iter().copied().collect();
+        // Set under the lock a starting peer holds (`ensure_running`), so
+        // no group is started after the list is taken.
+        let groups: Vec<u32> = {
+            let live = live_groups();
+            STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
+            live.iter().copied().collect()
+        };
         for &pgid in &groups {
             end_group(pgid, grace);
         }
@@ -366,6 +390,7 @@ pub fn stop_all_peers(grace: Duration) -> usize {
     }
     #[cfg(not(unix))]
     {
+        STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
         let _ = grace;
         0
     }

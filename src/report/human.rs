@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::{RunInfo, compact};
+use super::{RunInfo, compact, escaped};
 use crate::conformance::{Outcome, Report, Summary, Verdict};
 use crate::kit::report::{json_diff, visible};
 
@@ -19,14 +19,14 @@ pub fn human_report(report: &Report, color: bool) -> String {
 /// many more there are.
 fn report_with(report: &Report, color: bool, cases: usize) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}", report.summary);
+    let _ = writeln!(out, "{}", escaped(&report.summary, "  "));
     for case in report.cases.iter().take(cases) {
-        let _ = writeln!(out, "\n  {}", case.title);
+        let _ = writeln!(out, "\n  {}", escaped(&case.title, "    "));
         if let Some(spec) = &case.spec {
-            let _ = writeln!(out, "  spec: {spec}");
+            let _ = writeln!(out, "  spec: {}", escaped(spec, "    "));
         }
         if let Some(decision) = &case.decision {
-            let _ = writeln!(out, "  why: {decision}");
+            let _ = writeln!(out, "  why: {}", escaped(decision, "    "));
         }
         if !case.tree.is_empty() {
             let _ = writeln!(out, "  tree:");
@@ -39,14 +39,14 @@ fn report_with(report: &Report, color: bool, cases: usize) -> String {
                 );
             }
             if let Some(note) = &case.tree_note {
-                let _ = writeln!(out, "    … {note}");
+                let _ = writeln!(out, "    … {}", escaped(note, "      "));
             }
         } else if let Some(note) = &case.tree_note {
-            let _ = writeln!(out, "  tree: {note}");
+            let _ = writeln!(out, "  tree: {}", escaped(note, "    "));
         }
         let _ = writeln!(out, "  call: {}", visible(&compact(&case.call)));
         for problem in &case.problems {
-            let _ = writeln!(out, "  {problem}");
+            let _ = writeln!(out, "  {}", escaped(problem, "    "));
         }
         if case.expected != case.actual {
             let _ = writeln!(out, "  - expected, + actual:");
@@ -62,10 +62,10 @@ fn report_with(report: &Report, color: bool, cases: usize) -> String {
             }
         }
         if let Some(replay) = &case.replay {
-            let _ = writeln!(out, "  replay: {replay}");
+            let _ = writeln!(out, "  replay: {}", escaped(replay, "    "));
         }
         if let Some(recorded) = &case.recorded {
-            let _ = writeln!(out, "  {recorded}");
+            let _ = writeln!(out, "  {}", escaped(recorded, "    "));
         }
     }
     if report.cases.len() > cases {
@@ -82,12 +82,14 @@ fn report_with(report: &Report, color: bool, cases: usize) -> String {
             health.faults
         );
         for fault in &health.recent {
-            for (i, line) in fault.lines().enumerate() {
-                let _ = writeln!(out, "  {} {line}", if i == 0 { "-" } else { " " });
-            }
+            let _ = writeln!(out, "  - {}", escaped(fault, "    "));
         }
         if let Some(stopped) = &health.stopped {
-            let _ = writeln!(out, "  the harness stopped restarting it: {stopped}");
+            let _ = writeln!(
+                out,
+                "  the harness stopped restarting it: {}",
+                escaped(stopped, "    ")
+            );
         }
     }
     out
@@ -106,8 +108,10 @@ pub fn human_outcome(outcome: &Outcome, color: bool) -> Option<String> {
             head("UNEXPECTED PASS"),
             outcome.item,
             outcome.peer.as_deref().unwrap_or("the peer"),
+            source = escaped(&source.to_string(), "  "),
+            reason = escaped(reason, "  "),
         )),
-        Verdict::Broken { why } => Some(format!("{}\n{why}\n", head("BROKEN"))),
+        Verdict::Broken { why } => Some(format!("{}\n  {}\n", head("BROKEN"), escaped(why, "  "))),
         _ => None,
     }
 }
@@ -232,7 +236,7 @@ pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
         let _ = writeln!(
             out,
             "PEER STOPPED: the harness gave up restarting {peer} during {at}: {}; its later trials count as broken",
-            why.lines().next().unwrap_or(why)
+            escaped(why.lines().next().unwrap_or(why), "  ")
         );
     }
     let total = summary.total();

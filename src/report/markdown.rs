@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::RunInfo;
+use super::{RunInfo, escaped};
 use crate::conformance::{Outcome, Summary};
 
 /// A Markdown summary (for a CI job summary): a table row per peer with
@@ -28,8 +28,14 @@ pub fn markdown(
     for (peer, c) in &summary.by_peer {
         let _ = writeln!(
             out,
-            "| {peer} | {} | {} | {} | {} | {} | {} |",
-            c.pass, c.fail, c.expected_failure, c.unexpected_pass, c.broken, c.skipped
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            escaped(peer, " ").replace('|', "\\|"),
+            c.pass,
+            c.fail,
+            c.expected_failure,
+            c.unexpected_pass,
+            c.broken,
+            c.skipped
         );
     }
     if let Some(c) = summary.by_kind.get("check") {
@@ -66,7 +72,7 @@ pub fn markdown(
         let _ = writeln!(
             out,
             "\n**{peer} stopped** during `{at}`: {}",
-            why.lines().next().unwrap_or(why)
+            escaped(why.lines().next().unwrap_or(why), " ")
         );
     }
     let failures: Vec<&Outcome> = outcomes.iter().filter(|o| o.verdict.is_failure()).collect();

@@ -31,6 +31,42 @@ pub use human::{Shown, human_outcome, human_report, human_summary};
 pub use json::{json, jsonl_line};
 pub use junit::junit;
 pub use markdown::markdown;
+
+/// The one escaping of text that may come from a peer (its name and
+/// version, its messages and stderr, its answers) for every human and
+/// Markdown writer: [`visible`](crate::kit::report::visible) writes control
+/// characters (ESC, BEL, CR and the rest, tabs and line ends aside) and
+/// look-alikes as `\u{…}`, so a peer cannot colour, retitle or clear the
+/// terminal; every line after the first is indented by `indent`, so the
+/// caller's prefix starts each of them; and a line that would begin with
+/// `::`, which a GitHub runner reads as a workflow command
+/// (`::add-mask::`, `::error::`) even after leading spaces, has its first
+/// `:` escaped.
+///
+/// ```
+/// use lawsuite::report::escaped;
+/// assert_eq!(escaped("ok\x1b[31m\x07", "  "), r"ok\u{001B}[31m\u{0007}");
+/// assert_eq!(escaped("a\r\n::add-mask::x", "  "), "a\\u{000D}\n  \\u{003A}:add-mask::x");
+/// ```
+pub fn escaped(text: &str, indent: &str) -> String {
+    let shown = crate::kit::report::visible(text);
+    let mut out = String::with_capacity(shown.len());
+    for (i, line) in shown.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+            out.push_str(indent);
+        }
+        let body = line.trim_start();
+        if body.starts_with("::") {
+            out.push_str(&line[..line.len() - body.len()]);
+            out.push_str("\\u{003A}");
+            out.push_str(&body[1..]);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
 use results::{Closing, summary_line};
 
 /// A report format.

@@ -4,7 +4,7 @@
 //! The single most important design fact (native-peer §0): `rg` does not
 //! walk. The shared [`crate::portable::walk`] decides the candidates and
 //! `rg` gets them as explicit paths; it only searches their contents,
-//! reports which hold a NUL byte, and echoes the list for `glob`. The answer
+//! and echoes the list for `glob`. The answer
 //! is then reconciled to the contract (maxCount demotion, grouping, counts).
 //!
 //! One departure from native-peer §2.3: the NUL detector runs *before* the
@@ -12,6 +12,12 @@
 //! named on its command line to the end, so a large executable's rows
 //! overflowed the 64 MiB capture cap before they could be dropped as
 //! binary (`laws/grep/binary-large.toml`); the answers are otherwise the same.
+//!
+//! And one from native-peer §2.2: the NUL detector is not `rg` but a
+//! streaming scan ([`nul`]) that lists the same files. `rg` must hold a
+//! whole line before it reports a match in it, and a sparse 5 GiB file (one
+//! line of NULs) took it 8–22 s and 3.86 GB per call, then failed the call
+//! at its memory bound; the scan stops at the file's first NUL.
 //!
 //! [`walk_peer`] holds the sibling peer, `ripgrep-walk`, which lets `rg`
 //! walk so that the shared walk itself is checked.
@@ -22,6 +28,7 @@
 //! to install one.
 
 pub mod json;
+mod nul;
 pub mod process;
 pub mod walk_peer;
 
@@ -238,11 +245,14 @@ impl Search for Ripgrep {
         // before step 2.6.1 could drop them. native-peer §2.3 runs the two
         // invocations concurrently; the answer is the same either way, as
         // rows of binary files are never kept.
-        let binary_args = binary_args(input.no_ignore, input.hidden);
-        let binary = run_batched(&self.program, cwd, &binary_args, &t.targets, deadline)?;
-        rejected(&binary)?;
-        let binary_set: HashSet<String> =
-            nul_paths(&binary).map(|p| output_path(&t.cwd, p)).collect();
+        // The binary set by [`nul::has_nul`], not `rg`: the same set, in
+        // bounded memory (a sparse file took `rg` to its memory bound).
+        let binary_set: HashSet<String> = t
+            .targets
+            .iter()
+            .filter(|p| nul::has_nul(&cwd.join(p)))
+            .map(|p| output_path(&t.cwd, p))
+            .collect();
         if t.explicit_file && !binary_set.is_empty() {
             return Err(StdError::binary_root(&input.root));
         }
@@ -325,22 +335,6 @@ pub(crate) fn grep_answer(
         );
     }
     Ok(out)
-}
-
-/// The binary-detection invocation's arguments (native-peer §2.2), up to
-/// and including the `\x00` pattern; targets follow.
-pub(crate) fn binary_args(no_ignore: bool, hidden: bool) -> Vec<&'static str> {
-    let mut args = vec!["--files-with-matches", "--text", "--null"];
-    args.extend(HOST_INDEPENDENCE);
-    if no_ignore {
-        args.push("--no-ignore");
-    }
-    args.extend(["--no-messages", "--sort", "path"]);
-    if hidden {
-        args.push("--hidden");
-    }
-    args.extend(["--", "\\x00"]);
-    args
 }
 
 /// The `glob` listing's arguments (native-peer §3), ending with `--`.

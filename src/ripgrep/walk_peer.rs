@@ -97,10 +97,11 @@ use std::path::{Path, PathBuf};
 use std::thread::ScopedJoinHandle;
 use std::time::{Duration, Instant};
 
+use super::nul::has_nul;
 use super::process::{Output, run_batched};
 use super::{
-    Ripgrep, binary_args, files_args, glob_answer, grep_answer, json, nul_paths, output_path,
-    search_args, split_file_root,
+    Ripgrep, files_args, glob_answer, grep_answer, json, nul_paths, output_path, search_args,
+    split_file_root,
 };
 use crate::contract::skip::SKIP_LIST;
 use crate::contract::{
@@ -349,39 +350,29 @@ impl Search for RipgrepWalk {
         let code = ErrorCode::RequestFailed;
         let search_args = search_args(input);
         let search_args = walk.with_globs(search_args.iter().map(String::as_str).collect(), true);
-        let binary_args = walk.with_globs(binary_args(input.no_ignore, input.hidden), true);
-        // A file root is checked for a NUL before it is searched: `rg` given
-        // a file by name searches all of it, and a large binary's rows
-        // overflowed the capture cap before §11.1 could refuse the root.
-        // Files `rg` finds by walking are safe: it stops at their first NUL.
-        let checked = if walk.explicit_file {
-            Some(walk.run(&binary_args, code)?)
-        } else {
-            None
-        };
-        if checked
-            .as_ref()
-            .is_some_and(|b| nul_paths(b).next().is_some())
-        {
+        // The binary set by `has_nul` over the candidates `rg`'s walk
+        // chose, not by `rg --text -- '\x00'`: the same set (module doc of
+        // `nul`), in bounded memory; a sparse file took `rg` to its memory
+        // bound. A file root is checked before it is searched: `rg` given a
+        // file by name searches all of it, and a large binary's rows
+        // overflowed the capture cap before §11.1 could refuse the root
+        // (`rg` names an explicit file whatever the globs, so the root alone
+        // is checked). Files `rg` finds by walking are safe to search: it
+        // stops at their first NUL.
+        let cwd = walk.cwd_path();
+        if walk.explicit_file && walk.target.iter().any(|t| has_nul(&cwd.join(t))) {
             return Err(StdError::binary_root(&input.root));
         }
-        let (listings, search, binary) = std::thread::scope(|s| {
+        let (listings, search) = std::thread::scope(|s| {
             let search = s.spawn(|| walk.run(&search_args, code));
-            let binary = checked
-                .is_none()
-                .then(|| s.spawn(|| walk.run(&binary_args, code)));
             let listings = walk.listings(code);
-            (listings, joined(search), binary.map(joined))
+            (listings, joined(search))
         });
         let (listings, search) = (listings?, search?);
-        let binary = match binary {
-            Some(binary) => binary?,
-            None => checked.unwrap_or_default(),
-        };
         let candidates = &listings.candidates;
-        let binary_set: HashSet<String> = nul_paths(&binary)
-            .map(relative)
-            .filter(|p| candidates.contains(*p))
+        let binary_set: HashSet<String> = candidates
+            .iter()
+            .filter(|p| has_nul(&cwd.join(p)))
             .map(|p| output_path(&walk.cwd, p))
             .collect();
         if walk.explicit_file && !binary_set.is_empty() {

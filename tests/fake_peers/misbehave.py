@@ -11,6 +11,11 @@ unless MODE says otherwise:
 
   ok            behave
   hang          never answer glob
+  hostile       carry ESC, BEL, CR and `::` workflow commands in its name,
+                version, stderr, error messages and answers (every glob
+                answers one such path, every grep a JSON-RPC error)
+  stuck         answer the handshake, then never answer anything (grep,
+                glob, shutdown): a peer every command must stop on its own
   crash         write to stderr, then exit 3 on glob
   garbage       print a non-JSON line for glob
   wrong-id      answer glob with another id
@@ -45,6 +50,10 @@ import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
 SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+# What a terminal or a GitHub runner would act on: colour, bell, a carriage
+# return over the line, a title change, and workflow commands on a line of
+# their own.
+HOSTILE = "\x1b[31mred\x07\rover\x1b]0;title\x07\n::add-mask::FAIL\n  ::error::owned"
 EMPTY_GLOB = {"paths": [], "total": 0, "truncated": False}
 EMPTY_GREP = {"matches": [], "files": [], "filesSearched": 0, "skippedBinary": 0,
               "truncated": False}
@@ -96,11 +105,30 @@ def main():
                     "data": {"min": 2, "max": 3}}})
                 continue
             methods = ["grep", "glob"]
+            if MODE == "hostile":
+                sys.stderr.write(HOSTILE + "\n")
+                sys.stderr.flush()
+                send({"jsonrpc": "2.0", "id": rid, "result": {
+                    "protocol": 1, "peer": {"name": "fake" + HOSTILE, "version": HOSTILE},
+                    "capabilities": {"methods": methods, "ground": "shared"}}})
+                continue
             if MODE == "unknown-method":
                 methods.append("frobnicate")
             send({"jsonrpc": "2.0", "id": rid, "result": {
                 "protocol": 1, "peer": {"name": f"fake-{MODE}", "version": "0"},
                 "capabilities": {"methods": methods, "ground": "shared"}}})
+        elif MODE == "hostile" and method in ("grep", "glob"):
+            sys.stderr.write(HOSTILE + "\n")
+            sys.stderr.flush()
+            if method == "glob":
+                send({"jsonrpc": "2.0", "id": rid, "result": {
+                    "paths": [HOSTILE], "total": 1, "truncated": False}})
+            else:
+                send({"jsonrpc": "2.0", "id": rid, "error": {
+                    "code": -32603, "message": HOSTILE}})
+        elif MODE == "stuck":
+            say(f"not answering {method}")
+            forever()
         elif method == "shutdown":
             send({"jsonrpc": "2.0", "id": rid, "result": None})
             return

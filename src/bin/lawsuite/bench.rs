@@ -93,7 +93,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
             bail!("--query picks built-in query kinds; it cannot be combined with --calls")
         }
         Some(file) => Some(
-            std::fs::read_to_string(file)
+            lawsuite::regular_file::read_to_string(file)
                 .with_context(|| format!("could not read the calls file {}", file.display()))?,
         ),
         None => {

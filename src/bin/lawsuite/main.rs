@@ -495,13 +495,16 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
 mod bench;
 mod differ;
 mod init;
+mod interrupt;
 mod peers;
 mod project_args;
 mod run;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match dispatch(cli) {
+    let result = dispatch(cli);
+    interrupt::yield_to_exit();
+    match result {
         Ok(code) => code,
         // A reader that went away (`lawsuite plan | head`) is not an error.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
@@ -520,6 +523,12 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    // Before anything is started: an interrupt then ends the command's
+    // peers and removes its temporary trees (the default action orphaned
+    // the one and left the other).
+    if starts_peers_or_trees(&cli.command) {
+        interrupt::listen();
+    }
     match cli.command {
         Command::Check {
             kind,
@@ -591,6 +600,28 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
         }
+    }
+}
+
+/// Whether `command` may start a peer process or write a temporary tree.
+/// `serve` is a peer itself (its parent ends it); `plan --materialize` and
+/// `init` write into a directory the user named, which stays theirs.
+fn starts_peers_or_trees(command: &Command) -> bool {
+    match command {
+        Command::Run(_)
+        | Command::Bench(_)
+        | Command::Differ(_)
+        | Command::Shrink(_)
+        | Command::Record { .. }
+        | Command::Peers(_)
+        | Command::Call { .. } => true,
+        Command::Check { .. }
+        | Command::Plan { .. }
+        | Command::Init { .. }
+        | Command::Docs { .. }
+        | Command::Merge(_)
+        | Command::Report { .. }
+        | Command::Serve(_) => false,
     }
 }
 

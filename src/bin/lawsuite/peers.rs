@@ -38,6 +38,22 @@ pub fn peers(args: &crate::project_args::ProjectArgs, json: bool) -> anyhow::Res
     if json {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&rows)?)?;
     } else {
+        // A peer's name, version, messages and stderr reach the terminal
+        // and the CI log only escaped, each detail line behind the indent.
+        let rows: Vec<Row> = rows
+            .iter()
+            .map(|r| Row {
+                name: lawsuite::report::escaped(&r.name, ""),
+                version: lawsuite::report::escaped(&r.version, ""),
+                kind: r.kind,
+                status: lawsuite::report::escaped(&r.status, "    "),
+                ok: r.ok,
+                detail: r
+                    .detail
+                    .as_deref()
+                    .map(|d| lawsuite::report::escaped(d, "")),
+            })
+            .collect();
         let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(4).max(4);
         let vwidth = rows
             .iter()

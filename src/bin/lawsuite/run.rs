@@ -6,7 +6,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, anyhow, bail};
 use lawsuite::conformance::config::Config;
@@ -25,6 +25,7 @@ use lawsuite::report::results::{Accept, Closing, Results};
 use lawsuite::report::{self as format, Format, PeerInfo, RunInfo, render};
 use lawsuite::suite::PLAN_ROOT;
 
+use crate::interrupt;
 use crate::project_args::{ProjectArgs, program};
 use crate::{CaseArgs, RunArgs};
 
@@ -192,8 +193,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let outcomes = execute(&engine, &trials, &args, &info, started)?;
     // Shut external peers down before deciding the exit status.
     drop(engine);
-    if interrupts().load(std::sync::atomic::Ordering::Relaxed) {
-        return Ok(ExitCode::from(130));
+    if interrupt::was_interrupted() {
+        return Ok(ExitCode::from(interrupt::EXIT_CODE));
     }
     let failed = outcomes.iter().any(|o| o.verdict.is_failure());
     // Rewriting the lists fixes the next run, not this one: this run still
@@ -267,7 +268,7 @@ fn execute(
         jobs: args.jobs,
         fail_fast: args.fail_fast,
     };
-    let cancel = interrupts();
+    let cancel = interrupt::during_trials();
     let outcomes = engine.run_until(trials, options, cancel, |event| {
         let result = (|| -> std::io::Result<()> {
             match event {
@@ -304,7 +305,7 @@ fn execute(
                     }
                     eprintln!(
                         "\nPEER STOPPED: the harness gave up restarting {peer} during {at}:\n  {}\n  its later trials are not run and count as broken.\n",
-                        why.lines().collect::<Vec<_>>().join("\n  ")
+                        format::escaped(why, "  ")
                     );
                     if args.format == Format::Jsonl {
                         let line = serde_json::json!({"peer": peer, "at": at, "why": why});
@@ -318,7 +319,7 @@ fn execute(
             write_error.get_or_insert(e);
         }
     });
-    RUN_DONE.store(true, std::sync::atomic::Ordering::Relaxed);
+    interrupt::trials_done();
     if terminal {
         eprintln!("\r\x1b[2K{}", progress(&done, &totals, failures));
     }
@@ -371,109 +372,6 @@ fn execute(
     Ok(outcomes)
 }
 
-/// How long the running trials get to finish after the first interrupt:
-/// the default per-call timeout, so an honest peer's call in flight ends,
-/// and a stuck one does not hold the run for minutes (it waited 445 s).
-/// `LAWSUITE_INTERRUPT_GRACE_SECS` sets another.
-const INTERRUPT_GRACE: Duration = lawsuite::protocol::client::DEFAULT_TIMEOUT;
-
-/// How long the trials get to end once their peers are stopped, before
-/// the run exits without them.
-const AFTER_STOP: Duration = Duration::from_secs(3);
-
-/// Set when the engine has returned: from then on the run ends by itself
-/// (reports written, peers shut down), and an expired grace must not cut
-/// it short.
-static RUN_DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// A flag set by the first SIGINT or SIGTERM, so a run stops handing out
-/// trials and ends as usual: the running trials finish, their temporary
-/// trees are removed, and external peers are shut down when the engine is
-/// dropped (a peer runs in its own process group, so the terminal's
-/// SIGINT does not reach it).
-///
-/// The wait is bounded: trials still running after [`INTERRUPT_GRACE`]
-/// have their peers (and the peers' process groups) ended, and after
-/// [`AFTER_STOP`] more the run removes every tree left and exits 130. A
-/// second signal does that at once: nothing is left behind either way.
-fn interrupts() -> &'static std::sync::atomic::AtomicBool {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    static CANCEL: AtomicBool = AtomicBool::new(false);
-    static LISTENING: std::sync::Once = std::sync::Once::new();
-    LISTENING.call_once(|| {
-        // A value it cannot take stopped the run's configuration already.
-        let grace = lawsuite::environment::interrupt_grace()
-            .ok()
-            .flatten()
-            .unwrap_or(INTERRUPT_GRACE);
-        let spawned = std::thread::Builder::new()
-            .name("signals".into())
-            .spawn(move || {
-                let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build() else {
-                    return;
-                };
-                runtime.block_on(async {
-                    use tokio::signal::unix::{SignalKind, signal};
-                    let (Ok(mut int), Ok(mut term)) =
-                        (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
-                    else {
-                        return;
-                    };
-                    tokio::select! {
-                        _ = int.recv() => {}
-                        _ = term.recv() => {}
-                    }
-                    eprintln!(
-                        "\ninterrupted: finishing the running trials (at most {:.0} s), then removing their trees and stopping the peers (again to exit at once)",
-                        grace.as_secs_f64()
-                    );
-                    CANCEL.store(true, Ordering::Relaxed);
-                    let again = tokio::select! {
-                        _ = int.recv() => true,
-                        _ = term.recv() => true,
-                        _ = tokio::time::sleep(grace) => false,
-                    };
-                    if again {
-                        eprintln!("interrupted again: stopping the peers, removing the trees, exiting now");
-                        exit_now(Duration::ZERO);
-                    }
-                    if RUN_DONE.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    eprintln!(
-                        "trials still running after {:.0} s: stopping their peers",
-                        grace.as_secs_f64()
-                    );
-                    lawsuite::protocol::client::stop_all_peers(Duration::from_millis(500));
-                    tokio::select! {
-                        _ = int.recv() => {}
-                        _ = term.recv() => {}
-                        _ = tokio::time::sleep(AFTER_STOP) => {}
-                    }
-                    if RUN_DONE.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    eprintln!("trials still running: removing their trees, exiting now");
-                    exit_now(Duration::ZERO);
-                });
-            });
-        if let Err(e) = spawned {
-            eprintln!("warning: cannot listen for interrupts ({e}); an interrupted run may leave temporary trees");
-        }
-    });
-    &CANCEL
-}
-
-/// End every peer's process group (SIGKILL after `grace`), remove every
-/// temporary tree still there, and exit 130: the threads still running
-/// trials will not run their drops.
-fn exit_now(grace: Duration) -> ! {
-    let peers = lawsuite::protocol::client::stop_all_peers(grace);
-    let trees = lawsuite::kit::materialize::remove_live_trees();
-    eprintln!("stopped {peers} peer process group(s) and removed {trees} temporary tree(s)");
-    std::process::exit(130);
-}
-
 /// `lawsuite merge` and `lawsuite report`: inputs that are not whole are
 /// refused, or with `--allow-incomplete` merged under a loud warning.
 pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
@@ -493,8 +391,8 @@ pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
     };
     let mut parts = Vec::new();
     for file in &args.files {
-        let text =
-            std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+        let text = lawsuite::regular_file::read_to_string(file)
+            .with_context(|| format!("reading {}", file.display()))?;
         parts.push(
             Results::read_jsonl(&text, &file.display().to_string(), accept).map_err(refused)?,
         );
@@ -760,7 +658,8 @@ fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<Strin
     }
     let mut removed = 0;
     for file in lawsuite::conformance::expect::toml_files(dir) {
-        let text = std::fs::read_to_string(&file)?;
+        let text = lawsuite::regular_file::read_to_string(&file)
+            .with_context(|| format!("reading {}", file.display()))?;
         let mut table: PeerTable =
             toml::from_str(&text).with_context(|| format!("parsing {}", file.display()))?;
         let before: usize = table.values().map(|t| t.len()).sum();
@@ -774,7 +673,7 @@ fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<Strin
         }
     }
     let recorded_path = dir.join("recorded.toml");
-    let mut recorded: PeerTable = std::fs::read_to_string(&recorded_path)
+    let mut recorded: PeerTable = lawsuite::regular_file::read_to_string(&recorded_path)
         .ok()
         .and_then(|t| toml::from_str(&t).ok())
         .unwrap_or_default();
