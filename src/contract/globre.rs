@@ -126,8 +126,8 @@ fn write_regex(pieces: &[Piece], re: &mut String) {
 
 /// The most heap one automaton of a compiled glob or ignore rule may use:
 /// regex-automata's NFA size limit, 8 MiB. Past it, and for any regex body
-/// longer than [`MAX_REGEX_BODY`], the pieces are matched directly
-/// ([`Matcher::Direct`]): the limit bounds memory, never the answer.
+/// longer than `MAX_REGEX_BODY` (1 MiB), the pieces are matched directly,
+/// position set by position set: the limit bounds memory, never the answer.
 ///
 /// Caller globs rarely come near it: the text brace groups share is
 /// compiled once, a literal costs about 24 bytes of NFA a byte (a 100 KB

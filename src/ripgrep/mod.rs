@@ -14,7 +14,7 @@
 //! binary (`laws/grep/binary-large.toml`); the answers are otherwise the same.
 //!
 //! And one from native-peer §2.2: the NUL detector is not `rg` but a
-//! streaming scan ([`nul`]) that lists the same files. `rg` must hold a
+//! streaming scan (the private `nul` module) that lists the same files. `rg` must hold a
 //! whole line before it reports a match in it, and a sparse 5 GiB file (one
 //! line of NULs) took it 8–22 s and 3.86 GB per call, then failed the call
 //! at its memory bound; the scan stops at the file's first NUL.
