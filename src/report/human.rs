@@ -12,12 +12,19 @@ use crate::kit::report::{json_diff, visible};
 
 /// One failure (or an expected failure's detail) as text.
 pub fn human_report(report: &Report, color: bool) -> String {
-    report_with(report, color, usize::MAX)
+    report_with(report, color, usize::MAX, "")
+}
+
+/// [`human_report`] with at most `cases` of its cases in full, then how
+/// many more there are and `how` to see them (`--max-reports 0 shows
+/// all`).
+pub fn human_report_within(report: &Report, cases: usize, how: &str) -> String {
+    report_with(report, false, cases, how)
 }
 
 /// [`human_report`] with at most `cases` of its cases in full, then how
 /// many more there are.
-fn report_with(report: &Report, color: bool, cases: usize) -> String {
+fn report_with(report: &Report, color: bool, cases: usize, how: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", report.summary);
     for case in report.cases.iter().take(cases) {
@@ -71,7 +78,7 @@ fn report_with(report: &Report, color: bool, cases: usize) -> String {
     if report.cases.len() > cases {
         let _ = writeln!(
             out,
-            "\n  … and {} more divergent calls of this trial not shown in full (--max-reports 0 shows all)",
+            "\n  … and {} more divergent calls of this trial not shown in full ({how})",
             report.cases.len() - cases
         );
     }
@@ -152,7 +159,11 @@ impl Shown {
                 }
                 let cases = report.cases.len().clamp(1, self.left);
                 self.left -= cases;
-                format!("FAIL {}\n{}", outcome.id, report_with(report, color, cases))
+                format!(
+                    "FAIL {}\n{}",
+                    outcome.id,
+                    report_with(report, color, cases, "--max-reports 0 shows all")
+                )
             }
             _ => {
                 let text = human_outcome(outcome, color)?;

@@ -27,7 +27,7 @@ use serde_json::Value;
 
 use crate::conformance::{Outcome, Summary, Verdict};
 pub use html::{HTML_IN_FULL, HTML_LISTED, html};
-pub use human::{Shown, human_outcome, human_report, human_summary};
+pub use human::{Shown, human_outcome, human_report, human_report_within, human_summary};
 pub use json::{json, jsonl_line};
 pub use junit::junit;
 pub use markdown::markdown;
