@@ -71,7 +71,17 @@ impl Engine {
                 .collect();
             let compared = plan.and_then(|plan| {
                 compare_plan(&plan, reference.peer.as_ref(), &subjects)
-                    .map(|ds| (plan, ds))
+                    .map(|mut ds| {
+                        // A one-call plan (`--call N`) numbers its call 0:
+                        // name it as the whole plan does, so the report and
+                        // its replay say `--call N`, not `--call 0`.
+                        if let Some(call) = seed.only_call {
+                            for d in &mut ds {
+                                d.call_index += call;
+                            }
+                        }
+                        (plan, ds)
+                    })
                     .map_err(|e| format!("its tree cannot be written: {e}"))
             });
             for (i, (slot, subject)) in asked.iter().enumerate() {
