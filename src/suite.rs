@@ -118,7 +118,8 @@ impl Shared {
                 state.held_back += 1;
                 Err(format!(
                     "{}\n  (not shown in full: the first {} failing calls are; LAWSUITE_MAX_REPORTS=0 shows every one)",
-                    report.summary, self.max_reports
+                    crate::kit::report::bounded(&report.summary),
+                    self.max_reports
                 )
                 .into())
             }
@@ -572,7 +573,7 @@ fn to_result(outcome: &Outcome) -> Result<(), Failed> {
             outcome.peer.as_deref().unwrap_or("the peer")
         )
         .into()),
-        Verdict::Broken { why } => Err(why.clone().into()),
+        Verdict::Broken { why } => Err(crate::report::human::bounded_lines(why).into()),
     }
 }
 

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use super::{RunInfo, compact};
 use crate::conformance::{Outcome, Report, Summary, Verdict};
-use crate::kit::report::{json_diff, visible};
+use crate::kit::report::{bounded, json_diff, visible};
 
 /// One failure (or an expected failure's detail) as text.
 pub fn human_report(report: &Report, color: bool) -> String {
@@ -26,7 +26,7 @@ pub fn human_report_within(report: &Report, cases: usize, how: &str) -> String {
 /// many more there are.
 fn report_with(report: &Report, color: bool, cases: usize, how: &str) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}", report.summary);
+    let _ = writeln!(out, "{}", bounded(&report.summary));
     for case in report.cases.iter().take(cases) {
         let _ = writeln!(out, "\n  {}", case.title);
         if let Some(spec) = &case.spec {
@@ -41,8 +41,8 @@ fn report_with(report: &Report, color: bool, cases: usize, how: &str) -> String 
                 let _ = writeln!(
                     out,
                     "    {}: {}",
-                    visible(&entry.path),
-                    visible(&entry.describe())
+                    bounded(&visible(&entry.path)),
+                    bounded(&visible(&entry.describe()))
                 );
             }
             if let Some(note) = &case.tree_note {
@@ -51,9 +51,11 @@ fn report_with(report: &Report, color: bool, cases: usize, how: &str) -> String 
         } else if let Some(note) = &case.tree_note {
             let _ = writeln!(out, "  tree: {note}");
         }
-        let _ = writeln!(out, "  call: {}", visible(&compact(&case.call)));
+        let _ = writeln!(out, "  call: {}", bounded(&visible(&compact(&case.call))));
         for problem in &case.problems {
-            let _ = writeln!(out, "  {problem}");
+            for line in problem.lines() {
+                let _ = writeln!(out, "  {}", bounded(line));
+            }
         }
         if case.expected != case.actual {
             let _ = writeln!(out, "  - expected, + actual:");
@@ -65,7 +67,7 @@ fn report_with(report: &Report, color: bool, cases: usize, how: &str) -> String 
                 &case.diff
             };
             for line in diff.lines() {
-                let _ = writeln!(out, "    {line}");
+                let _ = writeln!(out, "    {}", bounded(line));
             }
         }
         if let Some(replay) = &case.replay {
@@ -90,7 +92,8 @@ fn report_with(report: &Report, color: bool, cases: usize, how: &str) -> String 
         );
         for fault in &health.recent {
             for (i, line) in fault.lines().enumerate() {
-                let _ = writeln!(out, "  {} {line}", if i == 0 { "-" } else { " " });
+                let mark = if i == 0 { "-" } else { " " };
+                let _ = writeln!(out, "  {mark} {}", bounded(line));
             }
         }
         if let Some(stopped) = &health.stopped {
@@ -114,7 +117,7 @@ pub fn human_outcome(outcome: &Outcome, color: bool) -> Option<String> {
             outcome.item,
             outcome.peer.as_deref().unwrap_or("the peer"),
         )),
-        Verdict::Broken { why } => Some(format!("{}\n{why}\n", head("BROKEN"))),
+        Verdict::Broken { why } => Some(format!("{}\n{}\n", head("BROKEN"), bounded_lines(why))),
         _ => None,
     }
 }
@@ -255,4 +258,54 @@ pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
         total.failures()
     );
     out
+}
+
+/// Every line of `text` [`bounded`].
+pub(crate) fn bounded_lines(text: &str) -> String {
+    text.lines().map(bounded).collect::<Vec<_>>().join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::Case;
+    use crate::kit::report::LINE_BYTES;
+
+    /// One law failure printed four lines of about 60 KB each (the call,
+    /// the peer's message in its problem and in both sides of the diff):
+    /// each is now its head and tail around the bytes left out.
+    #[test]
+    fn every_long_value_is_printed_head_and_tail() {
+        let pattern = format!("{}é", "a".repeat(60_000));
+        let message = format!("Invalid pattern: {pattern}");
+        let expected = serde_json::json!({"failure": "invalid_pattern"});
+        let actual = serde_json::json!({"failure": "internal", "message": message});
+        let report = Report {
+            summary: "law::grep::x fails".into(),
+            cases: vec![Case {
+                title: "the law".into(),
+                call: serde_json::json!({"method": "grep", "input": {"pattern": pattern, "root": "/r"}}),
+                diff: crate::kit::report::json_diff(&expected, &actual, false),
+                problems: vec![format!("the peer says {message}")],
+                expected,
+                actual,
+                ..Case::default()
+            }],
+            health: None,
+        };
+        let text = human_report(&report, false);
+        let longest = text.lines().map(str::len).max().unwrap_or(0);
+        assert!(longest < LINE_BYTES + 64, "{longest}");
+        assert!(text.contains(" bytes left out] … "), "{text}");
+        assert!(text.lines().any(|l| l.starts_with("  call: ")), "{text}");
+        // The tail is kept: the value's last character is there.
+        assert!(text.lines().any(|l| l.contains("aé")), "{text}");
+        // A value that fits is printed whole.
+        let short = Report {
+            summary: "s".repeat(LINE_BYTES),
+            cases: vec![],
+            health: None,
+        };
+        assert!(human_report(&short, false).contains(&"s".repeat(LINE_BYTES)));
+    }
 }
