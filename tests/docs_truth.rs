@@ -266,3 +266,50 @@ fn every_repository_file_the_documents_point_at_is_there() {
         wrong.join("\n")
     );
 }
+
+/// An installed user has the binary, not this repository: no `--help`
+/// names a file of it (`serve --help` named peers/PROTOCOL.md, `bench
+/// --help` benches/README.md); `lawsuite docs` is how to reach them.
+#[test]
+fn no_help_names_a_repository_path() {
+    let top = Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let top = String::from_utf8_lossy(&top.stdout).into_owned();
+    // The subcommands `--help` lists: the indented words of its
+    // `Commands:` section.
+    let subcommands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(subcommands.len() > 8, "{top}");
+    let repository = [
+        "peers/",
+        "benches/",
+        "adapters/",
+        "fixtures/",
+        "docs/",
+        "templates/",
+    ];
+    for sub in std::iter::once(None).chain(subcommands.iter().map(Some)) {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_lawsuite"));
+        command.args(sub).arg("--help");
+        let help = String::from_utf8_lossy(&command.output().unwrap().stdout).into_owned();
+        for path in repository {
+            // `lawsuite/docs/` is the project's copy `init` writes.
+            let named = help
+                .match_indices(path)
+                .any(|(at, _)| !help[..at].ends_with("lawsuite/"));
+            assert!(
+                !named,
+                "`lawsuite {} --help` names {path}:\n{help}",
+                sub.map_or("", |s| s.as_str())
+            );
+        }
+    }
+}

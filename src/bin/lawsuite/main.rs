@@ -178,8 +178,9 @@ enum Command {
         #[arg(long)]
         dir: Option<std::path::PathBuf>,
     },
-    /// Serve a built-in peer over the peer protocol (peers/PROTOCOL.md) on
-    /// stdin/stdout until `shutdown` or the end of stdin.
+    /// Serve a built-in peer over the peer protocol (`lawsuite docs
+    /// PROTOCOL.md` prints it) on stdin/stdout until `shutdown` or the end
+    /// of stdin.
     ///
     /// Example:
     ///   lawsuite serve --peer portable
@@ -224,7 +225,8 @@ enum Command {
     /// directory: every answer is checked against the first peer's, the
     /// timed ones included, then warm-up and interleaved rounds, and a ratio
     /// table (exit status 1 when a peer disagrees or faults: it is marked
-    /// and never ranked). See benches/README.md.
+    /// and never ranked). Without --query or --calls, the default queries
+    /// cover literals, regexes, notices, symbols and globs with `?`.
     ///
     /// Examples:
     ///   lawsuite bench --peer portable --peer ripgrep

@@ -551,11 +551,12 @@ pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
     match &args.output {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            let files = merged.sources.len();
             eprintln!(
-                "wrote {} ({} trials from {} files)",
+                "wrote {} ({} trials from {files} {})",
                 path.display(),
                 merged.outcomes.len(),
-                merged.sources.len()
+                if files == 1 { "file" } else { "files" }
             );
         }
         None => {
