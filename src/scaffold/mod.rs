@@ -148,10 +148,58 @@ pub fn skeleton(lang: Option<Lang>, name: &str, lawsuite: &Dependency) -> Vec<Fi
     if lang.is_some() {
         files.extend(DOCS.iter().map(|(name, text)| File {
             path: format!("{DOCS_DIR}/{name}"),
-            text: (*text).to_string(),
+            text: for_copy(text),
         }));
     }
     files
+}
+
+/// A document as it is copied out of the repository (into a project's
+/// `lawsuite/docs/`, or by `lawsuite docs --write`): a link to another of
+/// [`DOCS`] points at its copy beside it, and a link to a repository file
+/// the copy does not have (`../laws/grep/context.toml`) becomes its text,
+/// so no link in the copy is dead (the contract's copy had 152).
+///
+/// ```
+/// use lawsuite::scaffold::for_copy;
+/// assert_eq!(
+///     for_copy("see [`grep/context.toml`](../laws/grep/context.toml) and [the contract](../docs/contract.md#s2)"),
+///     "see `grep/context.toml` and [the contract](contract.md#s2)"
+/// );
+/// ```
+pub fn for_copy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("](") {
+        let (before, after) = rest.split_at(at);
+        let Some(end) = after.find(')') else {
+            break;
+        };
+        let target = &after[2..end];
+        let (file, anchor) = target.split_at(target.find('#').unwrap_or(target.len()));
+        let copied = file
+            .strip_prefix("../docs/")
+            .or_else(|| file.strip_prefix("../peers/"))
+            .filter(|name| DOCS.iter().any(|(n, _)| n == name));
+        let label_start = before.rfind('[');
+        match (copied, label_start) {
+            (Some(name), _) => {
+                out.push_str(before);
+                out.push_str(&format!("]({name}{anchor})"));
+            }
+            (None, Some(open)) if file.starts_with("../") => {
+                out.push_str(&before[..open]);
+                out.push_str(&before[open + 1..]);
+            }
+            _ => {
+                out.push_str(before);
+                out.push_str(&after[..end + 1]);
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A crate name from a directory name: letters, digits, `-` and `_`, not
@@ -236,6 +284,37 @@ mod tests {
             std::fs::read_to_string(dir.path().join("peer.py")).unwrap(),
             "mine"
         );
+    }
+
+    /// Every relative link of every document a skeleton copies names a
+    /// file the skeleton writes (152 in the contract's copy did not).
+    #[test]
+    fn no_link_in_the_copied_documents_is_dead() {
+        let files = skeleton(Some(Lang::Node), "x", &Dependency::CratesIo);
+        let paths: std::collections::BTreeSet<&str> =
+            files.iter().map(|f| f.path.as_str()).collect();
+        let mut checked = 0;
+        for f in files.iter().filter(|f| f.path.starts_with(DOCS_DIR)) {
+            let dir = Path::new(&f.path).parent().unwrap_or(Path::new(""));
+            for (at, _) in f.text.match_indices("](") {
+                let target = &f.text[at + 2..];
+                let target = &target[..target.find(')').unwrap_or(target.len())];
+                let file = target.split('#').next().unwrap_or_default();
+                // Code that merely holds `](` (a pattern table) is no link.
+                let code = target.contains([' ', '`', '|', '\n']);
+                if code || file.is_empty() || file.contains("://") || file.starts_with("mailto:") {
+                    continue;
+                }
+                checked += 1;
+                let joined = dir.join(file).to_string_lossy().replace('\\', "/");
+                assert!(
+                    paths.contains(joined.as_str()),
+                    "{}: a link to {target} names nothing the project has",
+                    f.path
+                );
+            }
+        }
+        assert!(checked > 0, "the protocol links to the contract");
     }
 
     #[test]

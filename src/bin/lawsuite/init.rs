@@ -131,7 +131,7 @@ pub fn docs(name: Option<&str>, write: Option<&Path>) -> anyhow::Result<ExitCode
                 .create_new(true)
                 .open(&path)
                 .with_context(|| format!("writing {} (nothing is overwritten)", path.display()))?;
-            file.write_all(text.as_bytes())?;
+            file.write_all(scaffold::for_copy(text).as_bytes())?;
         }
         writeln!(out, "wrote {} documents into {}", DOCS.len(), dir.display())?;
         return Ok(ExitCode::SUCCESS);
