@@ -4,6 +4,10 @@
 //! with no path to find at run time (the way regex-automata embeds its TOML
 //! test corpus). The generated file is a list of `(relative path, text)`
 //! pairs; `src/shipped.rs` includes it.
+//!
+//! It also records where this source is (`LAWSUITE_SOURCE_DIR`), so
+//! `lawsuite init --lang rust` can point a skeleton at it; `init` checks at
+//! run time that the directory still holds lawsuite at the same version.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -11,6 +15,7 @@ use std::path::{Path, PathBuf};
 fn main() {
     let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets it"));
+    println!("cargo:rustc-env=LAWSUITE_SOURCE_DIR={}", root.display());
     let mut code = String::new();
     for (name, dir) in [("LAWS", "laws"), ("EXPECTED", "peers/expected")] {
         let base = root.join(dir);

@@ -57,6 +57,10 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "seconds: how long running trials get to end after Ctrl-C before their peers are stopped (default 10)",
     },
     Variable {
+        name: MAX_REPORTS,
+        meaning: "a number: failing calls a `cargo test` of the suite prints in full, the rest counted (default 20; 0 prints all)",
+    },
+    Variable {
         name: RG,
         meaning: "a path: the rg binary the ripgrep peers run (default rg on PATH)",
     },
@@ -75,6 +79,7 @@ const GROUND: &str = "LAWSUITE_GROUND";
 const RECORD: &str = "LAWSUITE_RECORD";
 const SLOW_SECS: &str = "LAWSUITE_SLOW_SECS";
 const INTERRUPT_GRACE_SECS: &str = "LAWSUITE_INTERRUPT_GRACE_SECS";
+const MAX_REPORTS: &str = "LAWSUITE_MAX_REPORTS";
 const RG: &str = "LAWSUITE_RG";
 const RG_TIMEOUT_MS: &str = "LAWSUITE_RG_TIMEOUT_MS";
 const RG_MEMORY_MB: &str = "LAWSUITE_RG_MEMORY_MB";
@@ -186,6 +191,14 @@ pub fn interrupt_grace() -> Result<Option<Duration>, EnvError> {
     })
 }
 
+/// `LAWSUITE_MAX_REPORTS`: how many failing calls `cargo test` prints in
+/// full (`Some(0)`: all), as `lawsuite run --max-reports` does.
+pub fn max_reports() -> Result<Option<usize>, EnvError> {
+    read(MAX_REPORTS, "a whole number (0 prints all)", |v| {
+        v.parse().ok()
+    })
+}
+
 /// `LAWSUITE_RG`: the `rg` binary to run.
 pub fn rg_program() -> Option<PathBuf> {
     std::env::var_os(RG)
@@ -218,6 +231,7 @@ pub fn problems() -> Vec<EnvError> {
     out.extend(record().err());
     out.extend(slow_period().err());
     out.extend(interrupt_grace().err());
+    out.extend(max_reports().err());
     out.extend(rg_timeout().err());
     out.extend(rg_memory_mb().err());
     out

@@ -430,7 +430,9 @@ mod tests {
     #[test]
     fn the_skeleton_is_a_valid_project_with_the_builtin_reference() {
         let dir = tempfile::tempdir().unwrap();
-        let written = crate::scaffold::write(dir.path(), None).unwrap();
+        let written =
+            crate::scaffold::write(dir.path(), None, &crate::scaffold::Dependency::CratesIo)
+                .unwrap();
         let file = written[0].clone();
         let project = Project::load(&file).unwrap();
         assert!(
@@ -441,7 +443,7 @@ mod tests {
         let registry = project.registry().unwrap();
         assert_eq!(registry.names(), "portable");
         assert!(matches!(
-            crate::scaffold::write(dir.path(), None),
+            crate::scaffold::write(dir.path(), None, &crate::scaffold::Dependency::CratesIo),
             Err(ProjectError::Exists { .. })
         ));
     }

@@ -44,21 +44,128 @@
 //!   generator on its full ground.
 //! * `LAWSUITE_RECORD=1`: a failing seed trial shrinks its first
 //!   divergences and writes them into the project's regression directory.
+//! * `LAWSUITE_MAX_REPORTS=N`: the first N failing calls are printed in
+//!   full (default 20, as `lawsuite run --max-reports`; `0` prints all);
+//!   each later failure is one line, its summary. After libtest's result
+//!   line comes the summary `lawsuite run` ends with: counts by kind and
+//!   peer, and the failing laws by spec section.
 //!
 //! [libtest-mimic]: https://docs.rs/libtest-mimic
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
 use crate::conformance::config::{Config, ConfigError, ListedFailure};
 use crate::conformance::peers::{PeerSet, Unavailable};
-use crate::conformance::{Engine, Outcome, Replay, Subject, Verdict};
+use crate::conformance::{Engine, Outcome, Replay, Subject, Summary, Verdict};
 use crate::peer::{Ground, Search};
 use crate::project::Project;
 use crate::registry::Registry;
-use crate::report::human_report;
+use crate::report::{RunInfo, human_report_within, human_summary};
+
+/// Failing calls printed in full when `LAWSUITE_MAX_REPORTS` is unset:
+/// `lawsuite run --max-reports`'s default (a skeleton's first run printed
+/// 28,803 lines for 346 failures before there was one).
+const MAX_REPORTS: usize = 20;
+
+/// What a suite's trials share while libtest runs them on its threads:
+/// every outcome (for the closing summary) and how many failing calls may
+/// still be printed in full.
+#[derive(Debug)]
+struct Shared {
+    state: Mutex<SharedState>,
+    max_reports: usize,
+}
+
+#[derive(Debug, Default)]
+struct SharedState {
+    outcomes: Vec<Outcome>,
+    left: usize,
+    held_back: usize,
+}
+
+impl Shared {
+    fn new(max_reports: usize) -> Shared {
+        let left = if max_reports == 0 {
+            usize::MAX
+        } else {
+            max_reports
+        };
+        Shared {
+            state: Mutex::new(SharedState {
+                left,
+                ..SharedState::default()
+            }),
+            max_reports,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, SharedState> {
+        // A trial that panicked holding the lock left whole data behind:
+        // the counts are still right.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `outcome` as libtest sees it, kept for the summary: a failure is
+    /// printed in full while the budget lasts, then as its summary line.
+    fn judge(&self, outcome: Outcome) -> Result<(), Failed> {
+        let mut state = self.lock();
+        let result = match &outcome.verdict {
+            Verdict::Fail { report } if state.left == 0 => {
+                state.held_back += 1;
+                Err(format!(
+                    "{}\n  (not shown in full: the first {} failing calls are; LAWSUITE_MAX_REPORTS=0 shows every one)",
+                    crate::kit::report::bounded(&report.summary),
+                    self.max_reports
+                )
+                .into())
+            }
+            Verdict::Fail { report } => {
+                let cases = report.cases.len().clamp(1, state.left);
+                state.left -= cases;
+                Err(human_report_within(report, cases, "LAWSUITE_MAX_REPORTS=0 shows all").into())
+            }
+            _ => to_result(&outcome),
+        };
+        state.outcomes.push(outcome);
+        result
+    }
+
+    /// The summary `lawsuite run` ends with, over the trials that ran.
+    fn summary(&self, engine: &Engine, started: Instant) -> Option<String> {
+        let state = self.lock();
+        if state.outcomes.is_empty() {
+            return None;
+        }
+        let summary = Summary::of(&state.outcomes, started.elapsed(), engine.stopped());
+        let generators: Vec<&str> = engine
+            .items()
+            .iter()
+            .filter_map(|i| match i {
+                crate::conformance::Item::Seed(s) => Some(s.generator.name()),
+                _ => None,
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let info = RunInfo {
+            reference: engine.peers()[0].name.clone(),
+            generator: (!generators.is_empty()).then(|| generators.join(", ")),
+            ..RunInfo::default()
+        };
+        let mut text = format!("lawsuite summary\n{}", human_summary(&info, &summary));
+        if state.held_back > 0 {
+            text.push_str(&format!(
+                "{} failures after the first {} failing calls were printed as one line each; LAWSUITE_MAX_REPORTS=0 prints every one in full\n",
+                state.held_back, self.max_reports
+            ));
+        }
+        Some(text)
+    }
+}
 
 pub use crate::kit::plan::PLAN_ROOT;
 pub use crate::kit::{LAWSUITE_SEEDS, SMTHRS_SEEDS};
@@ -326,10 +433,21 @@ impl Suite {
         self.trials_for(&Arguments::default())
     }
 
+    fn trials_for(&self, args: &Arguments) -> Vec<Trial> {
+        self.trials_sharing(args, &Arc::new(Shared::new(max_reports())))
+            .0
+    }
+
     /// The trials libtest will run for `args`: with `--exact NAME` (how
     /// nextest runs each trial in a process of its own) only that one is
-    /// built, so the process starts no peer it does not use.
-    fn trials_for(&self, args: &Arguments) -> Vec<Trial> {
+    /// built, so the process starts no peer it does not use. Each trial
+    /// reports into `shared`; the engine, when it could be built, is
+    /// returned for the summary.
+    fn trials_sharing(
+        &self,
+        args: &Arguments,
+        shared: &Arc<Shared>,
+    ) -> (Vec<Trial>, Option<Arc<Engine>>) {
         // libtest matches `--exact` against the name or `[kind] name`, and
         // nextest passes the latter: take the id either way.
         let exact = match (&args.filter, args.exact, args.list) {
@@ -340,10 +458,13 @@ impl Suite {
             Ok(engine) => Arc::new(engine),
             Err(problems) => {
                 let message = problems.join("\n");
-                return vec![Trial::test("suite::setup", move || Err(message.into()))];
+                return (
+                    vec![Trial::test("suite::setup", move || Err(message.into()))],
+                    None,
+                );
             }
         };
-        engine
+        let trials = engine
             .trials_where(|id| exact.as_deref().is_none_or(|name| name == id))
             .into_iter()
             .map(|trial| {
@@ -361,13 +482,15 @@ impl Suite {
                 };
                 let ignored = trial.skip.is_some();
                 let engine = engine.clone();
+                let shared = shared.clone();
                 Trial::test(trial.id.clone(), move || {
-                    to_result(&engine.run_trial(&trial))
+                    shared.judge(engine.run_trial(&trial))
                 })
                 .with_kind(kind)
                 .with_ignored_flag(ignored)
             })
-            .collect()
+            .collect();
+        (trials, Some(engine))
     }
 
     /// Every trial's outcome, each run on its own as a libtest trial runs
@@ -409,7 +532,19 @@ impl Suite {
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
             args.test_threads = Some(2 * cores);
         }
-        let conclusion = libtest_mimic::run(&args, self.trials_for(&args));
+        let started = Instant::now();
+        let shared = Arc::new(Shared::new(max_reports()));
+        let (trials, engine) = self.trials_sharing(&args, &shared);
+        let conclusion = libtest_mimic::run(&args, trials);
+        // After libtest's result line, the summary `lawsuite run` ends
+        // with (not for `--list`, nor a single trial nextest runs alone).
+        let alone = args.exact && args.filter.is_some();
+        let summary = engine
+            .filter(|_| !args.list && !alone)
+            .and_then(|engine| shared.summary(&engine, started));
+        if let Some(text) = summary {
+            println!("{text}");
+        }
         // `exit` runs no destructors: drop the peers first, so external peer
         // processes are shut down and reaped.
         drop(self);
@@ -417,19 +552,28 @@ impl Suite {
     }
 }
 
+/// `LAWSUITE_MAX_REPORTS`, or the default; a value it cannot take fails
+/// the suite's setup ([`crate::environment::problems`]).
+fn max_reports() -> usize {
+    crate::environment::max_reports()
+        .ok()
+        .flatten()
+        .unwrap_or(MAX_REPORTS)
+}
+
 /// A verdict as libtest sees it: an expected failure passes, a failure,
 /// an unexpected pass and a broken trial fail with their reason.
 fn to_result(outcome: &Outcome) -> Result<(), Failed> {
     match &outcome.verdict {
         Verdict::Pass | Verdict::ExpectedFailure { .. } | Verdict::Skipped { .. } => Ok(()),
-        Verdict::Fail { report } => Err(human_report(report, false).into()),
+        Verdict::Fail { report } => Err(crate::report::human_report(report, false).into()),
         Verdict::UnexpectedPass { reason, source } => Err(format!(
             "{} now passes on {}, but {source} lists it as an expected failure ({reason}); remove that entry",
             outcome.item,
             outcome.peer.as_deref().unwrap_or("the peer")
         )
         .into()),
-        Verdict::Broken { why } => Err(why.clone().into()),
+        Verdict::Broken { why } => Err(crate::report::human::bounded_lines(why).into()),
     }
 }
 
@@ -521,6 +665,58 @@ mod tests {
             kind_of(&format!("law::{law}::portable")).as_deref(),
             Some("law")
         );
+    }
+
+    /// `cargo test` of a peer that fails hundreds of laws: the first
+    /// failing calls in full, the rest one line each, and a closing summary
+    /// by spec section that says how to see everything.
+    #[test]
+    fn failures_past_the_budget_are_one_line_and_a_summary_closes_the_run() {
+        let suite = Suite::new()
+            .reference("portable", crate::portable::Portable::default())
+            .peer("noop", crate::peer::Noop)
+            .smthrs_seeds([])
+            .lawsuite_seeds([]);
+        let engine = suite.engine().unwrap();
+        let shared = Shared::new(2);
+        let started = Instant::now();
+        let failed: Vec<String> = engine
+            .trials()
+            .iter()
+            .filter(|t| t.skip.is_none() && t.id.starts_with("law::glob::"))
+            .filter(|t| t.id.ends_with("::noop"))
+            .take(5)
+            .filter_map(|t| shared.judge(engine.run_trial(t)).err())
+            .map(|f| f.message().unwrap_or_default().to_string())
+            .collect();
+        assert_eq!(failed.len(), 5, "noop fails every glob law");
+        assert!(failed[0].contains("call:"), "{}", failed[0]);
+        assert!(failed[1].contains("call:"), "{}", failed[1]);
+        for short in &failed[2..] {
+            assert!(!short.contains("call:"), "{short}");
+            assert!(short.contains("LAWSUITE_MAX_REPORTS=0"), "{short}");
+        }
+        let summary = shared.summary(&engine, started).unwrap();
+        assert!(
+            summary.contains("laws (law × peer): 0 pass, 5 fail"),
+            "{summary}"
+        );
+        assert!(summary.contains("failing laws by section: "), "{summary}");
+        assert!(
+            summary.contains("3 failures after the first 2"),
+            "{summary}"
+        );
+        // 0: everything in full.
+        let all = Shared::new(0);
+        let trial = engine
+            .trials()
+            .into_iter()
+            .find(|t| t.skip.is_none() && t.id.ends_with("::noop"))
+            .unwrap();
+        for _ in 0..3 {
+            let text = all.judge(engine.run_trial(&trial)).unwrap_err();
+            assert!(text.message().unwrap_or_default().contains("call:"));
+        }
     }
 
     #[test]

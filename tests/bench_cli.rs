@@ -65,7 +65,7 @@ fn every_builtin_kind_runs_and_agrees_on_a_tiny_tree() {
     assert_eq!(out.status.code(), Some(0), "stderr:\n{stderr}");
     let report = json(&out);
     let calls = report["calls"].as_array().unwrap();
-    assert_eq!(calls.len(), 13);
+    assert_eq!(calls.len(), 16);
     let rg_missing = report["unavailable"].as_array().unwrap().len() == 1;
     for call in calls {
         for result in call["results"].as_array().unwrap() {
@@ -78,7 +78,10 @@ fn every_builtin_kind_runs_and_agrees_on_a_tiny_tree() {
             if rg_missing { 1 } else { 2 }
         );
     }
-    assert!(stderr.contains("[13/13] no_ignore: round 1/1"), "{stderr}");
+    assert!(
+        stderr.contains("[16/16] glob_notice: round 1/1"),
+        "{stderr}"
+    );
     assert_eq!(report["baseline"], "portable");
     assert!(report["machine"]["cpus"].as_u64().unwrap() >= 1);
     // camelCase, as every other output of lawsuite: `medianMs`, `loadBefore`.

@@ -184,6 +184,26 @@ fn a_wrong_peer_is_counted_by_kind_and_shown_as_a_diff_with_a_replay_that_runs()
     );
     let answer: Value = serde_json::from_slice(&replayed.stdout).unwrap();
     assert!(answer["paths"].is_array(), "{answer}");
+    // And the reference's side, asked the same call: the two answers are
+    // the divergence (the peer's alone showed nothing wrong).
+    let reference = stdout
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("reference: "))
+        .unwrap_or_else(|| panic!("no reference replay line:\n{stdout}"));
+    assert!(reference.contains("--peer portable"), "{reference}");
+    assert_eq!(
+        reference.replace("--peer portable", "--peer wrong"),
+        replay,
+        "the same call, asked of the reference"
+    );
+    let expected = Command::new("sh")
+        .arg("-c")
+        .arg(reference)
+        .current_dir(elsewhere.path())
+        .output()
+        .unwrap();
+    let expected: Value = serde_json::from_slice(&expected.stdout).unwrap();
+    assert_ne!(expected, answer, "{reference}");
 
     // As JSON, the kinds add up to the divergences.
     let mut json_args = args.to_vec();

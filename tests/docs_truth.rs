@@ -266,3 +266,142 @@ fn every_repository_file_the_documents_point_at_is_there() {
         wrong.join("\n")
     );
 }
+
+/// An installed user has the binary, not this repository: no `--help`
+/// names a file of it (`serve --help` named peers/PROTOCOL.md, `bench
+/// --help` benches/README.md); `lawsuite docs` is how to reach them.
+#[test]
+fn no_help_names_a_repository_path() {
+    let top = Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let top = String::from_utf8_lossy(&top.stdout).into_owned();
+    // The subcommands `--help` lists: the indented words of its
+    // `Commands:` section.
+    let subcommands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(subcommands.len() > 8, "{top}");
+    let repository = [
+        "peers/",
+        "benches/",
+        "adapters/",
+        "fixtures/",
+        "docs/",
+        "templates/",
+    ];
+    for sub in std::iter::once(None).chain(subcommands.iter().map(Some)) {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_lawsuite"));
+        command.args(sub).arg("--help");
+        let help = String::from_utf8_lossy(&command.output().unwrap().stdout).into_owned();
+        for path in repository {
+            // `lawsuite/docs/` is the project's copy `init` writes.
+            let named = help
+                .match_indices(path)
+                .any(|(at, _)| !help[..at].ends_with("lawsuite/"));
+            assert!(
+                !named,
+                "`lawsuite {} --help` names {path}:\n{help}",
+                sub.map_or("", |s| s.as_str())
+            );
+        }
+    }
+}
+
+/// The figures of `docs/contract.md` are the shipped laws': the total, and
+/// each section's count with its files (995 laws were claimed when there
+/// were 1,047). `UPDATE_DOCS=1 cargo test --test docs_truth` rewrites them.
+#[test]
+fn the_contracts_law_counts_are_the_shipped_laws() {
+    use std::collections::BTreeMap;
+
+    let (laws, errors) = lawsuite::law::shipped();
+    assert!(errors.is_empty(), "{errors:?}");
+    // spec → file → count, files as `area/file.toml`.
+    let mut by_spec: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    for law in &laws {
+        let mut parts = law.id.split("::");
+        let (Some(area), Some(file)) = (parts.next(), parts.next()) else {
+            panic!("law id {}", law.id);
+        };
+        *by_spec
+            .entry(law.law.spec.clone())
+            .or_default()
+            .entry(format!("{area}/{file}.toml"))
+            .or_default() += 1;
+    }
+    let line = |spec: &str, files: &BTreeMap<String, usize>| {
+        let total: usize = files.values().sum();
+        let list: Vec<String> = files
+            .iter()
+            .map(|(f, n)| format!("[`{f}`](../laws/{f}) ({n})"))
+            .collect();
+        format!("**Laws citing `{spec}`: {total}** — {}.", list.join(", "))
+    };
+    let path = repo().join("docs/contract.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut wrong = Vec::new();
+    let mut out = String::new();
+    for old in text.split_inclusive('\n') {
+        let bare = old.trim_end_matches('\n');
+        let new = if let Some(rest) = bare.strip_prefix("**Laws citing `") {
+            let spec = rest.split('`').next().unwrap_or_default();
+            match by_spec.remove(spec) {
+                Some(files) => line(spec, &files),
+                None => format!("**Laws citing `{spec}`: 0.**"),
+            }
+        } else if let Some(at) = bare.find("There are ") {
+            let rest = &bare[at + "There are ".len()..];
+            match rest.split_once(" laws in all") {
+                Some((_, after)) => format!(
+                    "{}There are {} laws in all{after}",
+                    &bare[..at],
+                    thousands(laws.len())
+                ),
+                None => bare.to_string(),
+            }
+        } else {
+            bare.to_string()
+        };
+        if new != bare {
+            wrong.push(format!("- {bare}\n+ {new}"));
+        }
+        out.push_str(&new);
+        if old.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    let unlisted: Vec<&String> = by_spec.keys().collect();
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&path, out).unwrap();
+    } else {
+        assert!(
+            wrong.is_empty(),
+            "docs/contract.md's figures are stale (UPDATE_DOCS=1 rewrites them):\n{}",
+            wrong.join("\n")
+        );
+    }
+    assert!(
+        unlisted.is_empty(),
+        "docs/contract.md has no \"Laws citing\" line for {unlisted:?}"
+    );
+}
+
+/// `1047` as `1,047`, as the documents write figures.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

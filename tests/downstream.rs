@@ -241,8 +241,8 @@ fn a_peer_crate_runs_the_laws_keeps_its_expectations_and_records_into_itself() {
 }
 
 /// The Rust skeleton `lawsuite init --lang rust` writes (the README's
-/// setup, as a test there checks) builds and runs as written, with only
-/// lawsuite's source pointed at this checkout: the expected failure it
+/// setup, as a test there checks) builds and runs as written (its
+/// dependency names this checkout, the binary's source): the expected failure it
 /// lists holds, the grep laws it does not declare are ignored, and its
 /// small glob fails some laws by name.
 #[test]
@@ -258,11 +258,13 @@ fn the_rust_skeleton_runs_as_written() {
     assert!(init.status.success(), "{}", text(&init));
     assert!(text(&init).contains("cd my-crate"), "{}", text(&init));
     let krate = dir.path().join("my-crate");
+    // Built as written: `init` points the crate at the source its binary
+    // was built from, this checkout (only the lock file is added, for the
+    // same versions offline).
     let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
-    let from = r#"lawsuite = { version = "0.1", default-features = false }"#;
-    assert!(manifest.contains(from), "{manifest}");
-    let to = format!(r#"lawsuite = {{ path = "{repo}", default-features = false }}"#);
-    std::fs::write(krate.join("Cargo.toml"), manifest.replace(from, &to)).unwrap();
+    let source = std::fs::canonicalize(repo).unwrap();
+    let line = lawsuite::scaffold::Dependency::Path(source).manifest_line();
+    assert!(manifest.contains(&line), "{manifest}");
     std::fs::copy(Path::new(repo).join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
     let target = Path::new(repo).join("target/downstream");
     let offline = [("CARGO_NET_OFFLINE", "true")];

@@ -398,21 +398,36 @@ fn a_peer_with_its_own_flow_layer_is_sent_the_flow_laws() {
 #[test]
 fn an_empty_selection_is_an_error_that_says_what_to_pass() {
     let dir = tempfile::tempdir().unwrap();
-    for (args, says) in [
-        (vec!["run", "--seeds", "5..2"], "--seeds"),
-        (vec!["run", "--jobs", "0"], "--jobs"),
-        (
-            vec!["run", "--no-laws", "--no-seeds", "--no-regressions"],
-            "nothing to run",
-        ),
-        (vec!["run", "--laws", "missing-dir"], "does not exist"),
-        (vec!["run", "--no-shipped-laws", "--no-seeds"], "no laws"),
-        (vec!["run", "no-such-trial"], "nothing to run"),
-    ] {
-        let out = lawsuite(dir.path(), &args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    // With a peer that cannot run (here `rg`, pointed at nothing), its
+    // notice is not a trial: the selection is as empty as with every peer.
+    let missing = dir.path().join("no-rg-here");
+    for rg in [None, Some(missing.as_path())] {
+        for (args, says) in [
+            (vec!["run", "--seeds", "5..2"], "--seeds"),
+            (vec!["run", "--jobs", "0"], "--jobs"),
+            (
+                vec!["run", "--no-laws", "--no-seeds", "--no-regressions"],
+                "nothing to run",
+            ),
+            (vec!["run", "--laws", "missing-dir"], "does not exist"),
+            (vec!["run", "--no-shipped-laws", "--no-seeds"], "no laws"),
+            (vec!["run", "no-such-trial"], "none of the run's"),
+        ] {
+            let mut command = Command::new(LAWSUITE);
+            command
+                .args(&args)
+                .current_dir(dir.path())
+                .env_remove("CARGO_MANIFEST_DIR");
+            if let Some(rg) = rg {
+                command.env("LAWSUITE_RG", rg);
+            }
+            let out = command.output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{rg:?} {args:?}: {stderr}");
+            assert!(stderr.contains(says), "{rg:?} {args:?}: {stderr}");
+            // Trials are counted, not the loader's items.
+            assert!(!stderr.contains("items"), "{args:?}: {stderr}");
+        }
     }
 }
 

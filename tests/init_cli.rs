@@ -141,10 +141,111 @@ fn the_readme_shows_the_rust_skeleton_as_it_is() {
     let manifest = std::fs::read_to_string(repo.join("templates/rust/Cargo.toml")).unwrap();
     for line in manifest
         .lines()
-        .filter(|l| l.starts_with("lawsuite =") || l.starts_with('['))
+        .filter(|l| l.starts_with('['))
         .filter(|l| *l != "[package]")
     {
         assert!(readme.contains(line), "the README lacks {line:?}");
+    }
+    // The README's dependency line is one `init` can write.
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("lawsuite = {"))
+        .expect("the README shows the dependency line");
+    let table: toml::Value = toml::from_str(line).unwrap();
+    assert_eq!(
+        table["lawsuite"]["default-features"].as_bool(),
+        Some(false),
+        "{line}"
+    );
+}
+
+/// `init --lang rust` names a lawsuite that resolves where it runs: the
+/// source the binary was built from (found above the binary, or, for a
+/// copy elsewhere, where it was built, checked to hold this version), or
+/// what `--lawsuite-path` / `--lawsuite-git` say; and it prints which.
+#[test]
+fn the_rust_skeleton_depends_on_a_lawsuite_that_resolves_and_says_which() {
+    let repo = std::fs::canonicalize(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let written = |dir: &Path, name: &str| {
+        std::fs::read_to_string(dir.join(name).join("Cargo.toml")).unwrap()
+    };
+    let path_line =
+        |dir: &Path| lawsuite::scaffold::Dependency::Path(dir.to_path_buf()).manifest_line();
+    let work = tempfile::tempdir().unwrap();
+    let init = lawsuite(work.path(), &["init", "--lang", "rust", "built"]);
+    assert!(init.status.success(), "{}", text(&init));
+    assert!(
+        written(work.path(), "built").contains(&path_line(&repo)),
+        "{}",
+        written(work.path(), "built")
+    );
+    assert!(
+        text(&init).contains(&format!(
+            "lawsuite dependency: lawsuite's source at {}",
+            repo.display()
+        )),
+        "{}",
+        text(&init)
+    );
+    // A copy of the binary away from the source (as `cargo install` puts it).
+    let bin = tempfile::tempdir().unwrap();
+    let copy = bin.path().join("lawsuite");
+    std::fs::copy(LAWSUITE, &copy).unwrap();
+    let init = Command::new(&copy)
+        .args(["init", "--lang", "rust", "copied"])
+        .current_dir(work.path())
+        .env_remove("CARGO_MANIFEST_DIR")
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{}", text(&init));
+    assert!(written(work.path(), "copied").contains(&path_line(&repo)));
+    // The flags.
+    let url = "https://example.org/lawsuite.git";
+    let git = lawsuite(
+        work.path(),
+        &["init", "--lang", "rust", "--lawsuite-git", url, "git"],
+    );
+    assert!(git.status.success(), "{}", text(&git));
+    assert!(
+        written(work.path(), "git").contains(&format!(
+            "lawsuite = {{ git = \"{url}\", default-features = false }}"
+        )),
+        "{}",
+        written(work.path(), "git")
+    );
+    let repo_arg = repo.to_string_lossy().into_owned();
+    let path = lawsuite(
+        work.path(),
+        &[
+            "init",
+            "--lang",
+            "rust",
+            "--lawsuite-path",
+            &repo_arg,
+            "path",
+        ],
+    );
+    assert!(path.status.success(), "{}", text(&path));
+    assert!(written(work.path(), "path").contains(&path_line(&repo)));
+    // A directory that is not lawsuite's source is refused, and so is a
+    // source flag without --lang rust; nothing is written either way.
+    let other = work.path().join("built");
+    let other_arg = other.to_string_lossy().into_owned();
+    for args in [
+        vec![
+            "init",
+            "--lang",
+            "rust",
+            "--lawsuite-path",
+            &other_arg,
+            "bad",
+        ],
+        vec!["init", "--lang", "python", "--lawsuite-git", url, "bad"],
+    ] {
+        let out = lawsuite(work.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains("lawsuite"), "{}", text(&out));
+        assert!(!work.path().join("bad").exists(), "{args:?}");
     }
 }
 

@@ -852,6 +852,8 @@ fn cli_peers_lists_and_smoke_checks_every_peer() {
         .find(|l| l.starts_with("served"))
         .unwrap_or_default();
     assert!(served.contains("ok"), "{stdout}");
+    // The ground as the protocol spells it, not Rust's Debug text.
+    assert!(stdout.contains("], ground full\n"), "{stdout}");
     // Each version once, in its row (the detail line used to repeat it).
     assert_eq!(stdout.matches("lawsuite 0.1.0").count(), 2, "{stdout}");
     assert!(

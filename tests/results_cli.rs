@@ -178,6 +178,10 @@ fn whole_shards_merge_and_broken_ones_are_refused_by_name_and_line() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("WARNING"), "{}", stderr(&out));
+    // One file is one file ("from 1 files" before).
+    let out = lawsuite(d, &["report", &a, "-o", "one.html", "--allow-incomplete"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains(" from 1 file)"), "{}", stderr(&out));
 }
 
 /// An interrupted run says so in its summary line, and `merge` refuses it.

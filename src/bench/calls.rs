@@ -5,19 +5,20 @@
 //! literal over the 200-result budget, case-insensitive, alternation, a
 //! regex with a suffix literal, one with an inner literal, one with no
 //! literal, a globbed search, context, `maxCount`, `filesWithMatches`, a
-//! glob listing, and `.gitignore` off (`noIgnore`). Each carries the `rg`
+//! glob listing, `.gitignore` off (`noIgnore`), symbols (§15), a glob with
+//! `?`, and a truncated glob listing with its notice (§14; the budget query
+//! is grep's). Each carries the `rg`
 //! command line that searches the same files for the same lines, so the
 //! criterion bench can time `rg` itself beside the peers.
 //!
-//! Grep calls set `symbols: false` (`rg` has none; §15 is not what is
-//! measured) and, except the budget query, a limit of 10^8 so no answer is
+//! Grep calls but `symbols` set `symbols: false` (`rg` has none) and, except the budget query, a limit of 10^8 so no answer is
 //! truncated: `rg` prints every hit, so the peers collect every hit too.
 //!
 //! ```
 //! use lawsuite::bench::calls::{builtin, parse_calls};
 //!
 //! let kinds = builtin("/tmp/corpus");
-//! assert_eq!(kinds.len(), 13);
+//! assert_eq!(kinds.len(), 16);
 //! assert_eq!(kinds[0].name, "rare_literal");
 //!
 //! // A calls file: roots are relative to the corpus.
@@ -175,6 +176,32 @@ pub fn builtin(root: &str) -> Vec<Query> {
             }),
             &["-n", "-F", "--no-ignore", "--", RARE],
         ),
+        // §15: each match also names the symbol it sits in; `rg` finds
+        // the same lines without them.
+        query(
+            "symbols",
+            grep(r"fn [a-z_]+", root, |i| i.symbols = true),
+            &["-n", "--", r"fn [a-z_]+"],
+        ),
+        query(
+            "glob_question_mark",
+            Call::Glob(GlobInput {
+                limit: NO_LIMIT,
+                ..GlobInput::new("*.r?", root)
+            }),
+            &["--files", "-g", "*.r?"],
+        ),
+        // A listing cut at 10 paths, with its truncation notice; `rg`
+        // lists them all, so its rows are not compared.
+        Query {
+            name: "glob_notice",
+            call: Call::Glob(GlobInput {
+                limit: 10,
+                ..GlobInput::new("*.rs", root)
+            }),
+            rg: &["--files", "-g", "*.rs"],
+            rg_rows: false,
+        },
     ]
 }
 
@@ -282,6 +309,35 @@ fn parse_call(item: usize, mut value: Value, corpus: &Path) -> Result<BenchCall,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A peer that failed 206 trials agreed on all 13 old defaults: they
+    /// had no symbols, no `?` glob and no glob notice.
+    #[test]
+    fn the_defaults_cover_symbols_question_marks_and_notices() {
+        let kinds = builtin("/r");
+        let grep = |k: &Query| match &k.call {
+            Call::Grep(i) => Some(i.clone()),
+            _ => None,
+        };
+        let glob = |k: &Query| match &k.call {
+            Call::Glob(i) => Some(i.clone()),
+            _ => None,
+        };
+        assert!(kinds.iter().filter_map(grep).any(|i| i.symbols));
+        assert!(
+            kinds
+                .iter()
+                .filter_map(glob)
+                .any(|i| i.pattern.contains('?'))
+        );
+        assert!(kinds.iter().filter_map(glob).any(|i| i.limit < NO_LIMIT));
+        assert!(
+            kinds
+                .iter()
+                .filter_map(grep)
+                .any(|i| i.limit == MAX_GREP_MATCHES)
+        );
+    }
 
     #[test]
     fn names_are_unique() {

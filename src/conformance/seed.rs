@@ -72,7 +72,17 @@ impl Engine {
                 .collect();
             let compared = plan.and_then(|plan| {
                 compare_plan(&plan, reference.peer.as_ref(), &subjects)
-                    .map(|ds| (plan, ds))
+                    .map(|mut ds| {
+                        // A one-call plan (`--call N`) numbers its call 0:
+                        // name it as the whole plan does, so the report and
+                        // its replay say `--call N`, not `--call 0`.
+                        if let Some(call) = seed.only_call {
+                            for d in &mut ds {
+                                d.call_index += call;
+                            }
+                        }
+                        (plan, ds)
+                    })
                     .map_err(|e| format!("its tree cannot be written: {e}"))
             });
             for (i, (slot, subject)) in asked.iter().enumerate() {
@@ -171,7 +181,7 @@ impl Engine {
                 *documented.entry(why.clone()).or_default() += 1;
                 continue;
             }
-            cases.push((d, answer.answer.clone()));
+            cases.push((d, answer.answer.clone(), answer.shown()));
         }
         // A call the reference did not answer is never an agreement. Where
         // the subject diverged elsewhere it fails on those calls (with this
@@ -205,9 +215,10 @@ impl Engine {
         // of its divergent calls or answers names, every ignore file, then
         // the first others, then how many are left out.
         let (shown, left_out) = {
-            let calls: Vec<&crate::kit::case::Call> = cases.iter().map(|(d, _)| &d.call).collect();
-            let mut answers: Vec<&Value> = cases.iter().map(|(_, actual)| actual).collect();
-            answers.extend(cases.iter().filter_map(|(d, _)| d.reference_answer()));
+            let calls: Vec<&crate::kit::case::Call> =
+                cases.iter().map(|(d, _, _)| &d.call).collect();
+            let mut answers: Vec<&Value> = cases.iter().map(|(_, actual, _)| actual).collect();
+            answers.extend(cases.iter().filter_map(|(d, _, _)| d.reference_answer()));
             crate::kit::report::files_to_show(
                 &plan.files,
                 &plan.root,
@@ -216,10 +227,10 @@ impl Engine {
                 SHOWN_FILES,
             )
         };
-        let first_call = cases.first().map_or(0, |(d, _)| d.call_index);
+        let first_call = cases.first().map_or(0, |(d, _, _)| d.call_index);
         let (files, bytes) = cases
             .first()
-            .map_or((0, 0), |(d, _)| (d.tree.files, d.tree.bytes));
+            .map_or((0, 0), |(d, _, _)| (d.tree.files, d.tree.bytes));
         // One regression file per bug: the first divergent call of each
         // method is shrunk (keeping where it differs) and recorded, unless
         // a file of that method already fails
@@ -227,9 +238,10 @@ impl Engine {
         // same bug again.
         let mut recorded_methods: BTreeMap<crate::peer::Method, usize> = BTreeMap::new();
         let mut report_cases = Vec::new();
-        for (n, (d, actual)) in cases.into_iter().enumerate() {
+        for (n, (d, actual, actual_shown)) in cases.into_iter().enumerate() {
             let expected = d.reference_answer().cloned().unwrap_or(Value::Null);
             let kind = crate::kit::compare::difference_kind(&expected, &actual).unwrap_or_default();
+            let expected_shown = d.answers.first().map_or(Value::Null, |a| a.shown());
             let recorded = self.record.as_ref().map(|dir| {
                 let method = d.call.method();
                 if let Some(call) = recorded_methods.get(&method) {
@@ -284,13 +296,14 @@ impl Engine {
                 tree_note,
                 call_index: Some(d.call_index),
                 call: serde_json::to_value(&d.call).unwrap_or(Value::Null),
+                // Compared by code, shown with each failure's message.
                 diff: crate::kit::report::json_diff(
-                    &verdict::in_wire_order(&expected, &actual, d.call.method()),
-                    &actual,
+                    &verdict::in_wire_order(&expected_shown, &actual_shown, d.call.method()),
+                    &actual_shown,
                     false,
                 ),
-                expected: verdict::in_wire_order(&expected, &actual, d.call.method()),
-                actual,
+                expected: verdict::in_wire_order(&expected_shown, &actual_shown, d.call.method()),
+                actual: actual_shown,
                 problems: vec![format!(
                     "{} answers differently from the reference {}: {kind}",
                     subject.name, self.everyone[0].name

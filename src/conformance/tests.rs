@@ -320,6 +320,37 @@ fn only_call_keeps_one_call_per_plan_and_the_replay_names_it() {
     );
 }
 
+/// A run of one call (`--call N`) reports that call as N, and its replay
+/// says `--call N` (it said `--call 0`, which replays another call).
+#[test]
+fn a_one_call_run_names_its_call_as_the_whole_plan_does() {
+    let replay = Replay::Cli {
+        program: "lawsuite".into(),
+        flags: vec![],
+    };
+    let mut whole = engine_with(vec![Subject::new("no-glob", NoGlob)]);
+    whole.set_replay(replay.clone());
+    whole.add_seeds(Generator::Lawsuite, Ground::Full, &[3], None);
+    let outcome = whole.run_trial(&whole.trials()[0]);
+    let index = outcome.verdict.report().unwrap().cases[0]
+        .call_index
+        .unwrap();
+    assert_ne!(index, 0, "the first divergent call is a glob, after greps");
+    let mut one = engine_with(vec![Subject::new("no-glob", NoGlob)]);
+    one.set_replay(replay);
+    one.add_seeds(Generator::Lawsuite, Ground::Full, &[3], Some(index));
+    let outcome = one.run_trial(&one.trials()[0]);
+    let case = &outcome.verdict.report().unwrap().cases[0];
+    assert_eq!(case.call_index, Some(index));
+    assert!(
+        case.title.contains(&format!("call {index} ")),
+        "{}",
+        case.title
+    );
+    let replay = case.replay.as_deref().unwrap();
+    assert!(replay.contains(&format!("--call {index} ")), "{replay}");
+}
+
 /// One malformed regression file is a broken check; the others still run.
 #[test]
 fn a_malformed_regression_file_is_collected_not_fatal() {

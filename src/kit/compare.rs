@@ -94,6 +94,64 @@ pub struct PeerAnswer {
     /// ([`super::explain`]), which listed difference explains it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explained: Option<String>,
+    /// When the answer is a failure on a call that diverged, the failure's
+    /// message (its first line), for reports: answers are compared by code
+    /// alone (§4), but a reader needs to know what the peer said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl PeerAnswer {
+    /// The answer as a report shows it: a failure with its message beside
+    /// its code, when there is one.
+    ///
+    /// ```
+    /// use lawsuite::kit::compare::PeerAnswer;
+    /// let a = PeerAnswer {
+    ///     peer: "portable".into(),
+    ///     answer: serde_json::json!({"failure": "invalid_pattern"}),
+    ///     explained: None,
+    ///     message: Some("Invalid pattern: unclosed group".into()),
+    /// };
+    /// assert_eq!(a.shown()["message"], "Invalid pattern: unclosed group");
+    /// ```
+    pub fn shown(&self) -> Value {
+        match (&self.message, &self.answer) {
+            (Some(message), Value::Object(map)) if map.contains_key("failure") => {
+                let mut map = map.clone();
+                map.insert("message".into(), Value::String(message.clone()));
+                Value::Object(map)
+            }
+            _ => self.answer.clone(),
+        }
+    }
+}
+
+/// Ask each peer whose answer in `answers` is a failure again, with
+/// `answer_with_message`, and keep the failure's message: `answers` are the
+/// reference's, then those of the `subjects` that support `call`'s method,
+/// as [`answer_all`] returns them. Only divergent calls pay for this.
+pub fn keep_messages(
+    answers: &mut [PeerAnswer],
+    call: &Call,
+    reference: &dyn Search,
+    subjects: &[Compared<'_>],
+    answer_with_message: impl Fn(&dyn Search, &Call) -> Value,
+) {
+    let peers = std::iter::once(reference).chain(
+        subjects
+            .iter()
+            .filter(|s| s.peer.supports(call.method()))
+            .map(|s| s.peer),
+    );
+    for (answer, peer) in answers.iter_mut().zip(peers) {
+        if answer.answer.get("failure").is_some() {
+            answer.message = answer_with_message(peer, call)
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+    }
 }
 
 /// A call on which a subject disagreed with the reference.
@@ -230,6 +288,7 @@ pub fn answer_all(
         peer: reference.name().to_string(),
         answer: expected.clone(),
         explained: None,
+        message: None,
     }];
     // A recogniser asks the reference again, on this tree or on one it
     // rewrote.
@@ -261,6 +320,7 @@ pub fn answer_all(
             peer: subject.peer.name().to_string(),
             answer: got,
             explained,
+            message: None,
         });
     }
     Some(answers)
@@ -287,7 +347,7 @@ pub fn compare_plan(
     let summary = TreeSummary::of(&plan.files);
     let mut out = Vec::new();
     for (index, call) in calls(plan).into_iter().enumerate() {
-        let Some(answers) = answer_all(
+        let Some(mut answers) = answer_all(
             &call,
             reference,
             subjects,
@@ -297,6 +357,9 @@ pub fn compare_plan(
             continue;
         };
         if differs(&answers) {
+            keep_messages(&mut answers, &call, reference, subjects, |peer, call| {
+                tree.answer_with_message(peer, call)
+            });
             out.push(Divergence {
                 generator: plan.generator.clone(),
                 version: plan.version,
@@ -579,6 +642,55 @@ pub(crate) fn shorten(value: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A peer whose grep finds nothing, whatever it is asked.
+    struct FindsNothing;
+
+    impl Search for FindsNothing {
+        fn name(&self) -> &str {
+            "finds-nothing"
+        }
+        fn version(&self) -> String {
+            "0".into()
+        }
+        fn grep(
+            &self,
+            _: &crate::contract::GrepInput,
+        ) -> Result<crate::contract::GrepOutput, crate::contract::StdError> {
+            Ok(crate::contract::GrepOutput::default())
+        }
+        fn glob(
+            &self,
+            _: &crate::contract::GlobInput,
+        ) -> Result<crate::contract::GlobOutput, crate::contract::StdError> {
+            Ok(crate::contract::GlobOutput::default())
+        }
+    }
+
+    /// When the reference fails a divergent call, the divergence keeps its
+    /// message for the report; the comparison stays by code.
+    #[test]
+    fn a_failing_reference_keeps_its_message() {
+        let mut plan = crate::kit::smthrs::plan(1, "/r", &crate::kit::plan::PlanOptions::default());
+        plan.grep = vec![crate::contract::GrepInput::new("(", "/r")];
+        plan.glob.clear();
+        plan.read.clear();
+        plan.ls.clear();
+        plan.flow.clear();
+        let reference = crate::portable::Portable::with_threads(1);
+        let subjects = [Compared {
+            peer: &FindsNothing,
+            builtin: None,
+        }];
+        let divergences = compare_plan(&plan, &reference, &subjects).unwrap();
+        let answers = &divergences[0].answers;
+        assert_eq!(answers[0].answer, json!({"failure": "invalid_pattern"}));
+        let shown = answers[0].shown();
+        let message = shown["message"].as_str().unwrap_or_default();
+        assert!(!message.is_empty(), "{shown}");
+        assert_eq!(answers[1].message, None, "not a failure");
+        assert_eq!(answers[1].shown(), answers[1].answer);
+    }
 
     #[test]
     fn differences_name_the_first_path() {

@@ -621,6 +621,14 @@ pub fn run(
         if diverged {
             tally.divergent_calls += 1;
             if tally.divergences.len() < KEPT_DIVERGENCES {
+                let mut answers = answers;
+                super::compare::keep_messages(
+                    &mut answers,
+                    call,
+                    reference,
+                    subjects,
+                    super::case::answer_with_message,
+                );
                 tally.divergences.push(Divergent {
                     index,
                     call: call.clone(),

@@ -162,6 +162,53 @@ fn pretty(value: &serde_json::Value) -> (String, bool) {
     (String::from_utf8_lossy(&bytes).into_owned(), cut)
 }
 
+/// The longest value a report line prints whole, in bytes. Longer ones
+/// (a 60 KB pattern, a peer's message carrying its whole stderr) print as
+/// their first [`LINE_HEAD`] and last [`LINE_TAIL`] bytes around how many
+/// were left out: one law failure printed four lines of about 60 KB each.
+/// Only what is printed is cut; answers are compared whole, and the JSON
+/// formats keep every byte.
+pub const LINE_BYTES: usize = 480;
+/// The bytes of a long value kept before the cut ([`bounded`]).
+pub const LINE_HEAD: usize = 320;
+/// The bytes of a long value kept after the cut ([`bounded`]).
+pub const LINE_TAIL: usize = 120;
+
+/// `text` whole when it is at most [`LINE_BYTES`] long; else its head,
+/// `…`, how many bytes are left out, `…`, and its tail, cut on character
+/// boundaries.
+///
+/// ```
+/// use lawsuite::kit::report::{LINE_BYTES, bounded};
+/// let fits = "a".repeat(LINE_BYTES);
+/// assert_eq!(bounded(&fits), fits);
+/// let long = format!("{}{}", "a".repeat(LINE_BYTES), "z");
+/// assert_eq!(
+///     bounded(&long),
+///     format!("{} … [41 bytes left out] … {}z", "a".repeat(320), "a".repeat(119))
+/// );
+/// ```
+pub fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= LINE_BYTES {
+        return text.into();
+    }
+    let mut head = LINE_HEAD;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - LINE_TAIL;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{} … [{} bytes left out] … {}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
+    .into()
+}
+
 /// `text` with every character that would read as another, or not at
 /// all, written as a `\u{…}` escape: non-ASCII letters that look like ASCII
 /// ones (U+212A KELVIN SIGN, U+017F LONG S, U+0130/U+0131 dotted and

@@ -208,7 +208,10 @@ impl Setup {
             }
         }
         if actual != self.expected {
-            problems.insert(0, "the answer differs from the expected one".into());
+            // Say where, as `differ` does: the first field that differs.
+            let at = crate::kit::compare::first_difference(&self.expected, &actual, "")
+                .map_or_else(String::new, |first| format!(" at {first}"));
+            problems.insert(0, format!("the answer differs from the expected one{at}"));
         }
         if self.shared() {
             if let Some(change) = self.tree.changes() {

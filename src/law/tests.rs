@@ -200,3 +200,31 @@ mod hostile {
         assert!(errors[0].to_string().contains("1 GiB"), "{errors:?}");
     }
 }
+
+mod judged {
+    use crate::law::run::{LawOutcome, run};
+    use crate::law::*;
+
+    /// A failing law says which field differs first, not only that the
+    /// answer differs (said on every failure before).
+    #[test]
+    fn a_wrong_answer_names_the_first_field_that_differs() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("x.toml"),
+            "[[law]]\nname = \"wrong\"\nspec = \"search-contract §8\"\nmethod = \"flow/glob\"\ninput = { pattern = \"*.ts\" }\ntree.\"a.ts\" = \"\"\nexpect = { paths = [\"b.ts\"], total = 1, truncated = false }\n",
+        )
+        .unwrap();
+        let (laws, errors) = load_dir(dir.path());
+        assert!(errors.is_empty(), "{errors:?}");
+        let LawOutcome::Fail(failure) = run(&laws[0], &crate::portable::Portable::with_threads(1))
+        else {
+            panic!("the law expects a wrong path");
+        };
+        assert_eq!(
+            failure.problems[0],
+            "the answer differs from the expected one at /paths/0: \"a.ts\", expected \"b.ts\"",
+            "{failure:?}"
+        );
+    }
+}

@@ -76,6 +76,9 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px}
 .why{color:#57606a}.listed{columns:2;font-size:12.5px}.warn{background:#fff1c2;padding:8px;border-radius:6px}
 "#;
 
+/// The matrix column of the trials that belong to no peer.
+const RUN_COLUMN: &str = "the run";
+
 /// The whole run as one self-contained HTML page (inline CSS, no script,
 /// no network fetches): the run and its peers, a matrix of peers by spec
 /// section (every section the laws cite, then regressions, seeds and
@@ -101,7 +104,7 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
         if !rows.contains(&row) {
             rows.push(row.clone());
         }
-        let peer = o.peer.clone().unwrap_or_else(|| "—".into());
+        let peer = o.peer.clone().unwrap_or_else(|| RUN_COLUMN.into());
         let cell = cells.entry((row, peer)).or_default();
         cell.0.add(&o.verdict);
         if o.verdict.is_failure() || matches!(o.verdict, Verdict::ExpectedFailure { .. }) {
@@ -123,8 +126,8 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
     };
     rows.sort_by_key(key);
     // Checks of the run itself (coverage, broken files) belong to no peer.
-    if cells.keys().any(|(_, p)| p == "—") {
-        peers.push("—".into());
+    if cells.keys().any(|(_, p)| p == RUN_COLUMN) {
+        peers.push(RUN_COLUMN.into());
     }
     let mut out = String::with_capacity(64 * 1024);
     let _ = write!(
@@ -198,7 +201,7 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
             c.skipped
         );
     }
-    out.push_str("</table>\n<h2>Matrix</h2>\n<p class=\"why\">Each cell: pass / fail (failures, unexpected passes and broken trials) / expected failures / skipped. A red cell links to its failures.</p>\n<table class=\"matrix\" id=\"matrix\"><tr><th>section</th>");
+    out.push_str("</table>\n<h2>Matrix</h2>\n<p class=\"why\">Each cell: pass / fail (failures, unexpected passes and broken trials) / expected failures / skipped. A red cell links to its failures. The column “the run” holds the checks of the run itself (law coverage, files that do not load, peers that cannot run), which belong to no peer.</p>\n<table class=\"matrix\" id=\"matrix\"><tr><th>section</th>");
     for p in &peers {
         let _ = write!(out, "<th>{}</th>", e(p));
     }
@@ -379,7 +382,9 @@ fn html_failure(out: &mut String, o: &Outcome) {
                         let _ = write!(out, "<p>{}</p>", e(p));
                     }
                     if !case.diff.is_empty() {
-                        out.push_str("<pre class=\"diff\">");
+                        out.push_str(
+                            "<p class=\"why\">- expected, + actual:</p><pre class=\"diff\">",
+                        );
                         for line in case.diff.lines() {
                             let class = match line.chars().next() {
                                 Some('-') => " class=\"del\"",
@@ -409,4 +414,56 @@ fn html_failure(out: &mut String, o: &Outcome) {
         }
     }
     out.push_str("</details>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::{Case, Kind, Report};
+
+    /// The matrix's column of checks is named and explained (it was `—`),
+    /// and a diff says which side is which.
+    #[test]
+    fn the_run_column_and_the_diff_are_explained() {
+        let outcome = |id: &str, peer: Option<&str>, verdict: Verdict| Outcome {
+            id: id.into(),
+            item: id.into(),
+            kind: if peer.is_some() {
+                Kind::Law
+            } else {
+                Kind::Check
+            },
+            peer: peer.map(str::to_string),
+            spec: peer.map(|_| "search-contract §8".to_string()),
+            verdict,
+            documented: Default::default(),
+            compared: 0,
+            seconds: 0.0,
+        };
+        let expected = serde_json::json!({"paths": ["a"]});
+        let actual = serde_json::json!({"paths": ["b"]});
+        let fail = Verdict::Fail {
+            report: Report {
+                summary: "law::glob::x fails".into(),
+                cases: vec![Case {
+                    title: "x".into(),
+                    diff: crate::kit::report::json_diff(&expected, &actual, false),
+                    expected,
+                    actual,
+                    ..Case::default()
+                }],
+                health: None,
+            },
+        };
+        let outcomes = [
+            outcome("law::coverage", None, Verdict::Pass),
+            outcome("law::glob::x::mine", Some("mine"), fail),
+        ];
+        let summary = Summary::of(&outcomes, std::time::Duration::ZERO, Vec::new());
+        let page = html(&RunInfo::default(), &outcomes, &summary);
+        assert!(!page.contains("<th>—</th>"), "an unexplained column");
+        assert!(page.contains("<th>the run</th>"));
+        assert!(page.contains("The column “the run” holds the checks"));
+        assert!(page.contains("- expected, + actual:</p><pre class=\"diff\">"));
+    }
 }

@@ -8,16 +8,23 @@ use std::fmt::Write as _;
 
 use super::{RunInfo, compact, escaped};
 use crate::conformance::{Outcome, Report, Summary, Verdict};
-use crate::kit::report::{json_diff, visible};
+use crate::kit::report::{bounded, json_diff, visible};
 
 /// One failure (or an expected failure's detail) as text.
 pub fn human_report(report: &Report, color: bool) -> String {
-    report_with(report, color, usize::MAX)
+    report_with(report, color, usize::MAX, "")
+}
+
+/// [`human_report`] with at most `cases` of its cases in full, then how
+/// many more there are and `how` to see them (`--max-reports 0 shows
+/// all`).
+pub fn human_report_within(report: &Report, cases: usize, how: &str) -> String {
+    report_with(report, false, cases, how)
 }
 
 /// [`human_report`] with at most `cases` of its cases in full, then how
 /// many more there are.
-fn report_with(report: &Report, color: bool, cases: usize) -> String {
+fn report_with(report: &Report, color: bool, cases: usize, how: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", escaped(&report.summary, "  "));
     for case in report.cases.iter().take(cases) {
@@ -34,8 +41,8 @@ fn report_with(report: &Report, color: bool, cases: usize) -> String {
                 let _ = writeln!(
                     out,
                     "    {}: {}",
-                    visible(&entry.path),
-                    visible(&entry.describe())
+                    bounded(&visible(&entry.path)),
+                    bounded(&visible(&entry.describe()))
                 );
             }
             if let Some(note) = &case.tree_note {
@@ -44,7 +51,7 @@ fn report_with(report: &Report, color: bool, cases: usize) -> String {
         } else if let Some(note) = &case.tree_note {
             let _ = writeln!(out, "  tree: {}", escaped(note, "    "));
         }
-        let _ = writeln!(out, "  call: {}", visible(&compact(&case.call)));
+        let _ = writeln!(out, "  call: {}", bounded(&visible(&compact(&case.call))));
         for problem in &case.problems {
             let _ = writeln!(out, "  {}", escaped(problem, "    "));
         }
@@ -58,7 +65,7 @@ fn report_with(report: &Report, color: bool, cases: usize) -> String {
                 &case.diff
             };
             for line in diff.lines() {
-                let _ = writeln!(out, "    {line}");
+                let _ = writeln!(out, "    {}", bounded(line));
             }
         }
         if let Some(replay) = &case.replay {
@@ -71,7 +78,7 @@ fn report_with(report: &Report, color: bool, cases: usize) -> String {
     if report.cases.len() > cases {
         let _ = writeln!(
             out,
-            "\n  … and {} more divergent calls of this trial not shown in full (--max-reports 0 shows all)",
+            "\n  … and {} more divergent calls of this trial not shown in full ({how})",
             report.cases.len() - cases
         );
     }
@@ -156,7 +163,11 @@ impl Shown {
                 }
                 let cases = report.cases.len().clamp(1, self.left);
                 self.left -= cases;
-                format!("FAIL {}\n{}", outcome.id, report_with(report, color, cases))
+                format!(
+                    "FAIL {}\n{}",
+                    outcome.id,
+                    report_with(report, color, cases, "--max-reports 0 shows all")
+                )
             }
             _ => {
                 let text = human_outcome(outcome, color)?;
@@ -248,4 +259,54 @@ pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
         total.failures()
     );
     out
+}
+
+/// Every line of `text` [`bounded`].
+pub(crate) fn bounded_lines(text: &str) -> String {
+    text.lines().map(bounded).collect::<Vec<_>>().join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::Case;
+    use crate::kit::report::LINE_BYTES;
+
+    /// One law failure printed four lines of about 60 KB each (the call,
+    /// the peer's message in its problem and in both sides of the diff):
+    /// each is now its head and tail around the bytes left out.
+    #[test]
+    fn every_long_value_is_printed_head_and_tail() {
+        let pattern = format!("{}é", "a".repeat(60_000));
+        let message = format!("Invalid pattern: {pattern}");
+        let expected = serde_json::json!({"failure": "invalid_pattern"});
+        let actual = serde_json::json!({"failure": "internal", "message": message});
+        let report = Report {
+            summary: "law::grep::x fails".into(),
+            cases: vec![Case {
+                title: "the law".into(),
+                call: serde_json::json!({"method": "grep", "input": {"pattern": pattern, "root": "/r"}}),
+                diff: crate::kit::report::json_diff(&expected, &actual, false),
+                problems: vec![format!("the peer says {message}")],
+                expected,
+                actual,
+                ..Case::default()
+            }],
+            health: None,
+        };
+        let text = human_report(&report, false);
+        let longest = text.lines().map(str::len).max().unwrap_or(0);
+        assert!(longest < LINE_BYTES + 64, "{longest}");
+        assert!(text.contains(" bytes left out] … "), "{text}");
+        assert!(text.lines().any(|l| l.starts_with("  call: ")), "{text}");
+        // The tail is kept: the value's last character is there.
+        assert!(text.lines().any(|l| l.contains("aé")), "{text}");
+        // A value that fits is printed whole.
+        let short = Report {
+            summary: "s".repeat(LINE_BYTES),
+            cases: vec![],
+            health: None,
+        };
+        assert!(human_report(&short, false).contains(&"s".repeat(LINE_BYTES)));
+    }
 }

@@ -27,7 +27,7 @@ use serde_json::Value;
 
 use crate::conformance::{Outcome, Summary, Verdict};
 pub use html::{HTML_IN_FULL, HTML_LISTED, html};
-pub use human::{Shown, human_outcome, human_report, human_summary};
+pub use human::{Shown, human_outcome, human_report, human_report_within, human_summary};
 pub use json::{json, jsonl_line};
 pub use junit::junit;
 pub use markdown::markdown;
@@ -41,7 +41,8 @@ pub use markdown::markdown;
 /// caller's prefix starts each of them; and a line that would begin with
 /// `::`, which a GitHub runner reads as a workflow command
 /// (`::add-mask::`, `::error::`) even after leading spaces, has its first
-/// `:` escaped.
+/// `:` escaped. A line longer than 480 bytes is shown as its head and tail
+/// with the count of bytes left out between them.
 ///
 /// ```
 /// use lawsuite::report::escaped;
@@ -52,6 +53,10 @@ pub fn escaped(text: &str, indent: &str) -> String {
     let shown = crate::kit::report::visible(text);
     let mut out = String::with_capacity(shown.len());
     for (i, line) in shown.split('\n').enumerate() {
+        // A long line is shown as its head and tail (kit::report::bounded):
+        // a 64 KiB value must not bury the report it is in.
+        let line = crate::kit::report::bounded(line);
+        let line = line.as_ref();
         if i > 0 {
             out.push('\n');
             out.push_str(indent);

@@ -200,20 +200,31 @@ fn divergent(d: &Divergent, replay: &Replay) -> String {
             }
         }
         out.push_str(&format!("    - {}, + {}:\n", expected.peer, got.peer));
-        for line in json_diff(&expected.answer, &got.answer, false).lines() {
+        // Failures are compared by code; the diff shows what each said.
+        for line in json_diff(&expected.shown(), &got.shown(), false).lines() {
             out.push_str(&format!("      {line}\n"));
         }
-        let mut words = vec![
-            replay.program.clone(),
-            "call".to_string(),
-            "--peer".to_string(),
-            got.peer.clone(),
-        ];
-        words.extend(replay.flags.iter().cloned());
-        words.push(method.to_string());
-        words.push(input.clone());
-        let words: Vec<String> = words.iter().map(|w| shell_word(w)).collect();
-        out.push_str(&format!("    replay: {}\n", words.join(" ")));
+        // Both sides of the difference: the peer's answer alone does not
+        // show it.
+        for (label, peer) in [("replay", &got.peer), ("reference", &expected.peer)] {
+            let line = call_command(replay, peer, method, &input);
+            out.push_str(&format!("    {label}: {line}\n"));
+        }
     }
     out
+}
+
+/// The `lawsuite call` that asks `peer` the call again.
+fn call_command(replay: &Replay, peer: &str, method: &str, input: &str) -> String {
+    let mut words = vec![
+        replay.program.clone(),
+        "call".to_string(),
+        "--peer".to_string(),
+        peer.to_string(),
+    ];
+    words.extend(replay.flags.iter().cloned());
+    words.push(method.to_string());
+    words.push(input.to_string());
+    let words: Vec<String> = words.iter().map(|w| shell_word(w)).collect();
+    words.join(" ")
 }

@@ -1,17 +1,34 @@
 //! `lawsuite init` and `lawsuite docs` ([`lawsuite::scaffold`]).
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use lawsuite::scaffold::{self, DOCS, DOCS_DIR, Lang};
+use lawsuite::scaffold::{self, DOCS, DOCS_DIR, Dependency, Lang};
+
+/// Where the user asked a Rust skeleton's lawsuite to come from.
+pub struct Source {
+    /// `--lawsuite-path DIR`.
+    pub path: Option<PathBuf>,
+    /// `--lawsuite-git URL`.
+    pub git: Option<String>,
+}
 
 /// `lawsuite init [--lang L] DIR`: write the skeleton and say what to run
 /// next, from where the user stands.
-pub fn init(dir: &Path, lang: Option<Lang>) -> anyhow::Result<ExitCode> {
-    let written = scaffold::write(dir, lang)?;
+pub fn init(dir: &Path, lang: Option<Lang>, source: Source) -> anyhow::Result<ExitCode> {
+    if lang != Some(Lang::Rust) && (source.path.is_some() || source.git.is_some()) {
+        bail!(
+            "--lawsuite-path and --lawsuite-git choose the lawsuite dependency of a Rust skeleton; add --lang rust"
+        );
+    }
+    let (lawsuite, note) = dependency(source)?;
+    let written = scaffold::write(dir, lang, &lawsuite)?;
     let mut out = std::io::stdout().lock();
+    if lang == Some(Lang::Rust) {
+        writeln!(out, "lawsuite dependency: {lawsuite} ({note})")?;
+    }
     for path in written
         .iter()
         .filter(|p| !p.starts_with(dir.join(DOCS_DIR)))
@@ -50,6 +67,55 @@ pub fn init(dir: &Path, lang: Option<Lang>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The dependency a Rust skeleton names, and why: the flag's, else the
+/// source this binary was built from when it still holds this version,
+/// else crates.io.
+fn dependency(source: Source) -> anyhow::Result<(Dependency, String)> {
+    let version = env!("CARGO_PKG_VERSION");
+    if let Some(url) = source.git {
+        if url.trim().is_empty() {
+            bail!("--lawsuite-git needs a repository URL");
+        }
+        return Ok((Dependency::Git(url), "--lawsuite-git".into()));
+    }
+    if let Some(dir) = source.path {
+        let found = scaffold::source_version(&dir)?;
+        let dir = std::path::absolute(&dir)
+            .with_context(|| format!("making {} absolute", dir.display()))?;
+        let note = if found == version {
+            "--lawsuite-path".to_string()
+        } else {
+            format!("--lawsuite-path; note: it holds lawsuite {found}, this binary is {version}")
+        };
+        return Ok((Dependency::Path(dir), note));
+    }
+    match scaffold::installed_source(built_from(), version) {
+        Some(dir) => Ok((
+            Dependency::Path(dir),
+            format!("the source this binary was built from, lawsuite {version}"),
+        )),
+        None => Ok((
+            Dependency::CratesIo,
+            format!(
+                "note: no source of lawsuite {version} was found where this binary was built; if crates.io does not have it where you are, rerun with --lawsuite-path DIR or --lawsuite-git URL"
+            ),
+        )),
+    }
+}
+
+/// Where this binary's source may be: the directories above the binary
+/// (`target/release/lawsuite` sits in its checkout), then the source
+/// directory recorded when it was built (`cargo install --path` puts the
+/// binary elsewhere). Each is checked before it is used.
+fn built_from() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map(|exe| exe.ancestors().skip(1).map(Path::to_path_buf).collect())
+        .unwrap_or_default();
+    out.extend(option_env!("LAWSUITE_SOURCE_DIR").map(PathBuf::from));
+    out
+}
+
 /// `lawsuite docs [NAME] [--write DIR]`.
 pub fn docs(name: Option<&str>, write: Option<&Path>) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
@@ -65,7 +131,7 @@ pub fn docs(name: Option<&str>, write: Option<&Path>) -> anyhow::Result<ExitCode
                 .create_new(true)
                 .open(&path)
                 .with_context(|| format!("writing {} (nothing is overwritten)", path.display()))?;
-            file.write_all(text.as_bytes())?;
+            file.write_all(scaffold::for_copy(text).as_bytes())?;
         }
         writeln!(out, "wrote {} documents into {}", DOCS.len(), dir.display())?;
         return Ok(ExitCode::SUCCESS);

@@ -112,6 +112,14 @@ enum Command {
         /// The language of the skeleton peer.
         #[arg(long, value_enum)]
         lang: Option<LangArg>,
+        /// With --lang rust: depend on lawsuite's source in DIR (default:
+        /// the source this binary was built from, if it is still there at
+        /// this version; else crates.io).
+        #[arg(long, value_name = "DIR", conflicts_with = "lawsuite_git")]
+        lawsuite_path: Option<std::path::PathBuf>,
+        /// With --lang rust: depend on lawsuite's git repository URL.
+        #[arg(long, value_name = "URL")]
+        lawsuite_git: Option<String>,
     },
     /// The documents a peer author reads, from inside this binary: with no
     /// NAME, the list; with a NAME, that document on stdout; with --write
@@ -170,8 +178,9 @@ enum Command {
         #[arg(long)]
         dir: Option<std::path::PathBuf>,
     },
-    /// Serve a built-in peer over the peer protocol (peers/PROTOCOL.md) on
-    /// stdin/stdout until `shutdown` or the end of stdin.
+    /// Serve a built-in peer over the peer protocol (`lawsuite docs
+    /// PROTOCOL.md` prints it) on stdin/stdout until `shutdown` or the end
+    /// of stdin.
     ///
     /// Example:
     ///   lawsuite serve --peer portable
@@ -216,7 +225,8 @@ enum Command {
     /// directory: every answer is checked against the first peer's, the
     /// timed ones included, then warm-up and interleaved rounds, and a ratio
     /// table (exit status 1 when a peer disagrees or faults: it is marked
-    /// and never ranked). See benches/README.md.
+    /// and never ranked). Without --query or --calls, the default queries
+    /// cover literals, regexes, notices, symbols and globs with `?`.
     ///
     /// Examples:
     ///   lawsuite bench --peer portable --peer ripgrep
@@ -558,7 +568,19 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         ),
         Command::Shrink(case) => run::shrink_case(&case, false, None),
         Command::Record { case, dir } => run::shrink_case(&case, true, dir.as_deref()),
-        Command::Init { dir, lang } => init::init(&dir, lang.map(Into::into)),
+        Command::Init {
+            dir,
+            lang,
+            lawsuite_path,
+            lawsuite_git,
+        } => init::init(
+            &dir,
+            lang.map(Into::into),
+            init::Source {
+                path: lawsuite_path,
+                git: lawsuite_git,
+            },
+        ),
         Command::Docs { name, write } => init::docs(name.as_deref(), write.as_deref()),
         Command::Merge(args) => run::merge(&args),
         Command::Report {

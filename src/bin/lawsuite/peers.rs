@@ -131,7 +131,7 @@ fn smoke(entry: &Registered, root: &str, reference: bool) -> Row {
                 // Its version is the row's VERSION column (`peer.version()`
                 // is the handshake's), so the detail leaves it out.
                 row.detail = Some(format!(
-                    "{}{}, protocol {}, methods [{}], ground {:?}",
+                    "{}{}, protocol {}, methods [{}], ground {}",
                     h.peer.name,
                     h.peer
                         .language
@@ -139,7 +139,7 @@ fn smoke(entry: &Registered, root: &str, reference: bool) -> Row {
                         .map_or_else(String::new, |l| format!(" ({l})")),
                     h.protocol,
                     h.capabilities.methods.join(", "),
-                    h.capabilities.ground
+                    h.capabilities.ground.name()
                 ));
             }
             Err(fault) => {

@@ -103,8 +103,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let shard = args.shard.map(|s| (s.k, s.n));
     let items: Vec<String> = engine.items().iter().map(Item::id).collect();
-    let trials: Vec<Trial> = engine
-        .trials()
+    let every = engine.trials();
+    // A peer that cannot run is a notice kept as a skipped trial, not
+    // something to run: a selection left with only those is empty (with
+    // `rg` missing, `--no-laws --no-seeds --no-regressions` ran two
+    // notices and passed).
+    let is_notice = |t: &Trial| matches!(engine.items()[t.item], Item::Unavailable { .. });
+    let runnable = every.iter().filter(|t| !is_notice(t)).count();
+    let trials: Vec<Trial> = every
         .into_iter()
         .filter(|t| filter.admits(t))
         .filter(|t| shard.is_none_or(|(k, n)| in_shard(&items[t.item], k, n)))
@@ -131,20 +137,40 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!("{} trials", trials.len());
         return Ok(ExitCode::SUCCESS);
     }
-    if trials.is_empty() {
+    if trials.iter().all(is_notice) {
         let mut selection: Vec<String> = args.filters.iter().map(|f| format!("{f:?}")).collect();
         selection.extend(args.skip.iter().map(|s| format!("--skip {s}")));
         selection.extend(args.law.iter().map(|l| format!("--law {l}")));
         selection.extend(args.shard.map(|s| format!("--shard {}/{}", s.k, s.n)));
-        bail!(
-            "nothing to run: no trial of the {} items matches {}; check the filters, or drop --no-laws/--no-seeds",
-            engine.items().len(),
-            if selection.is_empty() {
-                "the selection".to_string()
-            } else {
-                selection.join(" ")
-            }
-        );
+        let what = if runnable == 0 {
+            "this run has no law, regression or seed; drop --no-laws, --no-seeds or --no-regressions".to_string()
+        } else {
+            format!(
+                "none of the run's {runnable} trials matches {}; check the filters (`lawsuite run --list` lists the trials)",
+                if selection.is_empty() {
+                    "the selection".to_string()
+                } else {
+                    selection.join(" ")
+                }
+            )
+        };
+        let missing: Vec<&str> = engine
+            .items()
+            .iter()
+            .filter_map(|i| match i {
+                Item::Unavailable { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        let note = if missing.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} cannot run here; the notice saying so is not a trial)",
+                missing.join(" and ")
+            )
+        };
+        bail!("nothing to run: {what}{note}");
     }
     let generators = config.generators();
     let info = RunInfo {
@@ -423,11 +449,12 @@ pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
     match &args.output {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            let files = merged.sources.len();
             eprintln!(
-                "wrote {} ({} trials from {} files)",
+                "wrote {} ({} trials from {files} {})",
                 path.display(),
                 merged.outcomes.len(),
-                merged.sources.len()
+                if files == 1 { "file" } else { "files" }
             );
         }
         None => {

@@ -10,14 +10,18 @@
 //! when any file it would write is already there.
 //!
 //! ```
-//! use lawsuite::scaffold::{Lang, skeleton};
-//! let files = skeleton(Some(Lang::Node), "my-peer");
+//! use lawsuite::scaffold::{Dependency, Lang, skeleton};
+//! let files = skeleton(Some(Lang::Node), "my-peer", &Dependency::CratesIo);
 //! let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
 //! assert!(names.contains(&"peer.mjs") && names.contains(&"lawsuite/lawsuite-peer.js"));
 //! assert!(names.contains(&"lawsuite/docs/PROTOCOL.md"));
 //! ```
 
+mod dependency;
+
 use std::path::{Path, PathBuf};
+
+pub use dependency::{Dependency, SourceError, installed_source, source_version};
 
 use crate::project::{ProjectError, SKELETON};
 
@@ -58,15 +62,15 @@ macro_rules! schema {
     ($name:literal) => {
         (
             concat!("schema/", $name, ".schema.json"),
-            include_str!(concat!("../peers/schema/", $name, ".schema.json")),
+            include_str!(concat!("../../peers/schema/", $name, ".schema.json")),
         )
     };
 }
 /// The documents a peer author needs, as `(name, text)`: the protocol, the
 /// contract, and a JSON Schema per protocol message.
 pub const DOCS: &[(&str, &str)] = &[
-    ("PROTOCOL.md", include_str!("../peers/PROTOCOL.md")),
-    ("contract.md", include_str!("../docs/contract.md")),
+    ("PROTOCOL.md", include_str!("../../peers/PROTOCOL.md")),
+    ("contract.md", include_str!("../../docs/contract.md")),
     schema!("request"),
     schema!("response"),
     schema!("std-error"),
@@ -90,21 +94,22 @@ pub const DOCS: &[(&str, &str)] = &[
 /// Where [`DOCS`] go in a project.
 pub const DOCS_DIR: &str = "lawsuite/docs";
 
-const NODE_PEER: &str = include_str!("../templates/node/peer.mjs");
-const NODE_ADAPTER: &str = include_str!("../adapters/node/lawsuite-peer.js");
-const NODE_TYPES: &str = include_str!("../adapters/node/lawsuite-peer.d.ts");
-const PYTHON_PEER: &str = include_str!("../templates/python/peer.py");
-const PYTHON_ADAPTER: &str = include_str!("../adapters/python/lawsuite_peer.py");
-const RUST_MANIFEST: &str = include_str!("../templates/rust/Cargo.toml");
-const RUST_LIB: &str = include_str!("../templates/rust/lib.rs");
+const NODE_PEER: &str = include_str!("../../templates/node/peer.mjs");
+const NODE_ADAPTER: &str = include_str!("../../adapters/node/lawsuite-peer.js");
+const NODE_TYPES: &str = include_str!("../../adapters/node/lawsuite-peer.d.ts");
+const PYTHON_PEER: &str = include_str!("../../templates/python/peer.py");
+const PYTHON_ADAPTER: &str = include_str!("../../adapters/python/lawsuite_peer.py");
+const RUST_MANIFEST: &str = include_str!("../../templates/rust/Cargo.toml");
+const RUST_LIB: &str = include_str!("../../templates/rust/lib.rs");
 
 /// The `tests/conformance.rs` of a Rust skeleton; the README shows it
 /// as it is (a test holds the two together).
-pub const RUST_CONFORMANCE: &str = include_str!("../templates/rust/conformance.rs");
+pub const RUST_CONFORMANCE: &str = include_str!("../../templates/rust/conformance.rs");
 
 /// The files of a project for `lang` (`None`: the project file alone, with
-/// a commented example peer), its crate or peer named after `name`.
-pub fn skeleton(lang: Option<Lang>, name: &str) -> Vec<File> {
+/// a commented example peer), its crate or peer named after `name`; a Rust
+/// crate depends on `lawsuite` from `lawsuite`.
+pub fn skeleton(lang: Option<Lang>, name: &str, lawsuite: &Dependency) -> Vec<File> {
     let file = |path: &str, text: &str| File {
         path: path.to_string(),
         text: text.to_string(),
@@ -132,7 +137,9 @@ pub fn skeleton(lang: Option<Lang>, name: &str) -> Vec<File> {
         Some(Lang::Rust) => vec![
             file(
                 "Cargo.toml",
-                &RUST_MANIFEST.replace("{crate}", &crate_name(name)),
+                &RUST_MANIFEST
+                    .replace("{crate}", &crate_name(name))
+                    .replace("{lawsuite}", &lawsuite.manifest_line()),
             ),
             file("src/lib.rs", RUST_LIB),
             file("tests/conformance.rs", RUST_CONFORMANCE),
@@ -141,10 +148,58 @@ pub fn skeleton(lang: Option<Lang>, name: &str) -> Vec<File> {
     if lang.is_some() {
         files.extend(DOCS.iter().map(|(name, text)| File {
             path: format!("{DOCS_DIR}/{name}"),
-            text: (*text).to_string(),
+            text: for_copy(text),
         }));
     }
     files
+}
+
+/// A document as it is copied out of the repository (into a project's
+/// `lawsuite/docs/`, or by `lawsuite docs --write`): a link to another of
+/// [`DOCS`] points at its copy beside it, and a link to a repository file
+/// the copy does not have (`../laws/grep/context.toml`) becomes its text,
+/// so no link in the copy is dead (the contract's copy had 152).
+///
+/// ```
+/// use lawsuite::scaffold::for_copy;
+/// assert_eq!(
+///     for_copy("see [`grep/context.toml`](../laws/grep/context.toml) and [the contract](../docs/contract.md#s2)"),
+///     "see `grep/context.toml` and [the contract](contract.md#s2)"
+/// );
+/// ```
+pub fn for_copy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("](") {
+        let (before, after) = rest.split_at(at);
+        let Some(end) = after.find(')') else {
+            break;
+        };
+        let target = &after[2..end];
+        let (file, anchor) = target.split_at(target.find('#').unwrap_or(target.len()));
+        let copied = file
+            .strip_prefix("../docs/")
+            .or_else(|| file.strip_prefix("../peers/"))
+            .filter(|name| DOCS.iter().any(|(n, _)| n == name));
+        let label_start = before.rfind('[');
+        match (copied, label_start) {
+            (Some(name), _) => {
+                out.push_str(before);
+                out.push_str(&format!("]({name}{anchor})"));
+            }
+            (None, Some(open)) if file.starts_with("../") => {
+                out.push_str(&before[..open]);
+                out.push_str(&before[open + 1..]);
+            }
+            _ => {
+                out.push_str(before);
+                out.push_str(&after[..end + 1]);
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A crate name from a directory name: letters, digits, `-` and `_`, not
@@ -169,7 +224,11 @@ fn crate_name(name: &str) -> String {
 /// Write the skeleton of `lang` into `dir` (created if need be), with the
 /// regression and expected-failure directories; the paths written, in
 /// order. Nothing is written when any of the files is already there.
-pub fn write(dir: &Path, lang: Option<Lang>) -> Result<Vec<PathBuf>, ProjectError> {
+pub fn write(
+    dir: &Path,
+    lang: Option<Lang>,
+    lawsuite: &Dependency,
+) -> Result<Vec<PathBuf>, ProjectError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ProjectError::Io { path, source }
@@ -179,7 +238,7 @@ pub fn write(dir: &Path, lang: Option<Lang>) -> Result<Vec<PathBuf>, ProjectErro
         .ok()
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "peer".into());
-    let files = skeleton(lang, &name);
+    let files = skeleton(lang, &name, lawsuite);
     for f in &files {
         let path = dir.join(&f.path);
         if std::fs::symlink_metadata(&path).is_ok() {
@@ -215,7 +274,7 @@ mod tests {
     fn nothing_is_overwritten() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("peer.py"), "mine").unwrap();
-        let err = write(dir.path(), Some(Lang::Python)).unwrap_err();
+        let err = write(dir.path(), Some(Lang::Python), &Dependency::CratesIo).unwrap_err();
         assert!(matches!(err, ProjectError::Exists { path } if path.ends_with("peer.py")));
         assert!(
             !dir.path().join("lawsuite.toml").exists(),
@@ -225,6 +284,37 @@ mod tests {
             std::fs::read_to_string(dir.path().join("peer.py")).unwrap(),
             "mine"
         );
+    }
+
+    /// Every relative link of every document a skeleton copies names a
+    /// file the skeleton writes (152 in the contract's copy did not).
+    #[test]
+    fn no_link_in_the_copied_documents_is_dead() {
+        let files = skeleton(Some(Lang::Node), "x", &Dependency::CratesIo);
+        let paths: std::collections::BTreeSet<&str> =
+            files.iter().map(|f| f.path.as_str()).collect();
+        let mut checked = 0;
+        for f in files.iter().filter(|f| f.path.starts_with(DOCS_DIR)) {
+            let dir = Path::new(&f.path).parent().unwrap_or(Path::new(""));
+            for (at, _) in f.text.match_indices("](") {
+                let target = &f.text[at + 2..];
+                let target = &target[..target.find(')').unwrap_or(target.len())];
+                let file = target.split('#').next().unwrap_or_default();
+                // Code that merely holds `](` (a pattern table) is no link.
+                let code = target.contains([' ', '`', '|', '\n']);
+                if code || file.is_empty() || file.contains("://") || file.starts_with("mailto:") {
+                    continue;
+                }
+                checked += 1;
+                let joined = dir.join(file).to_string_lossy().replace('\\', "/");
+                assert!(
+                    paths.contains(joined.as_str()),
+                    "{}: a link to {target} names nothing the project has",
+                    f.path
+                );
+            }
+        }
+        assert!(checked > 0, "the protocol links to the contract");
     }
 
     #[test]
@@ -237,7 +327,7 @@ mod tests {
     #[test]
     fn the_node_and_python_skeletons_register_their_peer() {
         for (lang, command) in [(Lang::Node, "./peer.mjs"), (Lang::Python, "./peer.py")] {
-            let files = skeleton(Some(lang), "x");
+            let files = skeleton(Some(lang), "x", &Dependency::CratesIo);
             let toml = &files[0];
             assert_eq!(toml.path, "lawsuite.toml");
             assert!(toml.text.contains(command), "{}", lang.name());
