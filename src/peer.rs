@@ -122,6 +122,20 @@ impl Method {
             other => other,
         }
     }
+
+    /// Whether a call of this method leaves its tree as it found it: every
+    /// method but `flow/bash` searches, lists or reads (search-contract §1,
+    /// read-ls-flows §1–§2), so a tree guard may hold a peer to it; a bash
+    /// command may write.
+    ///
+    /// ```
+    /// use lawsuite::peer::Method;
+    /// assert!(Method::FlowRead.only_reads());
+    /// assert!(!Method::FlowBash.only_reads());
+    /// ```
+    pub fn only_reads(self) -> bool {
+        self != Method::FlowBash
+    }
 }
 
 impl fmt::Display for Method {

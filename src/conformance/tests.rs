@@ -1,5 +1,6 @@
 use super::*;
 use crate::contract::{GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
+use crate::peer::Method;
 use crate::portable::Portable;
 
 /// Right about `grep`, wrong about every `glob` that finds something.
@@ -416,9 +417,11 @@ fn laws_with_equal_trees_share_one_written_tree() {
     let other = GLOB_LAW.replace("tree.\"a.ts\" = \"\"", "tree.\"a.ts\" = \"x\"");
     let engine = engine_with(vec![]);
     let (glob, grep, other) = (law(GLOB_LAW), law(grep), law(&other));
-    let first = engine.tree(&glob).unwrap();
-    assert!(Arc::ptr_eq(&first, &engine.tree(&grep).unwrap()));
-    assert!(!Arc::ptr_eq(&first, &engine.tree(&other).unwrap()));
+    let first = engine.tree(&glob, "").unwrap();
+    assert!(Arc::ptr_eq(&first, &engine.tree(&grep, "").unwrap()));
+    assert!(!Arc::ptr_eq(&first, &engine.tree(&other, "").unwrap()));
+    // Another peer's trees are its own.
+    assert!(!Arc::ptr_eq(&first, &engine.tree(&grep, "mine").unwrap()));
     let setup = law::Setup::on(&grep, first.clone()).unwrap();
     assert_eq!(setup.judge(&Portable::default()), law::LawOutcome::Pass);
 }
@@ -484,28 +487,99 @@ fn a_peer_that_writes_into_a_shared_tree_fails_and_spoils_only_its_copy() {
     );
 }
 
-/// A peer asked on a shared tree that another peer changed (libtest asks a
-/// law's peers side by side) is judged again on a tree of its own, not
-/// blamed for the change.
+/// Each peer that is not a built-in reads trees of its own: what another
+/// peer leaves in its tree is never seen by it, and the built-ins (which
+/// only read) share one.
 #[test]
-fn a_peer_is_not_blamed_for_a_change_it_did_not_make() {
-    let grep = "[[law]]\nname = \"finds-in-a\"\nspec = \"search-contract §13\"\nmethod = \"flow/grep\"\ninput = { pattern = \"x\" }\ntree.\"a.ts\" = \"\"\nexpect = { matches = [], files = [], filesSearched = 1, skippedBinary = 0, truncated = false }\n";
-    let mut engine = engine_with(vec![Subject::new("clean", Portable::default())]);
-    engine.add_laws(vec![law(grep)], vec![]);
-    let trials = engine.trials();
-    let clean = trials
-        .iter()
-        .find(|t| t.id == "law::x::finds-in-a::clean")
-        .unwrap();
-    let Item::Law(l) = &engine.items[clean.item] else {
-        panic!("not a law");
+fn a_peer_never_reads_another_peers_law_tree() {
+    let engine = engine_with(vec![
+        Subject::new("litterer", Litterer),
+        Subject::new("clean", Portable::default()),
+        Subject::builtin("also-portable", "portable", Arc::new(Portable::default())),
+        Subject::builtin("again-portable", "portable", Arc::new(Portable::default())),
+    ]);
+    let glob = law(GLOB_LAW);
+    let tree_of = |p: usize| {
+        let setup = engine.setup(0, &glob, &engine.everyone[p]);
+        setup.as_ref().as_ref().unwrap().tree().path().to_path_buf()
     };
-    // What another peer, asked at the same time, would have left behind.
-    let setup = engine.setup(clean.item, l);
-    let tree = setup.as_ref().as_ref().unwrap().tree().path().to_path_buf();
-    std::fs::write(tree.join("left.txt"), "x").unwrap();
-    let outcome = engine.run_trial(clean);
-    assert_eq!(outcome.verdict.tag(), "pass", "{outcome:?}");
+    let (litterer, clean, one, two) = (tree_of(1), tree_of(2), tree_of(3), tree_of(4));
+    assert_ne!(litterer, clean);
+    assert_ne!(clean, one);
+    assert_eq!(one, two, "the built-ins share a tree");
+}
+
+/// Wrong on every second call it answers (a glob total off by 1,000, which
+/// no law expects), right on the others, counting the wrong ones.
+struct EverySecond {
+    calls: std::sync::atomic::AtomicUsize,
+    wrong: std::sync::atomic::AtomicUsize,
+}
+
+impl Search for EverySecond {
+    fn name(&self) -> &str {
+        "every-second"
+    }
+    fn version(&self) -> String {
+        "0".into()
+    }
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        Portable::with_threads(1).grep(input)
+    }
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let mut answer = Portable::with_threads(1).glob(input)?;
+        if self.calls.fetch_add(1, SeqCst) % 2 == 1 {
+            self.wrong.fetch_add(1, SeqCst);
+            answer.total += 1000;
+        }
+        Ok(answer)
+    }
+}
+
+/// A peer wrong on every second call fails every law it answered wrongly:
+/// a failure is never asked again and turned into a pass (it passed all
+/// 428 glob laws when a failing law was asked again on a fresh tree and the
+/// second verdict kept).
+#[test]
+fn a_failure_gets_no_second_chance() {
+    let peer = Arc::new(EverySecond {
+        calls: Default::default(),
+        wrong: Default::default(),
+    });
+    let mut engine = engine_with(vec![Subject {
+        name: "every-second".into(),
+        builtin: None,
+        peer: peer.clone(),
+    }]);
+    let (laws, problems) = law::shipped();
+    assert!(problems.is_empty(), "{problems:?}");
+    engine.add_laws(
+        laws.into_iter()
+            .filter(|l| matches!(l.law.method, Method::Glob | Method::FlowGlob))
+            .collect(),
+        vec![],
+    );
+    let trials = engine.trials_where(|id| id.ends_with("::every-second"));
+    for jobs in [1, 2] {
+        let wrong_before = peer.wrong.load(std::sync::atomic::Ordering::SeqCst);
+        let outcomes = engine.run(
+            &trials,
+            RunOptions {
+                jobs,
+                fail_fast: false,
+            },
+            |_| {},
+        );
+        let wrong = peer.wrong.load(std::sync::atomic::Ordering::SeqCst) - wrong_before;
+        let failed = outcomes.iter().filter(|o| o.verdict.is_failure()).count();
+        assert!(wrong > 100, "{wrong} wrong answers of {}", trials.len());
+        // Each glob law asks one glob call (a refused input asks none).
+        assert_eq!(
+            failed, wrong,
+            "--jobs {jobs}: {failed} failures for {wrong} wrong answers"
+        );
+    }
 }
 
 /// Answers as `portable` does, after rewriting every file it searched in
@@ -597,6 +671,100 @@ fn an_in_place_rewrite_is_blamed_on_the_vandal_alone() {
         vandal.len(),
         clean.len(),
         reference.len()
+    );
+}
+
+/// Answers as `portable` does, then appends a line to every file below
+/// the root it searched.
+struct Appender;
+
+impl Appender {
+    fn append(dir: &std::path::Path) {
+        let Ok(listing) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in listing.flatten() {
+            let path = entry.path();
+            match std::fs::symlink_metadata(&path) {
+                Ok(meta) if meta.is_dir() => Appender::append(&path),
+                Ok(meta) if meta.is_file() => {
+                    use std::io::Write;
+                    if let Ok(mut file) = std::fs::File::options().append(true).open(&path) {
+                        let _ = file.write_all(b"vandal was here\n");
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Search for Appender {
+    fn name(&self) -> &str {
+        "appender"
+    }
+    fn version(&self) -> String {
+        "0".into()
+    }
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        let answer = Portable::with_threads(1).grep(input);
+        Appender::append(std::path::Path::new(&input.root));
+        answer
+    }
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        let answer = Portable::with_threads(1).glob(input);
+        Appender::append(std::path::Path::new(&input.root));
+        answer
+    }
+}
+
+/// Seeds guard their trees as laws do: a peer that answers and then
+/// appends to every file fails each seed with the change named, and the
+/// peers asked beside it (the reference, an honest subject after it) read
+/// trees of their own and pass. Before, the vandal passed 8 of 8 seeds and
+/// the honest peer failed them all with the vandal's lines in its report.
+#[test]
+fn a_seed_blames_the_peer_that_changed_its_tree_and_no_other() {
+    let mut engine = engine_with(vec![
+        Subject::new("appender", Appender),
+        Subject::new("honest", Portable::with_threads(1)),
+    ]);
+    engine.add_seeds(Generator::Lawsuite, Ground::Shared, &[0, 1, 2, 3], None);
+    engine.add_seeds(Generator::Smthrs, Ground::Shared, &[1, 2, 3, 4], None);
+    for trial in engine.trials() {
+        let outcome = engine.run_trial(&trial);
+        if trial.id.ends_with("::honest") {
+            assert_eq!(outcome.verdict.tag(), "pass", "{}", trial.id);
+            continue;
+        }
+        let Verdict::Fail { report } = &outcome.verdict else {
+            panic!("{}: {}", trial.id, outcome.verdict.tag());
+        };
+        let text = serde_json::to_string(report).unwrap();
+        assert!(
+            text.contains("appender changed the tree it was asked to search"),
+            "{text}"
+        );
+    }
+    // The reference changing its own tree is the reference's fault: the
+    // subject is not judged, never failed.
+    let mut engine = Engine::new(
+        Subject::new("appender", Appender),
+        vec![Subject::new("honest", Portable::with_threads(1))],
+    );
+    // (The TypeScript kit's plans: grep and glob only, which it answers.)
+    engine.add_seeds(Generator::Smthrs, Ground::Shared, &[4], None);
+    let outcome = engine.run_trial(&engine.trials()[0]);
+    let Verdict::Broken { why } = &outcome.verdict else {
+        panic!("{}", outcome.verdict.tag());
+    };
+    assert!(
+        why.contains("the reference appender did not answer"),
+        "{why}"
+    );
+    assert!(
+        why.contains("changed the tree it was asked to search"),
+        "{why}"
     );
 }
 

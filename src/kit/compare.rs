@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::case::{Call, answer, is_fault, rebase};
 use super::explain::{Evidence, explain};
+use super::guard::Snapshot;
 use super::materialize::{MaterializeError, TempTree};
 use super::plan::{GeneratedFile, Plan};
 use crate::peer::{Ground, Search};
@@ -212,12 +213,15 @@ pub fn calls(plan: &Plan) -> Vec<Call> {
         .collect()
 }
 
-/// A plan's tree on disk, with its calls rebased onto it.
+/// A plan's tree on disk, with its calls rebased onto it, and what it held
+/// when written ([`Snapshot`]), so a peer that changes it is seen
+/// ([`Materialized::changes`]).
 #[derive(Debug)]
 pub struct Materialized {
     tree: TempTree,
     real_root: String,
     symbolic_root: String,
+    written: Snapshot,
 }
 
 impl Materialized {
@@ -230,6 +234,7 @@ impl Materialized {
         let tree = TempTree::with_files(files)?;
         Ok(Materialized {
             real_root: tree.path().to_string_lossy().into_owned(),
+            written: Snapshot::of(tree.path()),
             tree,
             symbolic_root: symbolic_root.to_string(),
         })
@@ -238,6 +243,12 @@ impl Materialized {
     /// The directory the tree lives in.
     pub fn path(&self) -> &std::path::Path {
         self.tree.path()
+    }
+
+    /// How the tree differs from what was written, or `None` when it does
+    /// not ([`Snapshot::changes`]).
+    pub fn changes(&self) -> Option<String> {
+        self.written.changes(self.tree.path())
     }
 
     /// Run `call` (spelled with the symbolic root) on `peer`, and return the
@@ -254,6 +265,119 @@ impl Materialized {
         let shown = super::case::answer_with_message(peer, &real);
         rebase(&shown, &self.real_root, &self.symbolic_root)
     }
+
+    /// [`Materialized::answer`], then the tree guard: when the call only
+    /// reads ([`crate::peer::Method::only_reads`]) and the tree changed,
+    /// the answer is a fault naming the change ([`changed_tree`]), since
+    /// whatever the peer said was said of a tree it was spoiling.
+    pub fn guarded_answer(&self, peer: &dyn Search, call: &Call, with_message: bool) -> Value {
+        let answer = if with_message {
+            self.answer_with_message(peer, call)
+        } else {
+            self.answer(peer, call)
+        };
+        if !call.method().only_reads() {
+            return answer;
+        }
+        match self.changes() {
+            Some(change) => changed_tree(peer.name(), &change),
+            None => answer,
+        }
+    }
+}
+
+/// The answer the tree guard gives for a peer that changed the tree it
+/// was asked to search: a fault (never equal to any answer, never an
+/// agreement), `request_failed` with what changed.
+///
+/// ```
+/// use lawsuite::kit::case::{fault_text, is_fault};
+/// use lawsuite::kit::compare::changed_tree;
+///
+/// let answer = changed_tree("vandal", "a.txt was removed");
+/// assert!(is_fault(&answer));
+/// assert_eq!(
+///     fault_text(&answer),
+///     Some("vandal changed the tree it was asked to search, which the contract's methods only read: a.txt was removed")
+/// );
+/// ```
+pub fn changed_tree(peer: &str, change: &str) -> Value {
+    serde_json::json!({
+        "failure": crate::contract::ErrorCode::RequestFailed,
+        "fault": format!(
+            "{peer} changed the tree it was asked to search, which the contract's methods only read: {change}"
+        ),
+    })
+}
+
+/// One written tree per peer asked about a plan, each guarded: a peer that
+/// writes into its tree gets a fault for that call ([`changed_tree`]) and
+/// a fresh tree for the next one, and no other peer ever reads what it
+/// wrote. Seeds shared one tree among every peer, so a peer that answered
+/// and then appended to every file passed, and every peer asked after it
+/// failed with the vandal's lines in its report.
+struct PeerTrees<'p> {
+    symbolic_root: &'p str,
+    files: &'p [GeneratedFile],
+    /// By peer (its address), its tree; `None` while it could not be
+    /// written again after a change.
+    trees: std::cell::RefCell<Vec<(*const (), Option<Materialized>)>>,
+}
+
+impl<'p> PeerTrees<'p> {
+    /// Write one tree for each of `peers`.
+    fn new<'a>(
+        symbolic_root: &'p str,
+        files: &'p [GeneratedFile],
+        peers: impl Iterator<Item = &'a dyn Search>,
+    ) -> Result<PeerTrees<'p>, MaterializeError> {
+        let mut trees = Vec::new();
+        for peer in peers {
+            let key = address(peer);
+            if !trees.iter().any(|(k, _)| *k == key) {
+                trees.push((key, Some(Materialized::new(symbolic_root, files)?)));
+            }
+        }
+        Ok(PeerTrees {
+            symbolic_root,
+            files,
+            trees: std::cell::RefCell::new(trees),
+        })
+    }
+
+    /// `peer`'s answer to `call` on its own tree, guarded.
+    fn answer(&self, peer: &dyn Search, call: &Call, with_message: bool) -> Value {
+        let key = address(peer);
+        let mut trees = self.trees.borrow_mut();
+        let Some(slot) = trees.iter_mut().find(|(k, _)| *k == key) else {
+            // Only the peers the trees were written for are asked.
+            return serde_json::json!({
+                "failure": crate::contract::ErrorCode::RequestFailed,
+                "fault": format!("{} has no tree of its own for this plan", peer.name()),
+            });
+        };
+        if slot.1.is_none() {
+            slot.1 = Materialized::new(self.symbolic_root, self.files).ok();
+        }
+        let Some(tree) = &slot.1 else {
+            return serde_json::json!({
+                "failure": crate::contract::ErrorCode::RequestFailed,
+                "fault": "the tree could not be written again after a peer changed it",
+            });
+        };
+        let answer = tree.guarded_answer(peer, call, with_message);
+        if call.method().only_reads() && tree.changes().is_some() {
+            // Changed: the next call gets a fresh tree, as written.
+            slot.1 = None;
+        }
+        answer
+    }
+}
+
+/// A peer's identity within one comparison: the address of its value
+/// (two subjects may share a name, never an address).
+fn address(peer: &dyn Search) -> *const () {
+    std::ptr::from_ref(peer).cast::<()>()
 }
 
 /// Run `call` through `reference` and each of `subjects` that
@@ -343,7 +467,12 @@ pub fn compare_plan(
     reference: &dyn Search,
     subjects: &[Compared<'_>],
 ) -> Result<Vec<Divergence>, MaterializeError> {
-    let tree = Materialized::new(&plan.root, &plan.files)?;
+    // The reference and every subject on a tree of its own.
+    let trees = PeerTrees::new(
+        &plan.root,
+        &plan.files,
+        std::iter::once(reference).chain(subjects.iter().map(|s| s.peer)),
+    )?;
     let summary = TreeSummary::of(&plan.files);
     let mut out = Vec::new();
     for (index, call) in calls(plan).into_iter().enumerate() {
@@ -351,14 +480,14 @@ pub fn compare_plan(
             &call,
             reference,
             subjects,
-            |peer, call| tree.answer(peer, call),
+            |peer, call| trees.answer(peer, call, false),
             Some((&plan.root, &plan.files)),
         ) else {
             continue;
         };
         if differs(&answers) {
             keep_messages(&mut answers, &call, reference, subjects, |peer, call| {
-                tree.answer_with_message(peer, call)
+                trees.answer(peer, call, true)
             });
             out.push(Divergence {
                 generator: plan.generator.clone(),

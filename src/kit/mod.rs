@@ -16,6 +16,7 @@
 //! | [`materialize`] | §3: writing a plan's files under a root, refusing paths that would escape it; [`materialize::TempTree`] |
 //! | [`case`] | §4: one call, answers rendered for comparison (failures by code) |
 //! | [`compare`] | §4: a plan through N peers, divergences |
+//! | [`guard`] | the tree guard: what a written tree holds and what a peer changed in it |
 //! | [`report`] | §5: diffs of answers, look-alike characters made visible (whole reports: `report`) |
 //! | [`shrink`] | reducing a divergence to a minimal tree and call |
 //! | [`regression`] | `fixtures/regressions/*.json`: recorded, replayed |
@@ -32,6 +33,7 @@ pub mod case;
 pub mod compare;
 pub(crate) mod draws;
 pub mod explain;
+pub mod guard;
 pub mod lawsuite;
 pub mod materialize;
 pub mod plan;

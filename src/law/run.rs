@@ -107,12 +107,6 @@ pub fn run(law: &LoadedLaw, peer: &dyn Search) -> LawOutcome {
     }
 }
 
-/// Whether a call of `method` leaves its tree as it found it: every
-/// method but `flow/bash` (search, listing and reading only).
-fn only_reads(method: Method) -> bool {
-    method != Method::FlowBash
-}
-
 /// A law made ready to ask peers: its [`Tree`] written, its call and
 /// expected answer built. Peers may share one setup when the law
 /// [only reads its tree](Setup::shared); the engine asks every peer of a
@@ -181,13 +175,13 @@ impl Setup {
     /// method but `flow/bash` only reads it; a bash command may write, and
     /// the next peer must not see what the last one left.
     pub fn shares_tree(law: &Law) -> bool {
-        only_reads(law.method)
+        law.method.only_reads()
     }
 
     /// May several peers be asked on this one tree? See
     /// [`Setup::shares_tree`].
     pub fn shared(&self) -> bool {
-        only_reads(self.method)
+        self.method.only_reads()
     }
 
     /// Ask `peer` and compare its answer with the law's.

@@ -4,16 +4,13 @@
 //! a peer that changes the tree it was asked to search is the one that
 //! fails (the tree guard); and the tree listed for a report.
 
-use std::collections::BTreeMap;
 use std::fmt;
-use std::fs;
-use std::hash::Hasher;
-use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::format::{Entry, Law, MAX_GENERATED};
 use super::load::LoadedLaw;
+use crate::kit::guard::Snapshot;
 use crate::kit::materialize::TempTree;
 use crate::kit::plan::{FileKind, GeneratedFile};
 
@@ -27,30 +24,22 @@ use crate::kit::plan::{FileKind, GeneratedFile};
 /// on the ext4 of the machines `benches/README.md` was measured on).
 ///
 /// A tree must stay as written: [`Tree::changes`] compares it with what
-/// was written after each peer (every entry's type, size, time and mode,
-/// a regular file's bytes and a symlink's target, so a peer that rewrites
-/// a file in place and puts its modification time back is still seen), so a peer that writes into it fails that
-/// law (the contract's methods only read), and a shared tree found changed
-/// is not handed to another law or peer ([`Tree::is_spoiled`]); the engine
-/// judges the peer that found it changed again on a tree of its own, since
-/// another peer asked at the same time may have made the change.
+/// was written after each call ([`crate::kit::guard::Snapshot`]: every
+/// entry's type, size, time and mode, a regular file's bytes and a
+/// symlink's target, so a peer that rewrites a file in place and puts its
+/// modification time back is still seen), so a peer that writes into it
+/// fails that law (the contract's methods only read), and a tree found
+/// changed is not handed to another law ([`Tree::is_spoiled`]). The engine
+/// shares a tree only among the built-ins; every other peer is asked on
+/// trees of its own, so the change is always the asked peer's.
 #[derive(Debug)]
 pub struct Tree {
     dir: TempTree,
     /// Every entry as written: path, type, size, modification time, mode,
     /// contents.
-    written: Vec<Fingerprint>,
+    written: Snapshot,
     /// A peer changed it.
     spoiled: AtomicBool,
-}
-
-/// One entry of a written tree, as [`Tree::changes`] compares it.
-#[derive(Debug, PartialEq, Eq)]
-struct Fingerprint {
-    path: String,
-    /// The type, size, modification time, permissions and contents, or
-    /// why they could not be read (a `0o000` directory cannot be listed).
-    state: String,
 }
 
 impl Tree {
@@ -63,7 +52,7 @@ impl Tree {
         for entry in &special {
             entry.make(dir.path()).map_err(broken)?;
         }
-        let written = fingerprints(dir.path());
+        let written = Snapshot::of(dir.path());
         Ok(Tree {
             dir,
             written,
@@ -74,34 +63,9 @@ impl Tree {
     /// How the tree differs from what was written (the first difference),
     /// or `None` when it does not; a difference spoils it.
     pub fn changes(&self) -> Option<String> {
-        let now = fingerprints(self.dir.path());
-        if now == self.written {
-            return None;
-        }
+        let change = self.written.changes(self.dir.path())?;
         self.spoiled.store(true, Ordering::Relaxed);
-        let before: BTreeMap<&str, &str> = self
-            .written
-            .iter()
-            .map(|f| (f.path.as_str(), f.state.as_str()))
-            .collect();
-        let after: BTreeMap<&str, &str> = now
-            .iter()
-            .map(|f| (f.path.as_str(), f.state.as_str()))
-            .collect();
-        let change = after
-            .iter()
-            .find_map(|(path, state)| match before.get(path) {
-                None => Some(format!("{path} was created ({state})")),
-                Some(was) if was != state => Some(format!("{path} changed ({was} → {state})")),
-                Some(_) => None,
-            })
-            .or_else(|| {
-                before
-                    .keys()
-                    .find(|path| !after.contains_key(*path))
-                    .map(|path| format!("{path} was removed"))
-            });
-        Some(change.unwrap_or_else(|| "its entries were reordered".into()))
+        Some(change)
     }
 
     /// A peer changed the tree; it must not be asked about again.
@@ -119,118 +83,6 @@ impl Tree {
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
-}
-
-/// Every entry below `root` (symlinks not followed), sorted by path.
-fn fingerprints(root: &Path) -> Vec<Fingerprint> {
-    let mut out = Vec::new();
-    let mut pending = vec![(root.to_path_buf(), String::new())];
-    while let Some((dir, rel)) = pending.pop() {
-        let listing = match fs::read_dir(&dir) {
-            Ok(listing) => listing,
-            Err(e) => {
-                out.push(Fingerprint {
-                    path: format!("{rel}/"),
-                    state: format!("unlistable: {:?}", e.kind()),
-                });
-                continue;
-            }
-        };
-        for entry in listing.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let path = if rel.is_empty() {
-                name
-            } else {
-                format!("{rel}/{name}")
-            };
-            let state = match entry.metadata() {
-                Ok(meta) => {
-                    if meta.is_dir() {
-                        pending.push((entry.path(), path.clone()));
-                    }
-                    let mut state = describe(&meta);
-                    state.push_str(&contents(&entry.path(), &meta));
-                    state
-                }
-                Err(e) => format!("unreadable: {:?}", e.kind()),
-            };
-            out.push(Fingerprint { path, state });
-        }
-    }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    out
-}
-
-/// What a regular file holds (a digest of its bytes) or where a symlink
-/// points, as a suffix of its [`describe`] text.
-///
-/// Size and time alone miss a same-size rewrite whose time was put back
-/// (`touch -r`); reading every file after every peer is cheap beside
-/// writing it (law trees are small: 7,481 files a run, most under a
-/// kilobyte).
-fn contents(path: &Path, meta: &fs::Metadata) -> String {
-    if meta.is_symlink() {
-        return match fs::read_link(path) {
-            Ok(target) => format!(", to {:?}", target),
-            Err(e) => format!(", target unreadable: {:?}", e.kind()),
-        };
-    }
-    if !meta.is_file() {
-        return String::new();
-    }
-    // A digest, not the bytes: a law's large binary file is not kept twice.
-    // SipHash with fixed keys: the same bytes give the same digest for the
-    // life of the process, which is all a before-and-after needs.
-    let mut hasher = std::hash::DefaultHasher::new();
-    let digest = fs::File::open(path).and_then(|mut file| {
-        let mut buf = [0u8; 64 * 1024];
-        loop {
-            let n = file.read(&mut buf)?;
-            if n == 0 {
-                return Ok(hasher.finish());
-            }
-            hasher.write(&buf[..n]);
-        }
-    });
-    match digest {
-        Ok(digest) => format!(", contents {digest:016x}"),
-        // A `0o000` file cannot be read back: its mode is what is compared.
-        Err(e) => format!(", contents unreadable: {:?}", e.kind()),
-    }
-}
-
-/// An entry's type, size, modification time and (on unix) mode.
-fn describe(meta: &fs::Metadata) -> String {
-    let kind = if meta.is_dir() {
-        "directory"
-    } else if meta.is_symlink() {
-        "symlink"
-    } else if meta.is_file() {
-        "file"
-    } else {
-        "special"
-    };
-    #[cfg(unix)]
-    let mode = {
-        use std::os::unix::fs::PermissionsExt;
-        format!(" mode {:o}", meta.permissions().mode() & 0o7777)
-    };
-    #[cfg(not(unix))]
-    let mode = String::new();
-    // A directory's size and time change with what it holds, which the
-    // entries below it already show.
-    if meta.is_dir() {
-        return format!("{kind}{mode}");
-    }
-    let modified = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or_else(
-            || "?".to_string(),
-            |d| format!("{}.{:09}", d.as_secs(), d.subsec_nanos()),
-        );
-    format!("{kind} of {} bytes{mode}, modified {modified}", meta.len())
 }
 
 /// Decode `\xNN` and `\\` escapes.
@@ -483,6 +335,8 @@ fn preview(text: &str) -> (String, Option<String>) {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
     use crate::law::load_dir;
 
