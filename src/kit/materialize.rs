@@ -580,14 +580,27 @@ impl TempTree {
     }
 }
 
+/// How many times a tree's removal is tried. A peer's background process
+/// that keeps writing into a tree it was asked about (a vandal of issue
+/// 38's) can create a file between `remove_dir_all` emptying a directory
+/// and removing it; the next attempt removes what it wrote. A count of
+/// tries, not a bound on any answer.
+const REMOVE_ATTEMPTS: u32 = 8;
+
 impl Drop for TempTree {
     fn drop(&mut self) {
         // Best effort: a failure to clean up must not turn into a panic
         // inside a drop (which would abort during unwinding).
         // `remove_dir_all` does not follow symlinks inside the tree, and
         // neither does `restore_permissions`.
-        restore_permissions(&self.path);
-        let _ = fs::remove_dir_all(&self.path);
+        for attempt in 0..REMOVE_ATTEMPTS {
+            restore_permissions(&self.path);
+            let _ = fs::remove_dir_all(&self.path);
+            if fs::symlink_metadata(&self.path).is_err() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1 << attempt));
+        }
         live_trees().paths.remove(&self.path);
     }
 }

@@ -18,15 +18,82 @@ it and every response back, except where MODE says:
             grep and glob search what `.gitignore` leaves out (every
             request is sent on with `noIgnore` set): the Node peer of
             issue 27, for the shrinking and report tests
+  honest    changes nothing (an external peer to stand beside the others)
+  every-second
+            every second answer with a `total` or `filesSearched` (counted
+            per process) has 1000 added to it; each wrong answer appends a
+            line to $FAKE_LOG
+  one-call  answers one call, then exits 3 (each start appends a line to
+            $FAKE_LOG)
+  append-after
+            answers, then appends a line to every file below the call's
+            root (the seed-tree vandal of issue 38)
+  background-editor
+            from its first call on, a thread keeps rewriting the files below
+            every root it was asked about and putting their bytes and times
+            back
 """
 import json
 import os
 import subprocess
 import sys
+import threading
+import time
 
 LAWSUITE, MODE = sys.argv[1], sys.argv[2]
 child = subprocess.Popen([LAWSUITE, "serve", "--peer", "portable"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def log(text):
+    path = os.environ.get("FAKE_LOG")
+    if path:
+        with open(path, "a") as f:
+            f.write(text + "\n")
+
+
+def files_below(root):
+    for base, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(base, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                yield path
+
+
+def append_below(root):
+    for path in files_below(root):
+        try:
+            with open(path, "ab") as f:
+                f.write(b"vandal was here\n")
+        except OSError:
+            pass
+
+
+ROOTS = []
+
+
+def edit_forever():
+    while True:
+        for root in list(ROOTS):
+            for path in files_below(root):
+                try:
+                    stat = os.stat(path)
+                    with open(path, "rb") as f:
+                        data = f.read()
+                    with open(path, "wb") as f:
+                        f.write(data + b"edited\n")
+                    time.sleep(0.001)
+                    with open(path, "wb") as f:
+                        f.write(data)
+                    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+                except OSError:
+                    pass
+        time.sleep(0.001)
+
+
+answered = 0
+if MODE == "one-call":
+    log("start")
 
 
 def forward(line):
@@ -56,8 +123,25 @@ for line in sys.stdin:
             print("wrong peer: giving up on *.ts", file=sys.stderr, flush=True)
             sys.exit(3)
         result["paths"] = result["paths"][1:]
+    if MODE == "every-second" and isinstance(result, dict):
+        key = "total" if "total" in result else "filesSearched" if "filesSearched" in result else None
+        if key:
+            answered += 1
+            if answered % 2 == 0:
+                result[key] += 1000
+                log("wrong")
     sys.stdout.write(json.dumps(response) + "\n")
     sys.stdout.flush()
+    params = request.get("params") or {}
+    root = params.get("root") if isinstance(params, dict) else None
+    if MODE == "append-after" and root:
+        append_below(root)
+    if MODE == "background-editor" and root and root not in ROOTS:
+        ROOTS.append(root)
+        if len(ROOTS) == 1:
+            threading.Thread(target=edit_forever, daemon=True).start()
+    if MODE == "one-call" and method not in ("initialize", "shutdown"):
+        sys.exit(3)
     if method == "shutdown":
         break
 child.stdin.close()

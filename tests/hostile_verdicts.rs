@@ -1,0 +1,187 @@
+//! Verdicts that hold against external peers that are wrong on purpose
+//! (issue 38), through `lawsuite run` as a user runs it: a failure gets no
+//! second asking, every crash is reported, and a peer that changes the
+//! trees it searches is the only one that fails.
+
+mod fake_peers;
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
+
+/// `lawsuite run` in `dir` with `args` and `FAKE_LOG=dir/log`: the results
+/// lines (`--format jsonl`) with a verdict, and the log's lines.
+fn run(dir: &Path, args: &[&str]) -> (Vec<Value>, Vec<String>) {
+    let log = dir.join("log");
+    let _ = std::fs::remove_file(&log);
+    let out = Command::new(LAWSUITE)
+        .current_dir(dir)
+        .args(["run", "--registry", "peers.toml", "--no-regressions"])
+        .args(["--format", "jsonl"])
+        .args(args)
+        .env("FAKE_LOG", &log)
+        .output()
+        .expect("lawsuite runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let outcomes = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|v| v.get("verdict").is_some())
+        .collect();
+    let logged = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    (outcomes, logged)
+}
+
+fn count(outcomes: &[Value], peer: &str, verdict: &str) -> usize {
+    outcomes
+        .iter()
+        .filter(|o| o["peer"] == peer && o["verdict"] == verdict)
+        .count()
+}
+
+/// A peer wrong on every second answer fails every law it answered
+/// wrongly, at one job and two. Before, a failing law was asked again on
+/// a fresh tree and the second verdict kept: the peer passed 428 of 428
+/// glob laws.
+#[test]
+fn a_peer_wrong_on_every_second_call_fails_every_law_it_got_wrong() {
+    if !fake_peers::has_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    fake_peers::registry(
+        dir.path(),
+        &[("every-second", fake_peers::proxy("every-second"), "")],
+    );
+    for jobs in ["1", "2"] {
+        let (outcomes, wrong) = run(
+            dir.path(),
+            &[
+                "--no-seeds",
+                "--law",
+                "glob::matching",
+                "--peer",
+                "every-second",
+                "--jobs",
+                jobs,
+            ],
+        );
+        let failed = count(&outcomes, "every-second", "fail");
+        assert!(wrong.len() > 10, "only {} wrong answers", wrong.len());
+        assert_eq!(
+            failed,
+            wrong.len(),
+            "--jobs {jobs}: {failed} failures for {} wrong answers",
+            wrong.len()
+        );
+    }
+}
+
+/// A peer that answers one call per process and exits: each crash is a
+/// fault reported in the trial it spoiled, never hidden by a second
+/// asking of a fresh process.
+#[test]
+fn every_crash_of_a_peer_is_reported_in_a_failing_trial() {
+    if !fake_peers::has_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    fake_peers::registry(
+        dir.path(),
+        &[("one-call", fake_peers::proxy("one-call"), "")],
+    );
+    let (outcomes, starts) = run(
+        dir.path(),
+        &[
+            "--no-seeds",
+            "--law",
+            "glob::matching",
+            "--peer",
+            "one-call",
+            "--jobs",
+            "1",
+        ],
+    );
+    let faults: u64 = outcomes
+        .iter()
+        .filter(|o| o["verdict"] == "fail")
+        .filter_map(|o| o["report"]["health"]["faults"].as_u64())
+        .sum();
+    let crashes = starts.len().saturating_sub(1) as u64;
+    assert!(crashes > 5, "only {crashes} crashes");
+    // Every process but the last crashed after its one answer, and the
+    // last may have crashed too.
+    assert!(
+        faults == crashes || faults == crashes + 1,
+        "{faults} faults reported for {crashes} crashes"
+    );
+    assert_eq!(
+        count(&outcomes, "one-call", "fail") as u64,
+        faults,
+        "one failing trial per crash"
+    );
+}
+
+/// A peer that appends to every file after answering, and one whose
+/// background thread keeps rewriting files and putting them back, fail;
+/// an honest external peer asked on the same seeds passes all of them,
+/// and no tree outlives the run. Before, the appender passed 8 of 8 seeds
+/// and the honest peer failed 8 of 8 with its lines in the report.
+#[test]
+fn only_the_peer_that_changes_a_seed_tree_fails() {
+    if !fake_peers::has_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let trees = dir.path().join("trees");
+    std::fs::create_dir(&trees).unwrap();
+    fake_peers::registry(
+        dir.path(),
+        &[
+            ("vandal", fake_peers::proxy("append-after"), ""),
+            ("honest", fake_peers::proxy("honest"), ""),
+            ("editor", fake_peers::proxy("background-editor"), ""),
+        ],
+    );
+    for jobs in ["1", "2"] {
+        let out = Command::new(LAWSUITE)
+            .current_dir(dir.path())
+            .args(["run", "--registry", "peers.toml", "--no-regressions"])
+            .args(["--no-laws", "--generator", "smthrs", "--seeds", "0..8"])
+            .args(["--format", "jsonl", "--jobs", jobs])
+            .env("TMPDIR", &trees)
+            .output()
+            .expect("lawsuite runs");
+        let outcomes: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|v| v.get("verdict").is_some())
+            .collect();
+        assert_eq!(count(&outcomes, "honest", "pass"), 8, "--jobs {jobs}");
+        assert_eq!(count(&outcomes, "vandal", "fail"), 8, "--jobs {jobs}");
+        let vandal = outcomes
+            .iter()
+            .find(|o| o["peer"] == "vandal")
+            .map(Value::to_string)
+            .unwrap_or_default();
+        assert!(
+            vandal.contains("vandal changed the tree it was asked to search"),
+            "{vandal}"
+        );
+        // The editor is caught whenever a check falls inside one of its
+        // edits; whatever it is judged, nobody else pays for it.
+        assert_eq!(
+            count(&outcomes, "editor", "pass") + count(&outcomes, "editor", "fail"),
+            8
+        );
+        let left: Vec<_> = std::fs::read_dir(&trees).unwrap().flatten().collect();
+        assert!(left.is_empty(), "trees outlived the run: {left:?}");
+    }
+}
