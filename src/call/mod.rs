@@ -29,7 +29,9 @@ use crate::flow::{LsRequest, ReadRequest};
 use crate::peer::{Method, Search};
 
 mod bounds;
+mod budget;
 pub use bounds::Bounds;
+pub use budget::{Budget, TreeSize};
 
 /// One call: a method and its input.
 ///

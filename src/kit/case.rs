@@ -22,6 +22,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::call::{Budget, TreeSize};
 use crate::contract::StdError;
 use crate::peer::Search;
 
@@ -31,6 +32,56 @@ pub use crate::call::Call;
 pub fn answer(peer: &dyn Search, call: &Call) -> Value {
     let result = catch_unwind(AssertUnwindSafe(|| render(call.run(peer))));
     result.unwrap_or_else(|payload| json!({ "panic": panic_message(&*payload) }))
+}
+
+/// `answer` to `call`, unless it holds more bytes than a correct answer
+/// on a tree of `size` could ([`Budget`]): then a fault saying so, which
+/// never equals an answer, and the oversized answer is dropped here,
+/// before it is compared, reported or kept (one 60 MiB path an answer
+/// used to cost gigabytes of reports and results).
+///
+/// ```
+/// use lawsuite::call::{Call, TreeSize};
+/// use lawsuite::contract::GlobInput;
+/// use lawsuite::kit::case::{is_fault, within_budget};
+/// use serde_json::json;
+///
+/// let call = Call::Glob(GlobInput::new("*", "/r"));
+/// let tree = TreeSize { longest_path: 5, longest_name: 5, longest_line: 3 };
+/// let fine = json!({"paths": ["/r/a.txt"], "total": 1, "truncated": false});
+/// assert_eq!(within_budget("p", &call, &tree, fine.clone()), fine);
+/// let huge = json!({"paths": ["x".repeat(4 << 20)], "total": 1, "truncated": false});
+/// assert!(is_fault(&within_budget("p", &call, &tree, huge)));
+/// ```
+pub fn within_budget(peer: &str, call: &Call, size: &TreeSize, answer: Value) -> Value {
+    let Some(budget) = Budget::of(call, size) else {
+        return answer;
+    };
+    match budget.check(json_len(&answer)) {
+        Ok(()) => answer,
+        Err(why) => json!({
+            "failure": crate::contract::ErrorCode::RequestFailed,
+            "fault": format!("contract violation: {peer} {why}"),
+        }),
+    }
+}
+
+/// The length of `value` as compact JSON, counted without writing it.
+fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 /// The message of a caught panic's payload.

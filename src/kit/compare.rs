@@ -266,7 +266,8 @@ impl Materialized {
         rebase(&shown, &self.real_root, &self.symbolic_root)
     }
 
-    /// [`Materialized::answer`], then the tree guard: when the call only
+    /// [`Materialized::answer`] within its byte budget
+    /// ([`super::case::within_budget`]), then the tree guard: when the call only
     /// reads ([`crate::peer::Method::only_reads`]) and the tree changed,
     /// the answer is a fault naming the change ([`changed_tree`]), since
     /// whatever the peer said was said of a tree it was spoiling.
@@ -276,6 +277,7 @@ impl Materialized {
         } else {
             self.answer(peer, call)
         };
+        let answer = super::case::within_budget(peer.name(), call, &self.written.size(), answer);
         if !call.method().only_reads() {
             return answer;
         }

@@ -27,6 +27,8 @@ use std::hash::Hasher;
 use std::io::Read;
 use std::path::Path;
 
+use crate::call::TreeSize;
+
 /// Every entry of a tree as it was: path, type, size, modification time,
 /// mode, a regular file's bytes (as a digest) and a symlink's target. So a
 /// peer that rewrites a file in place and puts its modification time back
@@ -34,6 +36,7 @@ use std::path::Path;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     entries: Vec<Fingerprint>,
+    size: TreeSize,
 }
 
 /// One entry of a snapshot.
@@ -48,16 +51,22 @@ struct Fingerprint {
 impl Snapshot {
     /// What the tree under `root` holds now (symlinks not followed).
     pub fn of(root: &Path) -> Snapshot {
-        Snapshot {
-            entries: fingerprints(root),
-        }
+        let mut size = TreeSize::default();
+        let entries = fingerprints(root, Some(&mut size));
+        Snapshot { entries, size }
+    }
+
+    /// The tree's longest path, name and line as it was taken: what bounds
+    /// the bytes of a correct answer on it ([`crate::call::Budget`]).
+    pub fn size(&self) -> TreeSize {
+        self.size
     }
 
     /// How the tree under `root` differs from this snapshot, said in one
     /// sentence naming the first entry created, changed or removed; `None`
     /// when it does not differ.
     pub fn changes(&self, root: &Path) -> Option<String> {
-        let now = fingerprints(root);
+        let now = fingerprints(root, None);
         if now == self.entries {
             return None;
         }
@@ -88,7 +97,7 @@ impl Snapshot {
 }
 
 /// Every entry below `root` (symlinks not followed), sorted by path.
-fn fingerprints(root: &Path) -> Vec<Fingerprint> {
+fn fingerprints(root: &Path, mut size: Option<&mut TreeSize>) -> Vec<Fingerprint> {
     let mut out = Vec::new();
     let mut pending = vec![(root.to_path_buf(), String::new())];
     while let Some((dir, rel)) = pending.pop() {
@@ -115,7 +124,14 @@ fn fingerprints(root: &Path) -> Vec<Fingerprint> {
                         pending.push((entry.path(), path.clone()));
                     }
                     let mut state = describe(&meta);
-                    state.push_str(&contents(&entry.path(), &meta));
+                    let longest_line = contents(&entry.path(), &meta, &mut state);
+                    if let Some(size) = size.as_deref_mut() {
+                        size.longest_path = size.longest_path.max(path.len() as u64);
+                        size.longest_name = size
+                            .longest_name
+                            .max(entry.file_name().as_encoded_bytes().len() as u64);
+                        size.longest_line = size.longest_line.max(longest_line);
+                    }
                     state
                 }
                 Err(e) => format!("unreadable: {:?}", e.kind()),
@@ -128,26 +144,30 @@ fn fingerprints(root: &Path) -> Vec<Fingerprint> {
 }
 
 /// What a regular file holds (a digest of its bytes) or where a symlink
-/// points, as a suffix of its [`describe`] text.
+/// points, appended to its [`describe`] text in `state`; returns the
+/// file's longest line in bytes (its size when it cannot be read: no line
+/// of it is longer).
 ///
 /// Size and time alone miss a same-size rewrite whose time was put back
 /// (`touch -r`); reading every file after every call is cheap beside
 /// writing it (law and seed trees are small: 7,481 files a run of the
 /// laws, most under a kilobyte).
-fn contents(path: &Path, meta: &fs::Metadata) -> String {
+fn contents(path: &Path, meta: &fs::Metadata, state: &mut String) -> u64 {
     if meta.is_symlink() {
-        return match fs::read_link(path) {
-            Ok(target) => format!(", to {:?}", target),
-            Err(e) => format!(", target unreadable: {:?}", e.kind()),
-        };
+        match fs::read_link(path) {
+            Ok(target) => state.push_str(&format!(", to {:?}", target)),
+            Err(e) => state.push_str(&format!(", target unreadable: {:?}", e.kind())),
+        }
+        return 0;
     }
     if !meta.is_file() {
-        return String::new();
+        return 0;
     }
     // A digest, not the bytes: a law's large binary file is not kept twice.
     // SipHash with fixed keys: the same bytes give the same digest for the
     // life of the process, which is all a before-and-after needs.
     let mut hasher = std::hash::DefaultHasher::new();
+    let (mut line, mut longest) = (0u64, 0u64);
     let digest = fs::File::open(path).and_then(|mut file| {
         let mut buf = [0u8; 64 * 1024];
         loop {
@@ -156,12 +176,25 @@ fn contents(path: &Path, meta: &fs::Metadata) -> String {
                 return Ok(hasher.finish());
             }
             hasher.write(&buf[..n]);
+            for piece in buf[..n].split_inclusive(|b| *b == b'\n') {
+                line += piece.len() as u64;
+                longest = longest.max(line);
+                if piece.ends_with(b"\n") {
+                    line = 0;
+                }
+            }
         }
     });
     match digest {
-        Ok(digest) => format!(", contents {digest:016x}"),
+        Ok(digest) => {
+            state.push_str(&format!(", contents {digest:016x}"));
+            longest
+        }
         // A `0o000` file cannot be read back: its mode is what is compared.
-        Err(e) => format!(", contents unreadable: {:?}", e.kind()),
+        Err(e) => {
+            state.push_str(&format!(", contents unreadable: {:?}", e.kind()));
+            meta.len()
+        }
     }
 }
 

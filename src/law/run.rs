@@ -187,7 +187,12 @@ impl Setup {
     /// Ask `peer` and compare its answer with the law's.
     pub fn judge(&self, peer: &dyn Search) -> LawOutcome {
         let real = self.tree.path().to_string_lossy();
-        let answer = with_message(peer, &self.call);
+        let answer = crate::kit::case::within_budget(
+            peer.name(),
+            &self.call,
+            &self.tree.size(),
+            with_message(peer, &self.call),
+        );
         // Read the answer as if run from inside the tree.
         let answer = rebase(&rebase(&answer, &format!("{real}/"), ""), &real, ".");
         // Failures compare by code; the message, when present, is checked apart.

@@ -68,6 +68,12 @@ impl Tree {
         Some(change)
     }
 
+    /// The tree's longest path, name and line as written: what bounds the
+    /// bytes of a correct answer on it ([`crate::call::Budget`]).
+    pub fn size(&self) -> crate::call::TreeSize {
+        self.written.size()
+    }
+
     /// A peer changed the tree; it must not be asked about again.
     pub fn is_spoiled(&self) -> bool {
         self.spoiled.load(Ordering::Relaxed)

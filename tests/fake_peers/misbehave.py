@@ -32,6 +32,8 @@ unless MODE says otherwise:
   malformed     answer glob with a result that is not a glob output
   unknown-method declare the method "frobnicate" besides grep and glob
   big-valid     answer glob with a valid result of SECONDS MiB (paths of 1 MiB)
+  one-big-path  answer every glob with one path of SECONDS MiB (within any
+                limit, past what any tree's paths can be)
   grandchild    start `sleep 600` in the background, write its pid to
                 $FAKE_MARKER, then behave
   crash-after   answer the first SECONDS globs of each process, then exit 3
@@ -187,6 +189,12 @@ def main():
             if MODE == "rpc-error":
                 send({"jsonrpc": "2.0", "id": rid,
                       "error": {"code": -32603, "message": "something broke"}})
+                continue
+            if MODE == "one-big-path":
+                root = request.get("params", {}).get("root", ".")
+                path = root + "/" + "p" * int(SECONDS * (1 << 20))
+                send({"jsonrpc": "2.0", "id": rid,
+                      "result": {"paths": [path], "total": 1, "truncated": False}})
                 continue
             send({"jsonrpc": "2.0", "id": rid, "result": EMPTY_GLOB})
         elif method == "grep":
