@@ -544,7 +544,7 @@ impl Engine {
             kind: item.kind(),
             peer: subject.map(|s| s.name.clone()),
             spec: item.spec().map(str::to_string),
-            verdict,
+            verdict: verdict.excerpted(),
             documented,
             compared: 0,
             seconds: started.elapsed().as_secs_f64(),

@@ -84,6 +84,68 @@ impl Verdict {
     }
 }
 
+/// The most bytes of JSON a report keeps of one answer, call or diff
+/// ([`Verdict::excerpted`]): 12 KiB of its head and 4 KiB of its tail.
+/// A divergent answer can be as large as its budget allows
+/// ([`crate::call::Budget`]: megabytes for a large limit on a tree of long
+/// paths), and a seed reports up to one case a call; its replay command
+/// gives the whole answer again.
+pub const CASE_VALUE_BYTES: usize = 16 << 10;
+
+impl Verdict {
+    /// The verdict with every case of its report cut to
+    /// [`CASE_VALUE_BYTES`] a value: an answer, call or diff longer than
+    /// that becomes `{"excerpt": "<head> … [N bytes left out] … <tail>",
+    /// "bytes": N}` (a diff and a problem, its text cut the same way). So a
+    /// results file holds a bounded excerpt of each trial, whatever a
+    /// peer answered.
+    ///
+    /// ```
+    /// use lawsuite::conformance::{Case, Report, Verdict};
+    /// use serde_json::json;
+    ///
+    /// let case = Case { actual: json!({"paths": ["x".repeat(1 << 20)]}), ..Case::default() };
+    /// let verdict = Verdict::Fail { report: Report { cases: vec![case], ..Report::default() } };
+    /// let cut = verdict.excerpted();
+    /// let actual = &cut.report().unwrap().cases[0].actual;
+    /// assert_eq!(actual["bytes"], 1048589);
+    /// assert!(actual["excerpt"].as_str().unwrap().len() < 17 << 10);
+    /// ```
+    pub fn excerpted(mut self) -> Verdict {
+        if let Verdict::Fail { report } | Verdict::ExpectedFailure { report, .. } = &mut self {
+            for case in &mut report.cases {
+                for value in [&mut case.call, &mut case.expected, &mut case.actual] {
+                    excerpt(value);
+                }
+                if case.diff.len() > CASE_VALUE_BYTES {
+                    case.diff = cut(&case.diff);
+                }
+                for problem in &mut case.problems {
+                    if problem.len() > CASE_VALUE_BYTES {
+                        *problem = cut(problem);
+                    }
+                }
+            }
+        }
+        self
+    }
+}
+
+/// `value` as an excerpt of its JSON when that is past
+/// [`CASE_VALUE_BYTES`].
+fn excerpt(value: &mut Value) {
+    let Ok(text) = serde_json::to_string(value) else {
+        return;
+    };
+    if text.len() > CASE_VALUE_BYTES {
+        *value = serde_json::json!({ "excerpt": cut(&text), "bytes": text.len() });
+    }
+}
+
+fn cut(text: &str) -> String {
+    crate::kit::report::cut(text, CASE_VALUE_BYTES * 3 / 4, CASE_VALUE_BYTES / 4).into_owned()
+}
+
 /// Why a trial failed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

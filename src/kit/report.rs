@@ -189,14 +189,29 @@ pub const LINE_TAIL: usize = 120;
 /// );
 /// ```
 pub fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.len() <= LINE_BYTES {
+    cut(text, LINE_HEAD, LINE_TAIL)
+}
+
+/// `text` whole when it is at most `head + tail + 40` bytes long; else
+/// its first `head` and last `tail` bytes (at character boundaries)
+/// around how many bytes were left out: [`bounded`] for a report line,
+/// and longer cuts for what a results file keeps of an answer.
+///
+/// ```
+/// use lawsuite::kit::report::cut;
+/// assert_eq!(cut("short", 2, 2), "short");
+/// let long = "a".repeat(50) + "z";
+/// assert_eq!(cut(&long, 2, 1), "aa … [48 bytes left out] … z");
+/// ```
+pub fn cut(text: &str, head: usize, tail: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= head + tail + 40 {
         return text.into();
     }
-    let mut head = LINE_HEAD;
+    let mut head = head;
     while !text.is_char_boundary(head) {
         head -= 1;
     }
-    let mut tail = text.len() - LINE_TAIL;
+    let mut tail = text.len() - tail;
     while !text.is_char_boundary(tail) {
         tail += 1;
     }

@@ -361,6 +361,17 @@ impl Results {
     /// saying the run finished. A cut last line (a run killed mid-write)
     /// is reported at its line; every other line must be valid.
     pub fn read_jsonl(text: &str, source: &str, accept: Accept) -> Result<Results, ResultsError> {
+        Results::read_jsonl_from(text.as_bytes(), source, accept)
+    }
+
+    /// [`Results::read_jsonl`] from a reader, a line at a time: only the
+    /// parsed outcomes are held, never the file's text (`report` and
+    /// `merge` read results files this way).
+    pub fn read_jsonl_from(
+        mut input: impl std::io::BufRead,
+        source: &str,
+        accept: Accept,
+    ) -> Result<Results, ResultsError> {
         let mut reader = Reader {
             source,
             accept,
@@ -374,22 +385,31 @@ impl Results {
             summary_total: 0,
             outcome_lines: 0,
         };
-        let lines: Vec<&str> = text.lines().collect();
         let mut last = 0;
-        for (i, line) in lines.iter().enumerate() {
-            let n = i + 1;
-            if line.trim().is_empty() {
+        let mut line = Vec::new();
+        for n in 1.. {
+            line.clear();
+            let read = input
+                .read_until(b'\n', &mut line)
+                .map_err(|e| reader.unreadable(n, format!("cannot be read: {e}")))?;
+            if read == 0 {
+                break;
+            }
+            let whole = line.ends_with(b"\n");
+            let text = String::from_utf8_lossy(&line);
+            if text.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<Value>(line) {
+            match serde_json::from_str::<Value>(&text) {
                 Ok(value) => reader.line(n, value)?,
-                Err(_) if n == lines.len() && !text.ends_with('\n') => {
+                // Only the last line can lack its newline.
+                Err(_) if !whole => {
                     reader.problem(
                         ResultsErrorKind::Cut,
                         Some(n),
                         format!(
                             "the last line is cut off ({} bytes, no newline): the run was killed while writing it",
-                            line.len()
+                            text.trim_end_matches('\r').len()
                         ),
                     )?;
                     break;

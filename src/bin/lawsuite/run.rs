@@ -417,10 +417,16 @@ pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
     };
     let mut parts = Vec::new();
     for file in &args.files {
-        let text = lawsuite::regular_file::read_to_string(file)
+        // A line at a time: only the outcomes are held, never the text.
+        let input = lawsuite::regular_file::open(file)
             .with_context(|| format!("reading {}", file.display()))?;
         parts.push(
-            Results::read_jsonl(&text, &file.display().to_string(), accept).map_err(refused)?,
+            Results::read_jsonl_from(
+                std::io::BufReader::new(input),
+                &file.display().to_string(),
+                accept,
+            )
+            .map_err(refused)?,
         );
     }
     let merged = Results::merge(parts, accept).map_err(refused)?;
