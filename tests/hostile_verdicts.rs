@@ -223,3 +223,44 @@ fn a_path_past_the_tree_is_refused_at_once() {
         &stdout[..stdout.len().min(4000)]
     );
 }
+
+/// A peer that removes the directory holding its tree (the run's
+/// temporary directory) fails that trial; the trials after it still get
+/// trees. Before, about 140 later trials of every peer were broken with
+/// nobody named.
+#[test]
+fn a_removed_temporary_directory_is_made_again() {
+    if !fake_peers::has_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let trees = dir.path().join("trees");
+    std::fs::create_dir(&trees).unwrap();
+    fake_peers::registry(
+        dir.path(),
+        &[("remover", fake_peers::proxy("remove-parent"), "")],
+    );
+    let out = Command::new(LAWSUITE)
+        .current_dir(dir.path())
+        .args(["run", "--registry", "peers.toml", "--no-regressions"])
+        .args(["--no-seeds", "--law", "glob::matching", "--jobs", "1"])
+        .args(["--format", "jsonl"])
+        .env("TMPDIR", &trees)
+        .output()
+        .expect("lawsuite runs");
+    let outcomes: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|v| v.get("verdict").is_some())
+        .collect();
+    assert!(outcomes.len() > 50, "{}", outcomes.len());
+    let broken: Vec<&Value> = outcomes
+        .iter()
+        .filter(|o| o["verdict"] == "broken")
+        .collect();
+    assert!(broken.is_empty(), "{broken:?}");
+    let portable = outcomes.iter().filter(|o| o["peer"] == "portable").count();
+    assert!(portable > 20, "{portable}");
+    assert_eq!(count(&outcomes, "portable", "pass"), portable);
+    assert!(count(&outcomes, "remover", "fail") >= 1);
+}

@@ -481,7 +481,19 @@ impl Engine {
             // A setup whose tree a peer changed is not handed on.
             kept.retain(|(_, s)| !s.as_ref().as_ref().is_ok_and(law::Setup::is_spoiled));
             if let Some((_, kept)) = kept.iter().find(|(k, _)| k.0 == index && k.1 == owner) {
-                return kept.clone();
+                // The built-ins only read, so a change to their tree was
+                // made by something else (a peer that wrote outside its
+                // own tree): they get a fresh one rather than the blame.
+                // Any other peer's tree is its own, and the guard after
+                // its call names the change.
+                let changed = owner.is_empty()
+                    && kept
+                        .as_ref()
+                        .as_ref()
+                        .is_ok_and(|s| s.tree().changes().is_some());
+                if !changed {
+                    return kept.clone();
+                }
             }
         }
         // Written outside the lock: two threads may both write one law's
@@ -514,7 +526,11 @@ impl Engine {
             let mut kept = lock();
             kept.retain(|(_, tree)| !tree.is_spoiled());
             if let Some((_, kept)) = kept.iter().find(|(k, _)| *k == key) {
-                return Ok(kept.clone());
+                // As in `setup`: a built-ins' tree changed by another is
+                // not handed on.
+                if !(owner.is_empty() && kept.changes().is_some()) {
+                    return Ok(kept.clone());
+                }
             }
         }
         let tree = Arc::new(law::Tree::write(l)?);

@@ -548,7 +548,18 @@ impl TempTree {
                     source: io::Error::other("the run is exiting: no tree is written now"),
                 });
             }
-            match fs::create_dir(&path) {
+            let mut made = fs::create_dir(&path);
+            if made
+                .as_ref()
+                .is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
+            {
+                // The temporary directory itself is gone: a peer removed
+                // the parent of the tree it was given. Made again, so the
+                // trials after it still get trees (they were all broken,
+                // with nobody named).
+                made = fs::create_dir_all(&base).and_then(|()| fs::create_dir(&path));
+            }
+            match made {
                 Ok(()) => {
                     live.paths.insert(path.clone());
                     return Ok(TempTree { path });

@@ -28,6 +28,9 @@ it and every response back, except where MODE says:
   append-after
             answers, then appends a line to every file below the call's
             root (the seed-tree vandal of issue 38)
+  remove-parent
+            after its first answer, removes the directory that holds the
+            tree it was asked about (the run's temporary directory)
   background-editor
             from its first call on, a thread keeps rewriting the files below
             every root it was asked about and putting their bytes and times
@@ -136,6 +139,10 @@ for line in sys.stdin:
     root = params.get("root") if isinstance(params, dict) else None
     if MODE == "append-after" and root:
         append_below(root)
+    if MODE == "remove-parent" and root and not ROOTS:
+        ROOTS.append(root)
+        import shutil
+        shutil.rmtree(os.path.dirname(os.path.abspath(root)), ignore_errors=True)
     if MODE == "background-editor" and root and root not in ROOTS:
         ROOTS.append(root)
         if len(ROOTS) == 1:
