@@ -110,9 +110,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // notices and passed).
     let is_notice = |t: &Trial| matches!(engine.items()[t.item], Item::Unavailable { .. });
     let runnable = every.iter().filter(|t| !is_notice(t)).count();
-    let trials: Vec<Trial> = every
+    let admitted: Vec<Trial> = every.into_iter().filter(|t| filter.admits(t)).collect();
+    // What the filters select, before the shard takes its share: a shard
+    // left empty by the hash is still a shard of a sweep that runs.
+    let selected = admitted.iter().filter(|t| !is_notice(t)).count();
+    let trials: Vec<Trial> = admitted
         .into_iter()
-        .filter(|t| filter.admits(t))
         .filter(|t| shard.is_none_or(|(k, n)| in_shard(&items[t.item], k, n)))
         .collect();
     // A `--law` prefix that names no law is a typo, not an empty run
@@ -137,7 +140,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!("{} trials", trials.len());
         return Ok(ExitCode::SUCCESS);
     }
-    if trials.iter().all(is_notice) {
+    // An empty shard is a whole, empty part of its sweep: its results
+    // (a run line, no trials, a complete summary) merge with the others'.
+    // It used to exit 2 writing nothing, and `merge` refused the sweep.
+    let empty_shard = shard.is_some() && selected > 0;
+    if trials.iter().all(is_notice) && !empty_shard {
         let mut selection: Vec<String> = args.filters.iter().map(|f| format!("{f:?}")).collect();
         selection.extend(args.skip.iter().map(|s| format!("--skip {s}")));
         selection.extend(args.law.iter().map(|l| format!("--law {l}")));
