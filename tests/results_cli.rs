@@ -324,3 +324,28 @@ fn an_empty_shard_is_a_complete_empty_results_file() {
         stderr(&out)
     );
 }
+
+/// A summary line whose seconds no `Duration` holds is an unreadable
+/// line, named by file and line: `merge` used to panic (exit status 101)
+/// turning `1e300` seconds into a `Duration`.
+#[test]
+fn seconds_past_what_a_duration_holds_are_refused_by_line() {
+    let dir = project();
+    let d = dir.path();
+    let [one, two] = shards(d);
+    let a = write(d, "a.jsonl", &one);
+    let mut lines: Vec<String> = two.lines().map(str::to_string).collect();
+    let last = lines.len() - 1;
+    let mut summary: serde_json::Value = serde_json::from_str(&lines[last]).unwrap();
+    summary["seconds"] = serde_json::json!(1e300);
+    lines[last] = summary.to_string();
+    let b = write(d, "b.jsonl", &(lines.join("\n") + "\n"));
+    let out = lawsuite(d, &["merge", &a, &b]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("b.jsonl line {}: ", last + 1)) && err.contains("1e300"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
