@@ -185,10 +185,28 @@ pub fn slow_period() -> Result<Option<Option<Duration>>, EnvError> {
 
 /// `LAWSUITE_INTERRUPT_GRACE_SECS`: the grace after the first interrupt.
 pub fn interrupt_grace() -> Result<Option<Duration>, EnvError> {
-    read(INTERRUPT_GRACE_SECS, "a number of seconds", |v| {
-        let secs: f64 = v.parse().ok()?;
-        (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs))
-    })
+    read(
+        INTERRUPT_GRACE_SECS,
+        "a number of seconds from 0 to 18446744073709551615",
+        parse_secs,
+    )
+}
+
+/// A number of seconds (`2.5`, `1e3`) as a [`Duration`]: `None` for one
+/// that is not a number, negative, or longer than a `Duration` holds
+/// (`1e30` made `Duration::from_secs_f64` panic).
+///
+/// ```
+/// use std::time::Duration;
+/// use lawsuite::environment::parse_secs;
+/// assert_eq!(parse_secs("2.5"), Some(Duration::from_millis(2500)));
+/// assert_eq!(parse_secs("1e30"), None);
+/// assert_eq!(parse_secs("-1"), None);
+/// assert_eq!(parse_secs("NaN"), None);
+/// ```
+pub fn parse_secs(text: &str) -> Option<Duration> {
+    let secs: f64 = text.trim().parse().ok()?;
+    Duration::try_from_secs_f64(secs).ok()
 }
 
 /// `LAWSUITE_MAX_REPORTS`: how many failing calls `cargo test` prints in

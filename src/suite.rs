@@ -41,7 +41,12 @@
 //! Environment:
 //! * `LAWSUITE_SEEDS=A..B` (or `N`) replaces the default seeds of every
 //!   generator (a wider sweep); `LAWSUITE_GROUND=full` puts the `lawsuite`
-//!   generator on its full ground.
+//!   generator on its full ground. A suite of more than [`MAX_TRIALS`]
+//!   trials (a million: `LAWSUITE_SEEDS=0..500000` on one peer is about
+//!   that) is one failing `suite::setup` trial saying how many it would
+//!   make, since libtest holds every trial it lists; `lawsuite run
+//!   --seeds A..B` runs a sweep of any width, making each trial as it runs
+//!   it.
 //! * `LAWSUITE_RECORD=1`: a failing seed trial shrinks its first
 //!   divergences and writes them into the project's regression directory.
 //! * `LAWSUITE_MAX_REPORTS=N`: the first N failing calls are printed in
@@ -58,7 +63,7 @@ use std::time::Instant;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
-use crate::conformance::config::{Config, ConfigError, ListedFailure};
+use crate::conformance::config::{Config, ConfigError, ListedFailure, Seeds};
 use crate::conformance::peers::{PeerSet, Unavailable};
 use crate::conformance::{Engine, Outcome, Replay, Subject, Summary, Verdict};
 use crate::peer::{Ground, Search};
@@ -146,6 +151,7 @@ impl Shared {
             .iter()
             .filter_map(|i| match i {
                 crate::conformance::Item::Seed(s) => Some(s.generator.name()),
+                crate::conformance::Item::Seeds(r) => Some(r.generator.name()),
                 _ => None,
             })
             .collect::<std::collections::BTreeSet<_>>()
@@ -376,7 +382,7 @@ impl Suite {
         generator: crate::kit::Generator,
         seeds: impl IntoIterator<Item = u64>,
     ) -> Suite {
-        let seeds: Vec<u64> = seeds.into_iter().collect();
+        let seeds = Seeds::of(seeds.into_iter().collect());
         for set in self
             .config
             .seeds
@@ -455,7 +461,15 @@ impl Suite {
             _ => None,
         };
         let engine = match self.engine_for(exact.as_deref()) {
-            Ok(engine) => Arc::new(engine),
+            Ok(engine) => match too_many_trials(&engine, &self.config) {
+                None => Arc::new(engine),
+                Some(message) => {
+                    return (
+                        vec![Trial::test("suite::setup", move || Err(message.into()))],
+                        None,
+                    );
+                }
+            },
             Err(problems) => {
                 let message = problems.join("\n");
                 return (
@@ -505,10 +519,10 @@ impl Suite {
                 // verdict the engine gives it.
                 Some(why) => Outcome {
                     id: t.id.clone(),
-                    item: engine.items()[t.item].id(),
+                    item: engine.trial_item(t).id(),
                     kind: t.kind,
                     peer: t.peer.map(|p| engine.peers()[p].name.clone()),
-                    spec: engine.items()[t.item].spec().map(str::to_string),
+                    spec: engine.trial_item(t).spec().map(str::to_string),
                     verdict: Verdict::Skipped { why: why.clone() },
                     documented: Default::default(),
                     compared: 0,
@@ -550,6 +564,51 @@ impl Suite {
         drop(self);
         conclusion.exit()
     }
+}
+
+/// The most trials a suite lists. libtest holds every trial it is given
+/// (its name, its kind and what runs it: a few hundred bytes each), so
+/// `LAWSUITE_SEEDS=0..200000000` would be gigabytes before the first trial
+/// ran, and `0..u64::MAX` more than memory holds. A sweep wider than this
+/// is `lawsuite run`'s, which makes each trial as it runs it (and spreads
+/// over machines with `--shard K/N`). The shipped laws on a few peers are
+/// some 10,000 trials; a million is days of seeds on one machine.
+pub const MAX_TRIALS: u64 = 1_000_000;
+
+/// Why `engine`'s trials are too many to hand libtest ([`MAX_TRIALS`]),
+/// naming `LAWSUITE_SEEDS` when it set `config`'s seeds: counted, not
+/// listed.
+fn too_many_trials(engine: &Engine, config: &Config) -> Option<String> {
+    let counts = engine.trial_counts();
+    let total: u128 = counts.values().sum();
+    if total <= u128::from(MAX_TRIALS) {
+        return None;
+    }
+    let seeds = counts
+        .get(&crate::conformance::Kind::Seed)
+        .copied()
+        .unwrap_or(0);
+    let from_env = crate::environment::seeds().ok().flatten().filter(|range| {
+        config
+            .seeds
+            .iter()
+            .any(|s| s.seeds == Seeds::Range(range.clone()))
+    });
+    let (source, sweep) = match from_env {
+        Some(range) => (
+            format!(
+                "LAWSUITE_SEEDS={}..{} runs {} seeds on every generator; ",
+                range.start,
+                range.end,
+                range.end - range.start
+            ),
+            format!("lawsuite run --seeds {}..{}", range.start, range.end),
+        ),
+        None => (String::new(), "lawsuite run --seeds A..B".to_string()),
+    };
+    Some(format!(
+        "{source}this suite would make {total} trials ({seeds} of them seed trials), more than the {MAX_TRIALS} a `cargo test` run lists (libtest holds every trial it lists); narrow the seeds, or run the sweep with `{sweep}`, which makes each trial as it runs it (`--shard K/N` spreads it over machines)"
+    ))
 }
 
 /// `LAWSUITE_MAX_REPORTS`, or the default; a value it cannot take fails
@@ -717,6 +776,41 @@ mod tests {
             let text = all.judge(engine.run_trial(&trial)).unwrap_err();
             assert!(text.message().unwrap_or_default().contains("call:"));
         }
+    }
+
+    /// Past [`MAX_TRIALS`] a suite is one failing setup trial saying how
+    /// many trials it would make, counted without making them: a range of
+    /// seeds that wide was a libtest trial per seed, gigabytes for
+    /// `LAWSUITE_SEEDS=0..200000000`, before anything ran.
+    #[test]
+    fn a_suite_too_wide_to_list_is_one_failing_setup_trial() {
+        let wide = Suite::new()
+            .reference("portable", crate::portable::Portable::default())
+            .peer("other", crate::portable::Portable::with_threads(1))
+            .without_laws()
+            .smthrs_seeds([])
+            .lawsuite_seeds(0..MAX_TRIALS + 1);
+        let started = Instant::now();
+        let names: Vec<String> = wide.trials().iter().map(|t| t.name().to_string()).collect();
+        assert_eq!(names, ["suite::setup"]);
+        // Counted, not listed: at once.
+        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+        let engine = wide.engine().unwrap();
+        let why = too_many_trials(&engine, wide.config()).unwrap();
+        assert!(
+            why.contains("(1000001 of them seed trials), more than the 1000000"),
+            "{why}"
+        );
+        assert!(why.contains("lawsuite run --seeds"), "{why}");
+        // Up to the bound, every trial.
+        let wide = wide.lawsuite_seeds(0..3);
+        assert!(too_many_trials(&wide.engine().unwrap(), wide.config()).is_none());
+        let seeds = wide
+            .trials()
+            .iter()
+            .filter(|t| t.name().starts_with("seed::"))
+            .count();
+        assert_eq!(seeds, 3);
     }
 
     #[test]

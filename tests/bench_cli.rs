@@ -469,3 +469,75 @@ fn a_missing_rg_says_how_to_install_it_and_the_run_goes_on() {
     assert_eq!(report["unavailable"][0]["peer"], "ripgrep");
     assert_eq!(report["calls"][0]["results"][0]["status"], "timed");
 }
+
+/// A peer that never completes its handshake is named once, with its
+/// fault, and each of its cells says it did not start: it used to read
+/// `DISAGREES (/matches: missing)` on every call, with no fault text.
+#[test]
+fn a_peer_that_never_completes_its_handshake_is_named_with_its_fault() {
+    if !has_python() {
+        return;
+    }
+    let tree = tiny_tree();
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(
+        dir.path(),
+        &[("mute", misbehave(&["mute-init"]), "timeout_ms = 300\n")],
+    );
+    let run = |format: &str| {
+        bench(&[
+            "--peer",
+            "mute",
+            "--peer",
+            "portable",
+            "--registry",
+            registry.to_str().unwrap(),
+            "--corpus",
+            tree.path().to_str().unwrap(),
+            "--rounds",
+            "1",
+            "--warmup",
+            "0",
+            "--format",
+            format,
+        ])
+    };
+    let started = std::time::Instant::now();
+    let out = run("json");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // Asked once, not once a call (each a timeout).
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("mute could not be started"))
+        .collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(said[0].contains("initialize"), "{}", said[0]);
+    let report = json(&out);
+    // The first peer that starts is the baseline.
+    assert_eq!(report["baseline"], "portable", "{report}");
+    let calls = report["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 16);
+    for call in calls {
+        let mute = &call["results"][0];
+        assert_eq!(mute["peer"], "mute", "{call}");
+        assert_eq!(mute["status"], "not_started", "{call}");
+        assert!(
+            mute["fault"]
+                .as_str()
+                .is_some_and(|f| f.contains("initialize")),
+            "{call}"
+        );
+        assert_eq!(call["results"][1]["rank"], 1, "{call}");
+    }
+    let table = String::from_utf8_lossy(&run("table").stdout).into_owned();
+    assert!(!table.contains("DISAGREES"), "{table}");
+    assert!(table.contains("NOT STARTED"), "{table}");
+    let notes: Vec<&str> = table
+        .lines()
+        .filter(|l| l.starts_with("NOT STARTED: mute"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{table}");
+    assert!(notes[0].contains("initialize"), "{}", notes[0]);
+}

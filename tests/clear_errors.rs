@@ -249,3 +249,34 @@ fn a_project_file_that_is_not_a_file_stops_every_command() {
     );
     assert!(!text(&out.stdout).contains("parents"));
 }
+
+/// A number of seconds no `Duration` holds is refused by the variable's
+/// name (exit status 2), as any other value it cannot take is:
+/// `LAWSUITE_INTERRUPT_GRACE_SECS=1e30` used to panic (exit status 101) in
+/// `Duration::from_secs_f64`.
+#[test]
+fn a_duration_too_long_to_hold_is_refused_by_the_variables_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for (variable, value) in [
+        ("LAWSUITE_INTERRUPT_GRACE_SECS", "1e30"),
+        ("LAWSUITE_INTERRUPT_GRACE_SECS", "18446744073709551616"),
+    ] {
+        let out = Command::new(LAWSUITE)
+            .args(["run", "--no-laws", "--no-regressions", "--seeds", "1"])
+            .args(["--generator", "smthrs", "--peer", "portable"])
+            .current_dir(dir.path())
+            .env_remove("CARGO_MANIFEST_DIR")
+            .env(variable, value)
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{variable}={value}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{variable}=\"{value}\" is not a number of seconds"
+            )),
+            "{err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

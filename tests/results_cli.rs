@@ -253,3 +253,99 @@ fn update_expectations_rewrites_the_lists_and_keeps_the_exit_status() {
     let after = lawsuite(d, &["run", "--no-seeds"]);
     assert_eq!(after.status.code(), Some(0), "{}", stderr(&after));
 }
+
+/// A shard no trial hashes to is a complete, empty results file, so the
+/// sweep still merges: of `--generator lawsuite --seeds 0..3` in 4 shards,
+/// shard 2 holds nothing. It used to exit 2 writing nothing, and `merge`
+/// refused the whole sweep ("no run line"). An empty selection that is
+/// not the shard's doing is still an error.
+#[test]
+fn an_empty_shard_is_a_complete_empty_results_file() {
+    let dir = project();
+    let d = dir.path();
+    let sweep = [
+        "run",
+        "--no-laws",
+        "--generator",
+        "lawsuite",
+        "--seeds",
+        "0..3",
+    ];
+    let mut files = Vec::new();
+    let mut sizes = Vec::new();
+    for k in 1..=4 {
+        let shard = format!("{k}/4");
+        let mut args = sweep.to_vec();
+        args.extend(["--format", "jsonl", "--shard", &shard]);
+        let out = lawsuite(d, &args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "shard {shard}: {}",
+            stderr(&out)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[0]["type"], "run", "{text}");
+        assert_eq!(lines[0]["shard"], shard.as_str(), "{text}");
+        let last = lines.last().unwrap();
+        assert_eq!(last["type"], "summary", "{text}");
+        assert_eq!(last["complete"], true, "{text}");
+        sizes.push(lines.len() - 2);
+        files.push(write(d, &format!("shard-{k}.jsonl"), &text));
+    }
+    assert_eq!(sizes, [1, 0, 1, 1], "the trials of each shard");
+    let mut args = vec!["merge", "--format", "json"];
+    args.extend(files.iter().map(String::as_str));
+    let out = lawsuite(d, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["outcomes"].as_array().map(Vec::len), Some(3), "{doc}");
+    // Every format of an empty shard is written, and it passes.
+    for format in ["human", "json", "junit", "markdown"] {
+        let mut args = sweep.to_vec();
+        args.extend(["--format", format, "--shard", "2/4"]);
+        let out = lawsuite(d, &args);
+        assert_eq!(out.status.code(), Some(0), "{format}: {}", stderr(&out));
+        assert!(!out.stdout.is_empty(), "{format}");
+    }
+    // Nothing selected before the shard is still nothing to run.
+    let mut args = sweep.to_vec();
+    args.extend(["--shard", "2/4", "no-such-trial"]);
+    let out = lawsuite(d, &args);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("nothing to run: none of the run's 3 trials matches \"no-such-trial\""),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A summary line whose seconds no `Duration` holds is an unreadable
+/// line, named by file and line: `merge` used to panic (exit status 101)
+/// turning `1e300` seconds into a `Duration`.
+#[test]
+fn seconds_past_what_a_duration_holds_are_refused_by_line() {
+    let dir = project();
+    let d = dir.path();
+    let [one, two] = shards(d);
+    let a = write(d, "a.jsonl", &one);
+    let mut lines: Vec<String> = two.lines().map(str::to_string).collect();
+    let last = lines.len() - 1;
+    let mut summary: serde_json::Value = serde_json::from_str(&lines[last]).unwrap();
+    summary["seconds"] = serde_json::json!(1e300);
+    lines[last] = summary.to_string();
+    let b = write(d, "b.jsonl", &(lines.join("\n") + "\n"));
+    let out = lawsuite(d, &["merge", &a, &b]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("b.jsonl line {}: ", last + 1)) && err.contains("1e300"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -9,8 +9,10 @@
 //! anyway (`--time-disagreeing`), `DISAGREES (timed)` with its median and
 //! spread but still no ratio and no rank; `FAULTED` a peer whose answer
 //! changed during the warm-up or the timed rounds (it crashed, timed out or
-//! answered otherwise), likewise untimed; `-` a peer that does not answer
-//! the method.
+//! answered otherwise), or whose first answer was a fault, likewise
+//! untimed; `NOT STARTED` a peer that could not be started (its process
+//! did not start or never completed its handshake), asked nothing; `-` a
+//! peer that does not answer the method.
 //!
 //! The notes under the table cite each call that disagreed or faulted by
 //! its position and as a line of a calls file, roots relative to the
@@ -193,12 +195,19 @@ pub enum Outcome {
         fault: Option<String>,
     },
     /// Agreed, then answered otherwise in a later run (a crash, a timeout,
-    /// a wrong answer): not timed, not ranked, no more runs of the call.
+    /// a wrong answer), or faulted on its first answer: not timed, not
+    /// ranked, no more runs of the call.
     Faulted {
-        /// The run: `warm-up 1/1` or `round 2/5`.
+        /// The run: `the agreement check`, `warm-up 1/1` or `round 2/5`.
         during: String,
-        /// The first difference from the agreed answer.
+        /// The first difference from the agreed answer, or the fault.
         difference: String,
+    },
+    /// Could not be started (its process did not start or never completed
+    /// its handshake): asked nothing, on this call or any other.
+    NotStarted {
+        /// The fault that stopped it, as its fault log says it.
+        fault: String,
     },
     /// Does not answer this method.
     Unsupported,
@@ -213,12 +222,27 @@ impl Report {
             .any(|r| matches!(r.outcome, Outcome::Disagrees { .. }))
     }
 
-    /// Whether any peer faulted during the warm-up or the rounds of any call.
+    /// Whether any peer faulted on any call, or could not be started.
     pub fn has_fault(&self) -> bool {
-        self.calls
-            .iter()
-            .flat_map(|c| &c.results)
-            .any(|r| matches!(r.outcome, Outcome::Faulted { .. }))
+        self.calls.iter().flat_map(|c| &c.results).any(|r| {
+            matches!(
+                r.outcome,
+                Outcome::Faulted { .. } | Outcome::NotStarted { .. }
+            )
+        })
+    }
+
+    /// The peers that could not be started, each once, with the fault.
+    pub fn not_started(&self) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> = Vec::new();
+        for result in self.calls.iter().flat_map(|c| &c.results) {
+            if let Outcome::NotStarted { fault } = &result.outcome {
+                if !out.iter().any(|(peer, _)| *peer == result.peer) {
+                    out.push((&result.peer, fault));
+                }
+            }
+        }
+        out
     }
 
     /// The noisy timings: `(call, peer, spread)`.
@@ -289,6 +313,7 @@ impl Report {
             Outcome::Disagrees { fault: Some(_), .. } => "DISAGREES (faulted)".to_string(),
             Outcome::Disagrees { .. } => "DISAGREES".to_string(),
             Outcome::Faulted { .. } => "FAULTED".to_string(),
+            Outcome::NotStarted { .. } => "NOT STARTED".to_string(),
             Outcome::Unsupported => "-".to_string(),
         }
     }
@@ -352,13 +377,20 @@ impl Report {
                         ));
                     }
                     Outcome::Faulted { during, difference } => notes.push(format!(
-                        "FAULTED: {} on {} answered otherwise in {during} than it had agreed ({difference}); not timed, not ranked",
+                        "FAULTED: {} on {} faulted in {during} ({difference}); not timed, not ranked",
                         result.peer,
                         call.cited()
                     )),
                     _ => {}
                 }
             }
+        }
+        // Once a peer, not once a call: it was asked nothing.
+        for (peer, fault) in self.not_started() {
+            notes.push(format!(
+                "NOT STARTED: {peer} could not be started: {}; asked nothing, not timed, not ranked",
+                fault.lines().next().unwrap_or_default()
+            ));
         }
         for u in &self.unavailable {
             notes.push(format!("unavailable: {}: {}", u.peer, u.reason));
@@ -565,6 +597,15 @@ body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1b1f24}h1{font-size:
                             y + 15.0,
                             esc(during),
                             esc(difference)
+                        );
+                    }
+                    Outcome::NotStarted { fault } => {
+                        let _ = write!(
+                            out,
+                            "<text class=\"bad\" data-peer=\"{}\" data-status=\"not_started\" x=\"{LABEL}\" y=\"{}\" fill=\"#a40e26\">NOT STARTED, asked nothing: {}</text>",
+                            esc(&r.peer),
+                            y + 15.0,
+                            esc(fault.lines().next().unwrap_or_default())
                         );
                     }
                     Outcome::Unsupported => {

@@ -27,6 +27,13 @@
 //! call and makes no more rounds of it: an error answered fast, or a
 //! timeout averaged in, must not look like a time.
 //!
+//! A first answer that is a fault (the harness's failure for a peer that
+//! did not answer, or a panic) is no answer to compare: the peer is
+//! faulted in the agreement check, and the next peer is the baseline. A
+//! peer that cannot be started at all (its process does not start, or
+//! never completes its handshake) is named once with its fault and asked
+//! nothing ([`run`]).
+//!
 //! Only the peer call is timed (not the rendering of its answer for the
 //! check, which happens after the clock stops).
 //!
@@ -135,16 +142,41 @@ impl Default for Options {
     }
 }
 
-/// Benchmark `calls` on `peers` (the first is the baseline); `progress`
-/// gets one line per step, for stderr.
+/// Benchmark `calls` on `peers` (the first that starts is the baseline);
+/// `progress` gets one line per step, for stderr.
+///
+/// A peer that cannot be started ([`start_fault`]) is named once, with
+/// its fault, and asked nothing more: each of its cells is
+/// [`Outcome::NotStarted`]. Asked every call, it cost a timeout each, and
+/// its answers, faults, read as disagreements (`/matches: missing`).
 pub fn run(
     calls: &[BenchCall],
     peers: &[Contender],
     options: &Options,
     progress: &mut dyn FnMut(&str),
 ) -> Report {
+    let not_started: Vec<Option<String>> = peers
+        .iter()
+        .map(|contender| {
+            let fault = start_fault(contender.peer.as_ref());
+            if let Some(fault) = &fault {
+                progress(&format!(
+                    "{} could not be started: {}; it is asked nothing",
+                    contender.name,
+                    first_line(fault)
+                ));
+            }
+            fault
+        })
+        .collect();
+    let baseline = peers
+        .iter()
+        .zip(&not_started)
+        .find(|(_, fault)| fault.is_none())
+        .or(peers.first().zip(not_started.first()))
+        .map(|(p, _)| p.name.clone());
     let mut report = Report {
-        baseline: peers.first().map(|p| p.name.clone()).unwrap_or_default(),
+        baseline: baseline.unwrap_or_default(),
         peers: peers.iter().map(|p| p.name.clone()).collect(),
         rounds: options.rounds.max(1),
         warmup: options.warmup,
@@ -158,24 +190,67 @@ pub fn run(
             calls.len(),
             bench_call.name
         ));
-        let call_report = run_call(i + 1, bench_call, peers, options, &mut |line| {
-            progress(&format!(
-                "[{}/{}] {}: {line}",
-                i + 1,
-                calls.len(),
-                bench_call.name
-            ))
-        });
+        let call_report = run_call(
+            i + 1,
+            bench_call,
+            peers,
+            &not_started,
+            options,
+            &mut |line| {
+                progress(&format!(
+                    "[{}/{}] {}: {line}",
+                    i + 1,
+                    calls.len(),
+                    bench_call.name
+                ))
+            },
+        );
         report.calls.push(call_report);
     }
     report
 }
 
-/// One call, the `index`th (from 1).
+/// Why `peer` could not be started, when it could not: its process did
+/// not start, or never completed its handshake. An external peer starts
+/// on its first request, the handshake, which also says its version; a
+/// fault by the time the version is known is the start's. A peer without
+/// a fault log ([`Search::health`]: an in-process one) always starts.
+pub fn start_fault(peer: &dyn Search) -> Option<String> {
+    let before = peer.health()?;
+    if before.stopped.is_some() {
+        return before.stopped;
+    }
+    peer.version();
+    let after = peer.health()?;
+    if after.faults <= before.faults && after.stopped.is_none() {
+        return None;
+    }
+    let said = after.stopped.or_else(|| after.recent.last().cloned());
+    Some(said.unwrap_or_else(|| {
+        format!(
+            "{} fault(s) while starting, none recorded",
+            after.faults - before.faults
+        )
+    }))
+}
+
+/// The first line of `text`: a fault's message, without the stderr the
+/// JSON report keeps beside it.
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or_default()
+}
+
+/// What [`Outcome::Faulted::during`] says of a fault on the first answer,
+/// the one compared with the baseline's.
+const AGREEMENT: &str = "the agreement check";
+
+/// One call, the `index`th (from 1), on every peer that started
+/// (`not_started[i]` is why peer `i` did not).
 fn run_call(
     index: usize,
     bench_call: &BenchCall,
     peers: &[Contender],
+    not_started: &[Option<String>],
     options: &Options,
     progress: &mut dyn FnMut(&str),
 ) -> CallReport {
@@ -197,12 +272,27 @@ fn run_call(
     // answer; only those are kept (an answer can be large).
     let mut own: Vec<Option<Value>> = vec![None; peers.len()];
     let mut baseline: Option<(usize, Value)> = None;
+    // The run and the difference of a peer whose answer changed, or that
+    // faulted on its first answer.
+    let mut faults: Vec<Option<(String, String)>> = vec![None; peers.len()];
     for (i, contender) in peers.iter().enumerate() {
+        if not_started[i].is_some() {
+            continue;
+        }
         if !contender.peer.supports(call.method()) {
             supported[i] = false;
             continue;
         }
         let value = answer(contender.peer.as_ref(), call);
+        // A fault (the harness's failure for a peer that did not answer,
+        // or a panic) is no answer to agree or disagree with, nor to take
+        // as the baseline: `/matches: missing` said nothing of a crash.
+        if crate::kit::case::is_fault(&value) {
+            let d = format!("answered {} instead", shorten(&value));
+            progress(&format!("{} FAULTED in {AGREEMENT}: {d}", contender.name));
+            faults[i] = Some((AGREEMENT.to_string(), d));
+            continue;
+        }
         match &baseline {
             None => baseline = Some((i, value)),
             Some((_, expected)) => {
@@ -217,12 +307,11 @@ fn run_call(
         }
     }
     let timed: Vec<usize> = (0..peers.len())
-        .filter(|&i| supported[i] && (disagreement[i].is_none() || options.time_disagreeing))
+        .filter(|&i| not_started[i].is_none() && supported[i] && faults[i].is_none())
+        .filter(|&i| disagreement[i].is_none() || options.time_disagreeing)
         .collect();
     let expected = baseline.as_ref().map(|(_, value)| value);
     let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); peers.len()];
-    // The run and the difference of a peer whose answer changed.
-    let mut faults: Vec<Option<(String, String)>> = vec![None; peers.len()];
     // One run after the agreement: its time while the answer is still the
     // one it gave first; otherwise the peer is marked faulted and makes no
     // more.
@@ -305,6 +394,11 @@ fn run_call(
     let mut outcomes: Vec<Outcome> = (0..peers.len())
         .map(|i| {
             let fault = faults[i].take();
+            if let Some(fault) = &not_started[i] {
+                return Outcome::NotStarted {
+                    fault: fault.clone(),
+                };
+            }
             match (supported[i], disagreement[i].take(), fault) {
                 (false, ..) => Outcome::Unsupported,
                 (true, Some(difference), fault) => Outcome::Disagrees {
@@ -711,6 +805,60 @@ mod tests {
             &report.calls[0].results[1].outcome,
             Outcome::Faulted { during, .. } if during == "warm-up 1/1"
         ));
+    }
+
+    /// A first answer that is a fault is no answer: not the baseline, not
+    /// a disagreement (`/paths: missing` said nothing of a panic).
+    #[test]
+    fn a_fault_on_the_first_answer_is_neither_baseline_nor_disagreement() {
+        struct Panics;
+        impl Search for Panics {
+            fn name(&self) -> &str {
+                "panics"
+            }
+            fn version(&self) -> String {
+                "0".into()
+            }
+            fn grep(&self, _: &GrepInput) -> Result<GrepOutput, StdError> {
+                panic!("planted grep panic")
+            }
+            fn glob(&self, _: &GlobInput) -> Result<GlobOutput, StdError> {
+                panic!("planted glob panic")
+            }
+        }
+        let dir = tree();
+        let root = dir.path().to_str().unwrap();
+        let peers = [
+            Contender::new("panics", Arc::new(Panics)),
+            Contender::new("portable", Arc::new(Portable::with_threads(1))),
+        ];
+        let mut lines = Vec::new();
+        let report = run(&calls(root), &peers, &Options::default(), &mut |l| {
+            lines.push(l.to_string())
+        });
+        for call in &report.calls {
+            assert_eq!(call.baseline.as_deref(), Some("portable"));
+            match &call.results[0].outcome {
+                Outcome::Faulted { during, difference } => {
+                    assert_eq!(during, "the agreement check");
+                    assert!(difference.contains("planted"), "{difference}");
+                }
+                other => panic!("{other:?}"),
+            }
+            assert!(matches!(
+                call.results[1].outcome,
+                Outcome::Timed { rank: 1, .. }
+            ));
+        }
+        assert!(report.has_fault() && !report.has_disagreement());
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("panics FAULTED in the agreement check")),
+            "{lines:?}"
+        );
+        // In-process, it has no fault log: it started.
+        assert!(report.not_started().is_empty());
     }
 
     #[test]

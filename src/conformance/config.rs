@@ -56,7 +56,90 @@ pub struct SeedSet {
     /// Its ground (`smthrs` plans are always shared).
     pub ground: Ground,
     /// The seeds, in order.
-    pub seeds: Vec<u64>,
+    pub seeds: Seeds,
+}
+
+/// The seeds of a [`SeedSet`]: a range, kept as its two ends however wide
+/// (`LAWSUITE_SEEDS=0..200000000` cost 3.1 GB as a list, and `0..u64::MAX`
+/// overflowed one), or seeds chosen one by one.
+///
+/// ```
+/// use lawsuite::conformance::config::Seeds;
+/// let wide = Seeds::from(0..u64::MAX);
+/// assert_eq!(wide.len(), u64::MAX);
+/// assert!(wide.contains(7));
+/// assert_eq!(Seeds::from(vec![4, 21]).iter().collect::<Vec<_>>(), [4, 21]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seeds {
+    /// Every seed of the range, in order (`--seeds A..B`,
+    /// `LAWSUITE_SEEDS`, the `lawsuite` generator's `0..64`).
+    Range(Range<u64>),
+    /// These seeds, in order (the TypeScript kit's 12, a builder's list).
+    Listed(Vec<u64>),
+}
+
+impl Seeds {
+    /// `seeds`, kept as a range when they are one (`0..1000` collected from
+    /// an iterator), so the engine makes nothing per seed.
+    ///
+    /// ```
+    /// use lawsuite::conformance::config::Seeds;
+    /// assert_eq!(Seeds::of((3..7).collect()), Seeds::Range(3..7));
+    /// assert_eq!(Seeds::of(vec![4, 21]), Seeds::Listed(vec![4, 21]));
+    /// ```
+    pub fn of(seeds: Vec<u64>) -> Seeds {
+        let consecutive = seeds.windows(2).all(|w| w[0].checked_add(1) == Some(w[1]));
+        match (seeds.first(), seeds.last()) {
+            (Some(&first), Some(&last)) if consecutive => match last.checked_add(1) {
+                Some(end) => Seeds::Range(first..end),
+                // A range cannot end past `u64::MAX`: the list stays one.
+                None => Seeds::Listed(seeds),
+            },
+            _ => Seeds::Listed(seeds),
+        }
+    }
+
+    /// How many seeds.
+    pub fn len(&self) -> u64 {
+        match self {
+            Seeds::Range(range) => range.end.saturating_sub(range.start),
+            Seeds::Listed(seeds) => seeds.len() as u64,
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether `seed` is one of them.
+    pub fn contains(&self, seed: u64) -> bool {
+        match self {
+            Seeds::Range(range) => range.contains(&seed),
+            Seeds::Listed(seeds) => seeds.contains(&seed),
+        }
+    }
+
+    /// The seeds in order, one at a time.
+    pub fn iter(&self) -> Box<dyn Iterator<Item = u64> + '_> {
+        match self {
+            Seeds::Range(range) => Box::new(range.clone()),
+            Seeds::Listed(seeds) => Box::new(seeds.iter().copied()),
+        }
+    }
+}
+
+impl From<Range<u64>> for Seeds {
+    fn from(range: Range<u64>) -> Seeds {
+        Seeds::Range(range)
+    }
+}
+
+impl From<Vec<u64>> for Seeds {
+    fn from(seeds: Vec<u64>) -> Seeds {
+        Seeds::Listed(seeds)
+    }
 }
 
 /// One expected failure given in code ([`crate::suite::Suite::expect_failure`]).
@@ -214,7 +297,7 @@ impl Config {
     /// use lawsuite::conformance::config::Config;
     /// use lawsuite::peer::Ground;
     /// let sets = Config::default_seeds(Ground::Shared);
-    /// let counts: Vec<usize> = sets.iter().map(|s| s.seeds.len()).collect();
+    /// let counts: Vec<u64> = sets.iter().map(|s| s.seeds.len()).collect();
     /// assert_eq!(counts, [12, 64]);
     /// ```
     pub fn default_seeds(ground: Ground) -> Vec<SeedSet> {
@@ -226,7 +309,10 @@ impl Config {
                     Generator::Smthrs => Ground::Shared,
                     Generator::Lawsuite => ground,
                 },
-                seeds: generator.default_seeds(),
+                seeds: match generator {
+                    Generator::Smthrs => Seeds::Listed(crate::kit::SMTHRS_SEEDS.to_vec()),
+                    Generator::Lawsuite => Seeds::Range(0..crate::kit::LAWSUITE_SEEDS),
+                },
             })
             .collect()
     }
@@ -236,10 +322,11 @@ impl Config {
         self.seeds.retain(|s| s.generator == generator);
     }
 
-    /// Run `range` on every generator instead of its seeds.
+    /// Run `range` on every generator instead of its seeds (kept as a
+    /// range: nothing is made per seed).
     pub fn set_seeds(&mut self, range: Range<u64>) {
         for set in &mut self.seeds {
-            set.seeds = range.clone().collect();
+            set.seeds = Seeds::Range(range.clone());
         }
     }
 
@@ -335,7 +422,17 @@ impl Config {
         }
         if wants("seed::") {
             for set in &self.seeds {
-                engine.add_seeds(set.generator, set.ground, &set.seeds, self.only_call);
+                match &set.seeds {
+                    Seeds::Range(range) => engine.add_seed_range(
+                        set.generator,
+                        set.ground,
+                        range.clone(),
+                        self.only_call,
+                    ),
+                    Seeds::Listed(seeds) => {
+                        engine.add_seeds(set.generator, set.ground, seeds, self.only_call)
+                    }
+                }
             }
         }
         engine.set_expectations(self.expectations());
@@ -425,7 +522,7 @@ mod tests {
             [SeedSet {
                 generator: Generator::Lawsuite,
                 ground: Ground::Full,
-                seeds: vec![3, 4]
+                seeds: Seeds::Range(3..5)
             }]
         );
     }

@@ -3,6 +3,7 @@
 //! a failure's replay command is spelled ([`Replay`]).
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -66,6 +67,40 @@ impl SeedItem {
     }
 }
 
+/// Every seed of a range, as one item: a sweep of a hundred million seeds
+/// is one of these, not a hundred million items made before anything
+/// runs. Its trials are those of [`Item::Seed`] for each seed, in order,
+/// made one at a time ([`super::Engine::trials_iter`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeedRange {
+    /// Its generator.
+    pub generator: Generator,
+    /// The generator's ground.
+    pub ground: Ground,
+    /// The seeds, in order.
+    pub seeds: Range<u64>,
+    /// Only this call of each plan, when set.
+    pub only_call: Option<usize>,
+}
+
+impl SeedRange {
+    /// The item of `seed` (a seed of the range).
+    pub fn seed(&self, seed: u64) -> SeedItem {
+        SeedItem {
+            generator: self.generator,
+            ground: self.ground,
+            seed,
+            only_call: self.only_call,
+        }
+    }
+
+    /// `seed::smthrs::0000..0064`: the range, as ids spell its seeds.
+    pub fn id(&self) -> String {
+        let first = self.seed(self.seeds.start).id();
+        format!("{first}..{:04}", self.seeds.end)
+    }
+}
+
 /// One thing a run checks.
 #[derive(Clone, Debug)]
 pub enum Item {
@@ -82,6 +117,8 @@ pub enum Item {
     },
     /// A plan, on every subject against the reference.
     Seed(SeedItem),
+    /// A range of plans, each on every subject against the reference.
+    Seeds(SeedRange),
     /// Every section of the spec has a law.
     Coverage {
         /// The sections no law pins.
@@ -114,6 +151,7 @@ impl Item {
             Item::Law(l) => format!("law::{}", l.id),
             Item::Regression { name, .. } => format!("regression::{name}"),
             Item::Seed(s) => s.id(),
+            Item::Seeds(r) => r.id(),
             Item::Coverage { .. } => "law::coverage".into(),
             Item::Problem { id, .. } => id.clone(),
             Item::Unavailable { name, .. } => format!("unavailable::{name}"),
@@ -125,7 +163,7 @@ impl Item {
         match self {
             Item::Law(_) => Kind::Law,
             Item::Regression { .. } => Kind::Regression,
-            Item::Seed(_) => Kind::Seed,
+            Item::Seed(_) | Item::Seeds(_) => Kind::Seed,
             _ => Kind::Check,
         }
     }
@@ -146,6 +184,9 @@ pub struct Trial {
     pub id: String,
     /// The item's index in the engine.
     pub item: usize,
+    /// For a trial of a seed range ([`Item::Seeds`]), its seed; `None`
+    /// for every other trial.
+    pub seed: Option<u64>,
     /// The peer: 0 is the reference, `i + 1` the subject `i`.
     pub peer: Option<usize>,
     /// The item's kind.

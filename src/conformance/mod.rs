@@ -51,6 +51,7 @@ mod seed;
 pub mod shard;
 pub mod slow;
 mod summary;
+mod trials;
 pub mod verdict;
 
 use std::collections::BTreeMap;
@@ -61,10 +62,11 @@ use std::time::Instant;
 use serde_json::Value;
 
 pub use expect::{Expectations, Expected};
-pub use item::{Item, Kind, Outcome, Replay, SeedItem, Trial, shell_word};
+pub use item::{Item, Kind, Outcome, Replay, SeedItem, SeedRange, Trial, shell_word};
 pub use peers::Subject;
 use seed::faults_since;
 pub use summary::{Counts, Summary, section_of};
+pub use trials::TrialsIter;
 pub use verdict::{Case, Report, TreeEntry, Verdict};
 
 use crate::kit::Generator;
@@ -253,7 +255,8 @@ impl Engine {
         }
     }
 
-    /// Add one seed item per seed.
+    /// Add one seed item per seed (a list chosen seed by seed; a range is
+    /// [`Engine::add_seed_range`]).
     pub fn add_seeds(
         &mut self,
         generator: Generator,
@@ -266,6 +269,26 @@ impl Engine {
                 generator,
                 ground,
                 seed,
+                only_call,
+            }));
+        }
+    }
+
+    /// Add every seed of `seeds` as one item ([`Item::Seeds`]): nothing is
+    /// made per seed until its trials are listed or run, one at a time. An
+    /// empty range adds nothing.
+    pub fn add_seed_range(
+        &mut self,
+        generator: Generator,
+        ground: Ground,
+        seeds: std::ops::Range<u64>,
+        only_call: Option<usize>,
+    ) {
+        if !seeds.is_empty() {
+            self.push(Item::Seeds(SeedRange {
+                generator,
+                ground,
+                seeds,
                 only_call,
             }));
         }
@@ -335,47 +358,9 @@ impl Engine {
     /// The trials whose id `wanted` admits. Only those are asked whether
     /// their peer answers (which starts an external peer), so a process
     /// that runs one trial (nextest runs each in its own) starts only the
-    /// peer it uses.
+    /// peer it uses. [`Engine::trials_iter`] makes them one at a time.
     pub fn trials_where(&self, wanted: impl Fn(&str) -> bool) -> Vec<Trial> {
-        let mut out = Vec::new();
-        for (index, item) in self.items.iter().enumerate() {
-            let id = item.id();
-            let kind = item.kind();
-            let peers: Vec<usize> = match item {
-                Item::Law(_) | Item::Regression { .. } => (0..self.everyone.len()).collect(),
-                Item::Seed(_) => (1..self.everyone.len()).collect(),
-                _ => {
-                    if !wanted(&id) {
-                        continue;
-                    }
-                    out.push(Trial {
-                        id,
-                        item: index,
-                        peer: None,
-                        kind,
-                        skip: match item {
-                            Item::Unavailable { why, .. } => Some(why.clone()),
-                            _ => None,
-                        },
-                    });
-                    continue;
-                }
-            };
-            for p in peers {
-                let id = format!("{id}::{}", self.everyone[p].name);
-                if !wanted(&id) {
-                    continue;
-                }
-                out.push(Trial {
-                    id,
-                    item: index,
-                    peer: Some(p),
-                    kind,
-                    skip: self.skip(item, &self.everyone[p]),
-                });
-            }
-        }
-        out
+        self.trials_iter(wanted).collect()
     }
 
     /// Why `item` cannot run on `subject`, if it cannot.
@@ -413,13 +398,15 @@ impl Engine {
                 }
                 None
             }
+            // Every seed of a range is skipped alike.
+            Item::Seeds(r) => self.skip(&Item::Seed(r.seed(r.seeds.start)), subject),
             _ => None,
         }
     }
 
     /// Run one trial.
     pub fn run_trial(&self, trial: &Trial) -> Outcome {
-        let mut outcomes = self.run_item(trial.item, &[trial.peer]);
+        let mut outcomes = self.run_at(trial.item, trial.seed, &[trial.peer]);
         match outcomes.pop() {
             Some(o) => o,
             None => unreachable!("run_item answers every peer it is given"),
@@ -430,8 +417,17 @@ impl Engine {
     /// in the order given. A seed is compared for all its subjects in one
     /// pass: its tree is written once and the reference answers each call
     /// once.
+    ///
+    /// A seed range ([`Item::Seeds`]) runs seed by seed, by its trials
+    /// ([`Engine::run_trial`]); asked as a whole, its trials are broken.
     pub fn run_item(&self, index: usize, peers: &[Option<usize>]) -> Vec<Outcome> {
-        let item = &self.items[index];
+        self.run_at(index, None, peers)
+    }
+
+    /// [`Engine::run_item`] of item `index`, or, for a seed range, of its
+    /// seed `seed` ([`Engine::resolve`]).
+    fn run_at(&self, index: usize, seed: Option<u64>, peers: &[Option<usize>]) -> Vec<Outcome> {
+        let item = &*self.resolve(index, seed);
         let started = Instant::now();
         let _slow = slow::watch(|| match peers {
             [Some(p)] => format!("{}::{}", item.id(), self.everyone[*p].name),
@@ -440,6 +436,20 @@ impl Engine {
         });
         match item {
             Item::Seed(seed) => self.run_seed(item, seed, peers, started),
+            Item::Seeds(_) => peers
+                .iter()
+                .map(|&p| {
+                    let why = "a seed range runs seed by seed: run its trials".to_string();
+                    let subject = p.map(|p| &self.everyone[p]);
+                    self.outcome(
+                        item,
+                        subject,
+                        Verdict::Broken { why },
+                        BTreeMap::new(),
+                        started,
+                    )
+                })
+                .collect(),
             _ => peers
                 .iter()
                 .map(|&p| {

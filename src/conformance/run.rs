@@ -2,7 +2,8 @@
 //! streaming [`Event`]s to the caller's thread as they happen.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::{Engine, Event, Outcome, RunOptions, Trial, Verdict};
@@ -30,51 +31,92 @@ impl Engine {
         trials: &[Trial],
         options: RunOptions,
         cancel: &AtomicBool,
-        mut sink: impl FnMut(&Event),
+        sink: impl FnMut(&Event),
     ) -> Vec<Outcome> {
         // Group by item, keeping the order of first appearance.
         let mut groups: Vec<ItemGroup> = Vec::new();
-        let mut slot: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut slot: BTreeMap<(usize, Option<u64>), usize> = BTreeMap::new();
         for (t, trial) in trials.iter().enumerate() {
-            let g = *slot.entry(trial.item).or_insert_with(|| {
-                groups.push((trial.item, Vec::new()));
+            let g = *slot.entry((trial.item, trial.seed)).or_insert_with(|| {
+                groups.push(Vec::new());
                 groups.len() - 1
             });
-            groups[g].1.push((t, trial.peer));
+            groups[g].push((t, trial.clone()));
         }
-        let next = AtomicUsize::new(0);
+        self.run_groups(groups.into_iter(), options, cancel, sink)
+    }
+
+    /// [`Engine::run_until`] of trials made as they are needed
+    /// ([`Engine::trials_iter`]): the items are handed out as the trials
+    /// come, so a selection from a seed range of any width is never held
+    /// whole. An item's trials must come one after another, as
+    /// [`Engine::trials_iter`] makes them.
+    pub fn run_stream_until<I>(
+        &self,
+        trials: I,
+        options: RunOptions,
+        cancel: &AtomicBool,
+        sink: impl FnMut(&Event),
+    ) -> Vec<Outcome>
+    where
+        I: Iterator<Item = Trial> + Send,
+    {
+        let groups = Consecutive {
+            trials: trials.enumerate().peekable(),
+        };
+        self.run_groups(groups, options, cancel, sink)
+    }
+
+    /// Hand `groups` out to the threads, one item at a time.
+    fn run_groups<G>(
+        &self,
+        groups: G,
+        options: RunOptions,
+        cancel: &AtomicBool,
+        mut sink: impl FnMut(&Event),
+    ) -> Vec<Outcome>
+    where
+        G: Iterator<Item = ItemGroup> + Send,
+    {
+        let groups = Mutex::new(groups);
         let stop = AtomicBool::new(false);
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Outcome)>();
-        let mut results: Vec<Option<Outcome>> = vec![None; trials.len()];
+        let mut results: Vec<Option<Outcome>> = Vec::new();
         let mut announced = 0;
         std::thread::scope(|scope| {
             for _ in 0..options.jobs.max(1) {
                 let tx = tx.clone();
-                let (groups, next, stop) = (&groups, &next, &stop);
+                let (groups, stop) = (&groups, &stop);
                 scope.spawn(move || {
                     while !stop.load(Ordering::Relaxed) && !cancel.load(Ordering::Relaxed) {
-                        let Some((item, members)) =
-                            groups.get(next.fetch_add(1, Ordering::Relaxed))
-                        else {
+                        // A thread that panicked while holding the lock left
+                        // the trials where they were: take the next one.
+                        let next = groups.lock().unwrap_or_else(|p| p.into_inner()).next();
+                        let Some(members) = next else {
                             break;
                         };
-                        let peers: Vec<Option<usize>> = members.iter().map(|m| m.1).collect();
+                        let Some((_, first)) = members.first() else {
+                            continue;
+                        };
+                        let (item, seed) = (first.item, first.seed);
+                        let peers: Vec<Option<usize>> = members.iter().map(|m| m.1.peer).collect();
                         // A panicking peer (or engine bug) fails its trials,
                         // it never hangs or ends the run.
                         let outcomes =
                             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                self.run_item(*item, &peers)
+                                self.run_at(item, seed, &peers)
                             }))
                             .unwrap_or_else(|payload| {
                                 let why = format!(
                                     "the trial panicked: {}",
                                     crate::kit::case::panic_message(&*payload)
                                 );
+                                let resolved = self.resolve(item, seed);
                                 peers
                                     .iter()
                                     .map(|p| {
                                         self.outcome(
-                                            &self.items[*item],
+                                            &resolved,
                                             p.map(|p| &self.everyone[p]),
                                             Verdict::Broken { why: why.clone() },
                                             BTreeMap::new(),
@@ -106,6 +148,9 @@ impl Engine {
                     });
                 }
                 announced = stopped.len();
+                if results.len() <= t {
+                    results.resize_with(t + 1, || None);
+                }
                 results[t] = Some(outcome);
             }
         });
@@ -113,5 +158,25 @@ impl Engine {
     }
 }
 
-/// An item's index and its trials: (index in the run's trial list, peer).
-type ItemGroup = (usize, Vec<(usize, Option<usize>)>);
+/// An item's trials, each with its index in the run's trial order.
+type ItemGroup = Vec<(usize, Trial)>;
+
+/// Trials grouped by item (and, in a seed range, by seed) as they come:
+/// the trials of one item are consecutive.
+struct Consecutive<I: Iterator<Item = Trial>> {
+    trials: std::iter::Peekable<std::iter::Enumerate<I>>,
+}
+
+impl<I: Iterator<Item = Trial>> Iterator for Consecutive<I> {
+    type Item = ItemGroup;
+
+    fn next(&mut self) -> Option<ItemGroup> {
+        let first = self.trials.next()?;
+        let key = (first.1.item, first.1.seed);
+        let mut group = vec![first];
+        while let Some(trial) = self.trials.next_if(|(_, t)| (t.item, t.seed) == key) {
+            group.push(trial);
+        }
+        Some(group)
+    }
+}

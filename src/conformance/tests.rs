@@ -180,6 +180,87 @@ fn a_seed_is_judged_per_subject_by_position_even_for_twins() {
     );
 }
 
+/// A seed range is one item whose trials are those of its seeds one by
+/// one: the same ids, in the same order, with the same verdicts and
+/// replay commands, run alone or together, listed or streamed.
+#[test]
+fn a_seed_range_holds_the_trials_of_its_seeds_one_by_one() {
+    let subjects = || {
+        vec![
+            Subject::new("right", Portable::with_threads(1)),
+            Subject::new("wrong", NoGlob),
+        ]
+    };
+    let mut one_by_one = engine_with(subjects());
+    one_by_one.add_seeds(Generator::Smthrs, Ground::Shared, &[3, 4], None);
+    let mut ranged = engine_with(subjects());
+    ranged.add_seed_range(Generator::Smthrs, Ground::Shared, 3..5, None);
+    assert_eq!(ranged.items().len(), 1);
+    let ids = |e: &Engine| e.trials().into_iter().map(|t| t.id).collect::<Vec<_>>();
+    assert_eq!(ids(&ranged), ids(&one_by_one));
+    assert_eq!(
+        ids(&ranged),
+        [
+            "seed::smthrs::0003::right",
+            "seed::smthrs::0003::wrong",
+            "seed::smthrs::0004::right",
+            "seed::smthrs::0004::wrong"
+        ]
+    );
+    assert_eq!(verdicts(&ranged), verdicts(&one_by_one));
+    let options = RunOptions {
+        jobs: 2,
+        fail_fast: false,
+    };
+    let listed = ranged.run(&ranged.trials(), options, |_| {});
+    let streamed = ranged.run_stream_until(
+        ranged.trials_iter(|_| true),
+        options,
+        &Default::default(),
+        |_| {},
+    );
+    let alone: Vec<Outcome> = one_by_one
+        .trials()
+        .iter()
+        .map(|t| one_by_one.run_trial(t))
+        .collect();
+    let seen = |o: &[Outcome]| {
+        o.iter()
+            .map(|o| (o.id.clone(), o.item.clone(), o.verdict.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(seen(&listed), seen(&alone));
+    assert_eq!(seen(&streamed), seen(&alone));
+    // Counted without listing, and a range of every seed lists its first
+    // trials at once.
+    assert_eq!(ranged.trial_counts()[&Kind::Seed], 4);
+    let mut widest = engine_with(subjects());
+    widest.add_seed_range(Generator::Lawsuite, Ground::Full, 0..u64::MAX, Some(2));
+    assert_eq!(widest.trial_counts()[&Kind::Seed], 2 * u128::from(u64::MAX));
+    let first: Vec<String> = widest.trials_iter(|_| true).take(3).map(|t| t.id).collect();
+    assert_eq!(
+        first,
+        [
+            "seed::lawsuite@full::0000::right",
+            "seed::lawsuite@full::0000::wrong",
+            "seed::lawsuite@full::0001::right"
+        ]
+    );
+    let wanted: Vec<Trial> = widest
+        .trials_iter(|id| id.ends_with("0001::wrong"))
+        .take(1)
+        .collect();
+    assert_eq!(wanted[0].seed, Some(1));
+    let Item::Seed(seed) = &*widest.trial_item(&wanted[0]) else {
+        panic!("{wanted:?}")
+    };
+    assert_eq!((seed.seed, seed.only_call), (1, Some(2)));
+    // Without a subject, a range has no trial, and is not walked.
+    let mut alone = Engine::new(Subject::new("portable", Portable::default()), Vec::new());
+    alone.add_seed_range(Generator::Smthrs, Ground::Shared, 0..u64::MAX, None);
+    assert_eq!(alone.trials_iter(|_| true).next(), None);
+}
+
 #[test]
 fn a_panicking_peer_fails_its_trials_and_the_run_goes_on() {
     struct Panics;

@@ -280,7 +280,9 @@ pub fn bash_in(base: &Path, req: &BashRequest) -> Result<BashOutput, StdError> {
     let mut child = command
         .spawn()
         .map_err(|err| StdError::command_failed_to_start(&plan.spawned, &err))?;
-    match supervise(&mut child, plan.stdin, started + timeout) {
+    // A `timeoutMs` past what the clock can count (`u64::MAX` ms is 584
+    // million years) is no deadline at all, not a panic adding it.
+    match supervise(&mut child, plan.stdin, started.checked_add(timeout)) {
         Ok(Some((status, stdout, stderr))) => Ok(output(status, stdout, stderr)),
         Ok(None) => Err(StdError::command_timed_out(&plan.invocation)),
         Err(err) => Err(StdError::command_failed_to_start(&plan.spawned, &err)),
@@ -367,13 +369,13 @@ enum Pipe {
 type Finished = (ExitStatus, TailCapture, TailCapture);
 
 /// Feeds stdin, drains both pipes and waits for the exit, all before
-/// `deadline`. `Ok(None)` is a timeout: the group is killed and the child
+/// `deadline` (`None`: no deadline). `Ok(None)` is a timeout: the group is killed and the child
 /// reaped before returning. An `Err` means a helper thread or `wait` failed;
 /// the child is killed and reaped then too.
 fn supervise(
     child: &mut Child,
     stdin: Option<String>,
-    deadline: Instant,
+    deadline: Option<Instant>,
 ) -> std::io::Result<Option<Finished>> {
     let (tx, rx) = mpsc::channel();
     let started = start_helpers(child, stdin, &tx);
@@ -397,14 +399,15 @@ fn supervise(
             (_, out, err) => (stdout, stderr) = (out, err),
         }
         let now = Instant::now();
-        if now >= deadline {
+        if deadline.is_some_and(|deadline| now >= deadline) {
             // Also reached when the shell exited but something it started
             // still holds a pipe open: the output is not complete until then.
             kill_group(child);
             return Ok(None);
         }
         // `tx` is still held here, so this never reports a disconnect.
-        match rx.recv_timeout(POLL.min(deadline - now)) {
+        let wait = deadline.map_or(POLL, |deadline| POLL.min(deadline - now));
+        match rx.recv_timeout(wait) {
             Ok((Pipe::Stdout, capture)) => stdout = Some(capture),
             Ok((Pipe::Stderr, capture)) => stderr = Some(capture),
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}

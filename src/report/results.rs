@@ -245,6 +245,17 @@ impl Reader<'_> {
             Some("summary") => {
                 let summary: Summary = serde_json::from_value(value.clone())
                     .map_err(|e| self.unreadable(n, format!("not a summary: {e}")))?;
+                // Read back as a `Duration` (`Results::summary`), which holds
+                // no negative time and none past `u64::MAX` seconds.
+                if std::time::Duration::try_from_secs_f64(summary.seconds).is_err() {
+                    return Err(self.unreadable(
+                        n,
+                        format!(
+                            "the summary's seconds, {:e}, are not a time a run can take (0 to 18446744073709551615)",
+                            summary.seconds
+                        ),
+                    ));
+                }
                 self.out.seconds = summary.seconds;
                 self.summary_total = summary.total().total();
                 // A summary without `complete` is from a lawsuite that did
@@ -558,11 +569,12 @@ impl Results {
 
     /// The counts.
     pub fn summary(&self) -> Summary {
-        Summary::of(
-            &self.outcomes,
-            std::time::Duration::from_secs_f64(self.seconds.max(0.0)),
-            self.stopped.clone(),
-        )
+        // Each file's seconds were checked when read; their sum can still
+        // pass what a `Duration` holds, and is then said as the most it
+        // holds rather than a panic.
+        let seconds = std::time::Duration::try_from_secs_f64(self.seconds.max(0.0))
+            .unwrap_or(std::time::Duration::MAX);
+        Summary::of(&self.outcomes, seconds, self.stopped.clone())
     }
 
     /// How these results end when written again (`merge --format jsonl`):

@@ -337,7 +337,8 @@ struct RunArgs {
     fail_fast: bool,
     /// Run only shard K of N (1-based): the items whose id hashes to it, as
     /// `cargo nextest --partition hash:K/N` does; merge the shards' jsonl
-    /// results with `lawsuite merge`.
+    /// results with `lawsuite merge`. A shard that no item hashes to runs
+    /// nothing and exits 0 (its results are whole and empty).
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]
     shard: Option<Shard>,
     /// Also write the self-contained HTML report here.

@@ -50,6 +50,11 @@ struct Filter<'a> {
 }
 
 impl Filter<'_> {
+    /// Whether it admits every trial (no pattern, `--skip` or `--law`).
+    fn is_everything(&self) -> bool {
+        self.patterns.is_empty() && self.skip.is_empty() && self.law.is_none()
+    }
+
     fn admits(&self, trial: &Trial) -> bool {
         let id = trial.id.as_str();
         let named = self.patterns.is_empty()
@@ -102,19 +107,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         law: args.law.as_deref(),
     };
     let shard = args.shard.map(|s| (s.k, s.n));
-    let items: Vec<String> = engine.items().iter().map(Item::id).collect();
-    let every = engine.trials();
     // A peer that cannot run is a notice kept as a skipped trial, not
     // something to run: a selection left with only those is empty (with
     // `rg` missing, `--no-laws --no-seeds --no-regressions` ran two
     // notices and passed).
     let is_notice = |t: &Trial| matches!(engine.items()[t.item], Item::Unavailable { .. });
-    let runnable = every.iter().filter(|t| !is_notice(t)).count();
-    let trials: Vec<Trial> = every
-        .into_iter()
-        .filter(|t| filter.admits(t))
-        .filter(|t| shard.is_none_or(|(k, n)| in_shard(&items[t.item], k, n)))
-        .collect();
+    // Items are hashed to shards by id; a seed range's seeds each by its own.
+    let item_ids: Vec<String> = engine.items().iter().map(Item::id).collect();
+    let in_this_shard = |t: &Trial| {
+        shard.is_none_or(|(k, n)| match t.seed {
+            Some(_) => in_shard(&engine.trial_item(t).id(), k, n),
+            None => in_shard(&item_ids[t.item], k, n),
+        })
+    };
+    let chosen = |t: &Trial| filter.admits(t) && in_this_shard(t);
     // A `--law` prefix that names no law is a typo, not an empty run
     // (`--law grep::contxt` ran the seeds alone and passed).
     if let Some(prefix) = &args.law {
@@ -130,14 +136,34 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if args.list {
-        let mut stdout = std::io::stdout().lock();
-        for trial in &trials {
+        // Listed as they are made: `--seeds 0..100000000 --list | head`
+        // prints at once, in a few megabytes.
+        let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+        let mut listed = 0u128;
+        for trial in engine.trials_iter(|_| true).filter(|t| chosen(t)) {
             writeln!(stdout, "{}", trial.id)?;
+            listed += 1;
         }
-        eprintln!("{} trials", trials.len());
+        stdout.flush()?;
+        eprintln!("{listed} trials");
         return Ok(ExitCode::SUCCESS);
     }
-    if trials.iter().all(is_notice) {
+    let selection = if filter.is_everything() && shard.is_none() {
+        Selection::counted(&engine)
+    } else {
+        Selection::walked(
+            &engine,
+            &is_notice,
+            &|t: &Trial| filter.admits(t),
+            &in_this_shard,
+        )
+    };
+    // An empty shard is a whole, empty part of its sweep: its results
+    // (a run line, no trials, a complete summary) merge with the others'.
+    // It used to exit 2 writing nothing, and `merge` refused the sweep.
+    let empty_shard = shard.is_some() && selection.admitted > 0;
+    if selection.chosen_runnable == 0 && !empty_shard {
+        let runnable = selection.runnable;
         let mut selection: Vec<String> = args.filters.iter().map(|f| format!("{f:?}")).collect();
         selection.extend(args.skip.iter().map(|s| format!("--skip {s}")));
         selection.extend(args.law.iter().map(|l| format!("--law {l}")));
@@ -213,10 +239,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
         machine: format::machine(),
-        trials: Some(trials.len()),
+        trials: Some(saturate(selection.total())),
         shard: shard.map(|(k, n)| format!("{k}/{n}")),
     };
-    let outcomes = execute(&engine, &trials, &args, &info, started)?;
+    // Made as they are run: a selection from a seed range of any width is
+    // never held whole.
+    let trials = engine.trials_iter(|_| true).filter(|t| chosen(t));
+    let outcomes = execute(&engine, trials, &selection, &args, &info, started)?;
     // Shut external peers down before deciding the exit status.
     drop(engine);
     if interrupt::was_interrupted() {
@@ -268,11 +297,83 @@ fn config_of(args: &RunArgs, project: &lawsuite::project::Project) -> Config {
     config
 }
 
+/// What a run selects, counted without holding its trials.
+#[derive(Debug, Default)]
+struct Selection {
+    /// The run's trials that are not notices (a peer that cannot run).
+    runnable: u128,
+    /// Of those, the ones the filters admit, before a shard takes its share.
+    admitted: u128,
+    /// The trials chosen (filters and shard), notices included, by kind
+    /// ([`kind_slot`]).
+    chosen: [u128; 4],
+    /// Of those, the ones that are not notices.
+    chosen_runnable: u128,
+}
+
+impl Selection {
+    /// Every trial of `engine`, counted item by item: a run of every trial
+    /// of `--seeds 0..100000000` starts at once instead of after walking
+    /// its 200 million trials.
+    fn counted(engine: &Engine) -> Selection {
+        let mut chosen = [0u128; 4];
+        for (kind, n) in engine.trial_counts() {
+            chosen[kind_slot(kind)] += n;
+        }
+        let notices = engine
+            .items()
+            .iter()
+            .filter(|i| matches!(i, Item::Unavailable { .. }))
+            .count() as u128;
+        let runnable = chosen.iter().sum::<u128>().saturating_sub(notices);
+        Selection {
+            runnable,
+            admitted: runnable,
+            chosen,
+            chosen_runnable: runnable,
+        }
+    }
+
+    /// The trials of `engine` walked one at a time, none of them kept.
+    fn walked(
+        engine: &Engine,
+        is_notice: &dyn Fn(&Trial) -> bool,
+        admits: &dyn Fn(&Trial) -> bool,
+        in_shard: &dyn Fn(&Trial) -> bool,
+    ) -> Selection {
+        let mut out = Selection::default();
+        for trial in engine.trials_iter(|_| true) {
+            let notice = is_notice(&trial);
+            out.runnable += u128::from(!notice);
+            if !admits(&trial) {
+                continue;
+            }
+            out.admitted += u128::from(!notice);
+            if in_shard(&trial) {
+                out.chosen[kind_slot(trial.kind)] += 1;
+                out.chosen_runnable += u128::from(!notice);
+            }
+        }
+        out
+    }
+
+    /// How many trials are chosen.
+    fn total(&self) -> u128 {
+        self.chosen.iter().sum()
+    }
+}
+
+/// `n` as a `usize`, or the most one holds (a count only shown).
+fn saturate(n: u128) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
 /// Run the trials, stream what the format streams, and write the rest at
 /// the end.
 fn execute(
     engine: &Engine,
-    trials: &[Trial],
+    trials: impl Iterator<Item = Trial> + Send,
+    selection: &Selection,
     args: &RunArgs,
     info: &RunInfo,
     started: Instant,
@@ -283,19 +384,20 @@ fn execute(
     if args.format == Format::Jsonl {
         writeln!(stdout, "{}", format::jsonl_line("run", info))?;
     }
-    let totals = count_kinds(trials);
+    let totals = selection.chosen.map(saturate);
+    let total = saturate(selection.total());
     let mut done = [0usize; 4];
     let mut failures = 0usize;
     let mut shown = format::Shown::new(args.max_reports);
     let mut write_error: Option<std::io::Error> = None;
-    let tenth = (trials.len() / 10).max(50);
+    let tenth = (total / 10).max(50);
     let mut finished = 0usize;
     let options = RunOptions {
         jobs: args.jobs,
         fail_fast: args.fail_fast,
     };
     let cancel = interrupt::during_trials();
-    let outcomes = engine.run_until(trials, options, cancel, |event| {
+    let outcomes = engine.run_stream_until(trials, options, cancel, |event| {
         let result = (|| -> std::io::Result<()> {
             match event {
                 Event::Outcome(o) => {
@@ -356,14 +458,14 @@ fn execute(
         eprintln!(
             "interrupted: {} of {} trials ran; their trees are removed and the peers stopped",
             outcomes.len(),
-            trials.len()
+            total
         );
     }
     let summary = Summary::of(&outcomes, started.elapsed(), engine.stopped());
     // Said in the summary line, so `merge` can refuse a run that stopped.
     let closing = if cancel.load(std::sync::atomic::Ordering::Relaxed) {
         Closing::incomplete("interrupted")
-    } else if outcomes.len() < trials.len() {
+    } else if (outcomes.len() as u128) < selection.total() {
         Closing::incomplete(if args.fail_fast {
             "--fail-fast stopped it at the first failure"
         } else {
@@ -484,14 +586,6 @@ fn kind_slot(kind: Kind) -> usize {
         Kind::Seed => 2,
         Kind::Check => 3,
     }
-}
-
-fn count_kinds(trials: &[Trial]) -> [usize; 4] {
-    let mut out = [0; 4];
-    for t in trials {
-        out[kind_slot(t.kind)] += 1;
-    }
-    out
 }
 
 /// `laws 1200/3977 · regressions 3/3 · seeds 4/12 · 2 failing`.
