@@ -118,8 +118,11 @@ pub struct Engine {
     setups: Mutex<Vec<((usize, String), SharedSetup)>>,
     /// Written trees by [`law::Tree::key`] and [owner](tree_owner), newest
     /// last: laws that read the same tree (a file's laws often do) share it.
-    trees: Mutex<Vec<((String, String), Arc<law::Tree>)>>,
+    trees: Mutex<Vec<(TreeKey, Arc<law::Tree>)>>,
 }
+
+/// A written law tree's key: its [`law::Tree::key`] and its [owner](tree_owner).
+type TreeKey = (String, String);
 
 /// A law's setup, or why it cannot be set up, shared by its trials.
 type SharedSetup = Arc<Result<law::Setup, String>>;
