@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::verdict;
 use super::{Case, Engine, Item, Outcome, Report, SeedItem, Subject, TreeEntry, Verdict};
 use crate::kit::case::{fault_text, is_fault};
-use crate::kit::compare::{Compared, Divergence, compare_plan};
+use crate::kit::compare::{Compared, Divergence, compare_plan_with};
 use crate::kit::generate;
 use crate::kit::plan::PLAN_ROOT;
 use crate::peer::{Health, Search};
@@ -71,7 +71,11 @@ impl Engine {
                 })
                 .collect();
             let compared = plan.and_then(|plan| {
-                compare_plan(&plan, reference.peer.as_ref(), &subjects)
+                let reference = Compared {
+                    peer: reference.peer.as_ref(),
+                    builtin: reference.builtin.as_deref(),
+                };
+                compare_plan_with(&plan, reference, &subjects)
                     .map(|mut ds| {
                         // A one-call plan (`--call N`) numbers its call 0:
                         // name it as the whole plan does, so the report and

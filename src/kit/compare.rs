@@ -324,6 +324,10 @@ struct PeerTrees<'p> {
     /// By peer (its address), its tree; `None` while it could not be
     /// written again after a change.
     trees: std::cell::RefCell<Vec<(*const (), Option<Materialized>)>>,
+    /// The built-ins among the peers (by address): they only read, so a
+    /// change found in their tree before they are asked was made by
+    /// something else, and they get a fresh tree instead of the blame.
+    builtins: Vec<*const ()>,
 }
 
 impl<'p> PeerTrees<'p> {
@@ -331,11 +335,15 @@ impl<'p> PeerTrees<'p> {
     fn new<'a>(
         symbolic_root: &'p str,
         files: &'p [GeneratedFile],
-        peers: impl Iterator<Item = &'a dyn Search>,
+        peers: impl Iterator<Item = Compared<'a>>,
     ) -> Result<PeerTrees<'p>, MaterializeError> {
         let mut trees = Vec::new();
+        let mut builtins = Vec::new();
         for peer in peers {
-            let key = address(peer);
+            let key = address(peer.peer);
+            if peer.builtin.is_some() {
+                builtins.push(key);
+            }
             if !trees.iter().any(|(k, _)| *k == key) {
                 trees.push((key, Some(Materialized::new(symbolic_root, files)?)));
             }
@@ -344,6 +352,7 @@ impl<'p> PeerTrees<'p> {
             symbolic_root,
             files,
             trees: std::cell::RefCell::new(trees),
+            builtins,
         })
     }
 
@@ -358,7 +367,9 @@ impl<'p> PeerTrees<'p> {
                 "fault": format!("{} has no tree of its own for this plan", peer.name()),
             });
         };
-        if slot.1.is_none() {
+        let changed_by_another =
+            self.builtins.contains(&key) && slot.1.as_ref().is_some_and(|t| t.changes().is_some());
+        if slot.1.is_none() || changed_by_another {
             slot.1 = Materialized::new(self.symbolic_root, self.files).ok();
         }
         let Some(tree) = &slot.1 else {
@@ -464,17 +475,32 @@ pub fn differs(answers: &[PeerAnswer]) -> bool {
 /// Run every call of `plan` through `reference` and each of `subjects`;
 /// return the divergences, in call order. A subject is not asked the calls
 /// whose method it does not [support](Search::supports).
+///
+/// Each peer is asked on a tree of its own, guarded ([`changed_tree`]);
+/// [`compare_plan_with`] says which built-in the reference is.
 pub fn compare_plan(
     plan: &Plan,
     reference: &dyn Search,
+    subjects: &[Compared<'_>],
+) -> Result<Vec<Divergence>, MaterializeError> {
+    compare_plan_with(plan, Compared::new(reference), subjects)
+}
+
+/// [`compare_plan`] with the reference's registration: a built-in
+/// reference (and a built-in subject) whose tree something else changed
+/// between its calls is given a fresh tree rather than the blame.
+pub fn compare_plan_with(
+    plan: &Plan,
+    reference: Compared<'_>,
     subjects: &[Compared<'_>],
 ) -> Result<Vec<Divergence>, MaterializeError> {
     // The reference and every subject on a tree of its own.
     let trees = PeerTrees::new(
         &plan.root,
         &plan.files,
-        std::iter::once(reference).chain(subjects.iter().map(|s| s.peer)),
+        std::iter::once(reference).chain(subjects.iter().copied()),
     )?;
+    let reference = reference.peer;
     let summary = TreeSummary::of(&plan.files);
     let mut out = Vec::new();
     for (index, call) in calls(plan).into_iter().enumerate() {

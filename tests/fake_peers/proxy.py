@@ -63,7 +63,22 @@ def files_below(root):
                 yield path
 
 
+def own_tree(root):
+    """The tree lawsuite wrote that `root` is in: the directory right below
+    the run's temporary directory ($TMPDIR) holding it; None for a root
+    outside one (a call's root may climb out with `..`), which is never
+    touched: these peers vandalise their own trees, nothing else."""
+    base = os.path.realpath(os.environ.get("TMPDIR") or "/dev/shm")
+    real = os.path.realpath(root)
+    if not real.startswith(base + os.sep):
+        return None
+    return os.path.join(base, real[len(base) + 1:].split(os.sep)[0])
+
+
 def append_below(root):
+    root = own_tree(root)
+    if root is None:
+        return
     for path in files_below(root):
         try:
             with open(path, "ab") as f:
@@ -142,8 +157,10 @@ for line in sys.stdin:
     if MODE == "remove-parent" and root and not ROOTS:
         ROOTS.append(root)
         import shutil
-        shutil.rmtree(os.path.dirname(os.path.abspath(root)), ignore_errors=True)
-    if MODE == "background-editor" and root and root not in ROOTS:
+        tree = own_tree(root)
+        if tree is not None:
+            shutil.rmtree(os.path.dirname(tree), ignore_errors=True)
+    if MODE == "background-editor" and root and own_tree(root) and root not in ROOTS:
         ROOTS.append(root)
         if len(ROOTS) == 1:
             threading.Thread(target=edit_forever, daemon=True).start()
