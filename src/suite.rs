@@ -232,6 +232,10 @@ impl Suite {
         config.replay = Replay::CargoTest {
             target: test_target(),
         };
+        // A peer crate's trials are its peers': the reference is the
+        // oracle of the seeds, not a subject of the laws (which
+        // `judge_reference` turns back on).
+        config.judge_reference = false;
         Suite {
             config,
             project,
@@ -291,6 +295,17 @@ impl Suite {
             }
             Err(e) => self.setup_errors.push(e.to_string()),
         }
+    }
+
+    /// Judge the reference too: run every law and regression on it as on
+    /// the peers (what `lawsuite run` does). Off by default, since a peer
+    /// crate's `cargo test` is about its own peer: the reference still
+    /// answers every seed call, as the oracle, and its own laws are
+    /// lawsuite's to keep green. This checkout's `tests/conformance.rs`
+    /// turns it on.
+    pub fn judge_reference(mut self) -> Suite {
+        self.config.judge_reference = true;
+        self
     }
 
     /// Set the reference peer.
@@ -720,9 +735,19 @@ mod tests {
             kind_of(&format!("law::{law}::other")).as_deref(),
             Some("law, expected to fail")
         );
-        assert_eq!(
-            kind_of(&format!("law::{law}::portable")).as_deref(),
-            Some("law")
+        // The reference is the oracle of a peer crate's seeds, not a
+        // subject of its laws, unless asked.
+        assert_eq!(kind_of(&format!("law::{law}::portable")), None);
+        let judged = Suite::new()
+            .reference("portable", crate::portable::Portable::default())
+            .smthrs_seeds([])
+            .lawsuite_seeds([])
+            .judge_reference()
+            .trials();
+        assert!(
+            judged
+                .iter()
+                .any(|t| t.name() == format!("law::{law}::portable"))
         );
     }
 

@@ -139,9 +139,11 @@ fn a_peer_crate_runs_the_laws_keeps_its_expectations_and_records_into_itself() {
     assert!(!all.status.success());
     let bug = "law::glob::matching::brace-without-comma-is-literal-at-the-peer-seam::mine";
     assert!(said.contains(bug), "{said}");
+    // The reference is the seeds' oracle here, not a subject of the laws
+    // (`Suite::judge_reference` would make it one).
     let reference =
         "law::glob::matching::brace-without-comma-is-literal-at-the-peer-seam::portable";
-    assert_eq!(status(&said, reference), Some("ok"));
+    assert_eq!(status(&said, reference), None);
     assert_eq!(status(&said, bug), Some("FAILED"));
     assert!(said.contains("- expected, + actual:"), "{said}");
 

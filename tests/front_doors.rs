@@ -119,6 +119,7 @@ fn cli_and_suite_give_the_same_verdicts_for_a_renamed_builtin() {
     let cli = jsonl_outcomes(&out.stdout);
     assert!(cli.len() > 50, "{}", String::from_utf8_lossy(&out.stderr));
     let suite = Suite::for_project(Project::discover(dir.path()).unwrap())
+        .judge_reference()
         .smthrs_seeds([1, 2])
         .lawsuite_seeds([]);
     let suite = suite
@@ -169,6 +170,7 @@ fn both_doors_default_to_the_same_trials() {
         .map(str::to_string)
         .collect();
     let suite: Vec<String> = Suite::for_project(Project::discover(dir.path()).unwrap())
+        .judge_reference()
         .trials()
         .iter()
         .map(|t| t.name().to_string())

@@ -234,6 +234,11 @@ pub struct Config {
     pub record: Option<PathBuf>,
     /// How replay commands are spelled.
     pub replay: Replay,
+    /// Whether the reference's own answers are judged by the laws and
+    /// regressions, as a subject's are (`lawsuite run` does; a peer
+    /// crate's [`crate::suite::Suite`] does not unless asked: there the
+    /// reference only answers the seeds' calls, as the oracle).
+    pub judge_reference: bool,
     /// Whether `LAWSUITE_RECORD=1` asked for recording (it records into
     /// the regression directory, whichever is set when the engine is made).
     record_from_env: bool,
@@ -269,6 +274,7 @@ impl Config {
             only_call: None,
             record: None,
             replay: Replay::default(),
+            judge_reference: true,
             record_from_env: environment::record().unwrap_or(false),
             problems,
         };
@@ -440,6 +446,7 @@ impl Config {
             engine.check_expectations();
         }
         engine.set_replay(self.replay.clone());
+        engine.set_judge_reference(self.judge_reference);
         if let Some(dir) = self.record_dir() {
             engine.record_into(dir.to_path_buf());
         }

@@ -106,6 +106,8 @@ pub struct Engine {
     items: Vec<Item>,
     expectations: Expectations,
     replay: Replay,
+    /// Whether laws and regressions run on the reference too.
+    judge_reference: bool,
     record: Option<PathBuf>,
     /// Held while a divergence is shrunk and recorded
     /// ([`crate::kit::regression::record`]).
@@ -154,6 +156,7 @@ impl Engine {
             items: Vec::new(),
             expectations: Expectations::default(),
             replay: Replay::default(),
+            judge_reference: true,
             record: None,
             recording: Mutex::new(()),
             stopped: Mutex::new(BTreeMap::new()),
@@ -175,6 +178,20 @@ impl Engine {
     /// Use these expected failures.
     pub fn set_expectations(&mut self, expectations: Expectations) {
         self.expectations = expectations;
+    }
+
+    /// Run laws and regressions on the reference too (the default), or
+    /// only on the subjects, the reference then being the oracle of the
+    /// seeds alone: a peer crate's first `cargo test` spent about 60 % of
+    /// its trial time on the reference passing its own laws.
+    pub fn set_judge_reference(&mut self, judge: bool) {
+        self.judge_reference = judge;
+    }
+
+    /// The first peer laws and regressions run on: 0, the reference, when
+    /// it is judged; else the first subject.
+    pub(super) fn first_judged(&self) -> usize {
+        usize::from(!self.judge_reference)
     }
 
     /// Spell replay commands this way.

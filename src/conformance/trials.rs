@@ -84,7 +84,9 @@ impl Engine {
         let mut counts = BTreeMap::new();
         for item in &self.items {
             let n = match item {
-                Item::Law(_) | Item::Regression { .. } => everyone,
+                Item::Law(_) | Item::Regression { .. } => {
+                    everyone.saturating_sub(self.first_judged() as u128)
+                }
                 Item::Seed(_) => subjects,
                 Item::Seeds(r) => u128::from(r.seeds.end - r.seeds.start) * subjects,
                 _ => 1,
@@ -114,7 +116,7 @@ impl Engine {
         let name = move |p: usize| self.everyone[p].name.as_str();
         match item {
             Item::Law(_) | Item::Regression { .. } => Box::new(
-                (0..self.everyone.len())
+                (self.first_judged()..self.everyone.len())
                     .map(move |p| (format!("{id}::{}", name(p)), None, Some(p))),
             ),
             Item::Seed(_) => Box::new(
