@@ -1,44 +1,5 @@
 //! The most bytes a correct answer to a call can hold on a known tree:
-//! [`Budget`].
-//!
-//! [`Bounds`](super::Bounds) count an answer's entries from the call
-//! alone. Bytes need the tree too: a glob answer's paths are as long as
-//! the tree's paths, a symbol's name as long as a line (search-contract
-//! §15 sets no length on a name). Where the harness wrote the tree (laws,
-//! seeds, regressions), it knows those lengths before it asks, so a peer
-//! that answers more bytes than any correct answer could hold (one path of
-//! 60 MiB, within its `limit` of one) is refused at once, as a fault,
-//! before its answer is kept, compared, reported or written to a results
-//! file. Every count is an upper bound of what the spec can give, so no
-//! answer the spec gives is refused:
-//!
-//! | an answer's part | at most (bytes of JSON) |
-//! | --- | --- |
-//! | a path (§6.4: the root, `/`, a path below it) | 6 × (root + 1 + the tree's longest path) + 3 |
-//! | a match's text or context row (§11.4) | 6 × [`PREVIEW_MAX`] + 48 |
-//! | a match's symbol (§15: a name from one line) | 6 × the tree's longest line + 96 |
-//! | a match | a path, its text, `2 × max(B, A)` rows, a symbol, 128 |
-//! | an `ls` entry (read-ls-flows §2: a name) | 6 × the tree's longest name + 64 |
-//! | a notice (§16: a sentence that may repeat the call's input) | 2 × 6 × the call's JSON + 4096 |
-//!
-//! Six bytes a byte because JSON may spell any byte of a string as an
-//! escape (`\u0001`, or a surrogate pair of 12 for a 4-byte scalar). `read`
-//! and `bash` answer a file's or a command's text and have no budget here
-//! (the protocol's line cap bounds them).
-//!
-//! ```
-//! use lawsuite::call::{Budget, Call, TreeSize};
-//! use lawsuite::contract::GlobInput;
-//!
-//! let call = Call::Glob(GlobInput { limit: 1, ..GlobInput::new("*", "/r") });
-//! let tree = TreeSize { longest_path: 5, longest_name: 5, longest_line: 10 };
-//! let budget = Budget::of(&call, &tree).unwrap();
-//! let fine = r#"{"paths":["/r/a.txt"],"total":1,"truncated":false}"#;
-//! assert_eq!(budget.check(fine.len()), Ok(()));
-//! let huge = format!(r#"{{"paths":["/r/{}"],"total":1,"truncated":false}}"#, "x".repeat(1 << 20));
-//! let refused = budget.check(huge.len()).unwrap_err();
-//! assert!(refused.starts_with(&format!("answered {} bytes where", huge.len())), "{refused}");
-//! ```
+//! [`Budget`] (its documentation says how each part is counted).
 
 use super::Call;
 use crate::contract::text::PREVIEW_MAX;
@@ -57,7 +18,45 @@ pub struct TreeSize {
 }
 
 /// The most bytes of JSON a correct answer to one call on one tree holds.
-/// See the [module documentation](self).
+///
+/// [`Bounds`](super::Bounds) count an answer's entries from the call
+/// alone. Bytes need the tree too: a glob answer's paths are as long as
+/// the tree's paths, a symbol's name as long as a line (search-contract
+/// §15 sets no length on a name). Where the harness wrote the tree (laws,
+/// seeds, regressions), it knows those lengths before it asks, so a peer
+/// that answers more bytes than any correct answer could hold (one path of
+/// 60 MiB, within its `limit` of one) is refused at once, as a fault,
+/// before its answer is kept, compared, reported or written to a results
+/// file. Every count is an upper bound of what the spec can give, so no
+/// answer the spec gives is refused:
+///
+/// | an answer's part | at most (bytes of JSON) |
+/// | --- | --- |
+/// | a path (§6.4: the root, `/`, a path below it) | 6 × (root + 1 + the tree's longest path) + 3 |
+/// | a match's text or context row (§11.4) | 6 × [`PREVIEW_MAX`] + 48 |
+/// | a match's symbol (§15: a name from one line) | 6 × the tree's longest line + 96 |
+/// | a match | a path, its text, `2 × max(B, A)` rows, a symbol, 128 |
+/// | an `ls` entry (read-ls-flows §2: a name) | 6 × the tree's longest name + 64 |
+/// | a notice (§16: a sentence that may repeat the call's input) | 2 × 6 × the call's JSON + 4096 |
+///
+/// Six bytes a byte because JSON may spell any byte of a string as an
+/// escape (`\u0001`, or a surrogate pair of 12 for a 4-byte scalar). `read`
+/// and `bash` answer a file's or a command's text and have no budget here
+/// (the protocol's line cap bounds them).
+///
+/// ```
+/// use lawsuite::call::{Budget, Call, TreeSize};
+/// use lawsuite::contract::GlobInput;
+///
+/// let call = Call::Glob(GlobInput { limit: 1, ..GlobInput::new("*", "/r") });
+/// let tree = TreeSize { longest_path: 5, longest_name: 5, longest_line: 10 };
+/// let budget = Budget::of(&call, &tree).unwrap();
+/// let fine = r#"{"paths":["/r/a.txt"],"total":1,"truncated":false}"#;
+/// assert_eq!(budget.check(fine.len()), Ok(()));
+/// let huge = format!(r#"{{"paths":["/r/{}"],"total":1,"truncated":false}}"#, "x".repeat(1 << 20));
+/// let refused = budget.check(huge.len()).unwrap_err();
+/// assert!(refused.starts_with(&format!("answered {} bytes where", huge.len())), "{refused}");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
     bytes: u64,
