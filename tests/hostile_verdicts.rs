@@ -12,25 +12,31 @@ use serde_json::Value;
 
 const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
 
-/// `lawsuite run` in `dir` with `args` and `FAKE_LOG=dir/log`: the results
-/// lines (`--format jsonl`) with a verdict, and the log's lines.
-fn run(dir: &Path, args: &[&str]) -> (Vec<Value>, Vec<String>) {
-    let log = dir.join("log");
-    let _ = std::fs::remove_file(&log);
-    let out = Command::new(LAWSUITE)
+/// `lawsuite run --registry peers.toml --no-regressions --format jsonl`
+/// in `dir` with `args` and `env`: the results lines with a verdict.
+fn run_with(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Vec<Value> {
+    let mut command = Command::new(LAWSUITE);
+    command
         .current_dir(dir)
         .args(["run", "--registry", "peers.toml", "--no-regressions"])
         .args(["--format", "jsonl"])
-        .args(args)
-        .env("FAKE_LOG", &log)
-        .output()
-        .expect("lawsuite runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let outcomes = stdout
+        .args(args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let out = command.output().expect("lawsuite runs");
+    String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter(|v| v.get("verdict").is_some())
-        .collect();
+        .collect()
+}
+
+/// [`run_with`] and `FAKE_LOG=dir/log`: the outcomes, and the log's lines.
+fn run(dir: &Path, args: &[&str]) -> (Vec<Value>, Vec<String>) {
+    let log = dir.join("log");
+    let _ = std::fs::remove_file(&log);
+    let outcomes = run_with(dir, args, &[("FAKE_LOG", &log)]);
     let logged = std::fs::read_to_string(&log)
         .unwrap_or_default()
         .lines()
@@ -151,19 +157,19 @@ fn only_the_peer_that_changes_a_seed_tree_fails() {
         ],
     );
     for jobs in ["1", "2"] {
-        let out = Command::new(LAWSUITE)
-            .current_dir(dir.path())
-            .args(["run", "--registry", "peers.toml", "--no-regressions"])
-            .args(["--no-laws", "--generator", "smthrs", "--seeds", "0..8"])
-            .args(["--format", "jsonl", "--jobs", jobs])
-            .env("TMPDIR", &trees)
-            .output()
-            .expect("lawsuite runs");
-        let outcomes: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|v| v.get("verdict").is_some())
-            .collect();
+        let outcomes = run_with(
+            dir.path(),
+            &[
+                "--no-laws",
+                "--generator",
+                "smthrs",
+                "--seeds",
+                "0..8",
+                "--jobs",
+                jobs,
+            ],
+            &[("TMPDIR", &trees)],
+        );
         assert_eq!(count(&outcomes, "honest", "pass"), 8, "--jobs {jobs}");
         assert_eq!(count(&outcomes, "vandal", "fail"), 8, "--jobs {jobs}");
         let vandal = outcomes
@@ -241,19 +247,11 @@ fn a_removed_temporary_directory_is_made_again() {
         dir.path(),
         &[("remover", fake_peers::proxy("remove-parent"), "")],
     );
-    let out = Command::new(LAWSUITE)
-        .current_dir(dir.path())
-        .args(["run", "--registry", "peers.toml", "--no-regressions"])
-        .args(["--no-seeds", "--law", "glob::matching", "--jobs", "1"])
-        .args(["--format", "jsonl"])
-        .env("TMPDIR", &trees)
-        .output()
-        .expect("lawsuite runs");
-    let outcomes: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|v| v.get("verdict").is_some())
-        .collect();
+    let outcomes = run_with(
+        dir.path(),
+        &["--no-seeds", "--law", "glob::matching", "--jobs", "1"],
+        &[("TMPDIR", &trees)],
+    );
     assert!(outcomes.len() > 50, "{}", outcomes.len());
     let broken: Vec<&Value> = outcomes
         .iter()
@@ -270,19 +268,19 @@ fn a_removed_temporary_directory_is_made_again() {
     // On seeds, the reference's tree goes with the rest: the built-in
     // reference only reads, so it gets a fresh tree, not the blame, and
     // the seed is judged (it was broken, the reference named).
-    let out = Command::new(LAWSUITE)
-        .current_dir(dir.path())
-        .args(["run", "--registry", "peers.toml", "--no-regressions"])
-        .args(["--no-laws", "--generator", "smthrs", "--seeds", "0..3"])
-        .args(["--format", "jsonl", "--jobs", "1"])
-        .env("TMPDIR", &trees)
-        .output()
-        .expect("lawsuite runs");
-    let outcomes: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|v| v.get("verdict").is_some())
-        .collect();
+    let outcomes = run_with(
+        dir.path(),
+        &[
+            "--no-laws",
+            "--generator",
+            "smthrs",
+            "--seeds",
+            "0..3",
+            "--jobs",
+            "1",
+        ],
+        &[("TMPDIR", &trees)],
+    );
     assert_eq!(outcomes.len(), 3);
     // No seed is broken with the reference blamed.
     assert_eq!(count(&outcomes, "remover", "broken"), 0, "{outcomes:?}");
