@@ -53,6 +53,10 @@ pub const DEFAULT_REGRESSIONS: &str = "lawsuite/regressions";
 /// Where the user's expected failures are when the project file does not say.
 pub const DEFAULT_EXPECTED: &str = "lawsuite/expected";
 
+/// The reference when a project's `[[peer]]` tables name none: the
+/// built-in `portable`, registered under that name when no table does.
+pub const DEFAULT_REFERENCE: &str = "portable";
+
 /// The file's shape.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -243,10 +247,29 @@ impl Project {
                     "give either `registry` (a peers file) or `reference` with `[[peer]]` tables, not both".into(),
                 ));
             }
+            // Peer tables alone: the built-in `portable` is the
+            // reference (added when no table registers it), as it is with
+            // no tables at all. The adapters' READMEs register a peer in
+            // three lines, which used to be refused for want of this.
             (None, None, false) => {
-                return Err(invalid(
-                    "the `[[peer]]` tables need a `reference = \"<name>\"`: the peer the others are compared with".into(),
-                ));
+                let mut entries = parsed.peers;
+                if !entries.iter().any(|e| e.name == DEFAULT_REFERENCE) {
+                    entries.insert(
+                        0,
+                        crate::registry::Entry {
+                            name: DEFAULT_REFERENCE.into(),
+                            builtin: Some(DEFAULT_REFERENCE.into()),
+                            command: None,
+                            cwd: None,
+                            env: None,
+                            timeout_ms: None,
+                        },
+                    );
+                }
+                Peers::Inline {
+                    reference: DEFAULT_REFERENCE.into(),
+                    entries,
+                }
             }
             (None, Some(_), true) => {
                 return Err(invalid(
@@ -519,15 +542,44 @@ mod tests {
         assert_eq!(found.root, dir.path());
     }
 
+    /// `[[peer]]` tables without a `reference` (the adapters' READMEs
+    /// register a peer in three lines): the built-in `portable` is the
+    /// reference, added under that name unless a table already uses it.
+    #[test]
+    fn peer_tables_alone_have_portable_as_their_reference() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(FILE_NAME);
+        std::fs::write(
+            &file,
+            "[[peer]]\nname = \"mine\"\ncommand = [\"node\", \"./peer.mjs\"]\n",
+        )
+        .unwrap();
+        let project = Project::load(&file).unwrap();
+        let Peers::Inline { reference, entries } = &project.peers else {
+            panic!("{:?}", project.peers);
+        };
+        assert_eq!(reference, "portable");
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["portable", "mine"]);
+        assert_eq!(entries[0].builtin.as_deref(), Some("portable"));
+        // A table already named `portable` is the reference as written.
+        std::fs::write(
+            &file,
+            "[[peer]]\nname = \"a\"\nbuiltin = \"model\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n",
+        )
+        .unwrap();
+        let project = Project::load(&file).unwrap();
+        let Peers::Inline { entries, .. } = &project.peers else {
+            panic!("{:?}", project.peers);
+        };
+        assert_eq!(entries.len(), 2);
+    }
+
     #[test]
     fn bad_files_say_what_to_fix() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("lawsuite.toml");
         for (text, says) in [
-            (
-                "[[peer]]\nname = \"a\"\nbuiltin = \"portable\"\n",
-                "reference",
-            ),
             ("reference = \"a\"\n", "no `[[peer]]`"),
             ("registry = \"p.toml\"\nreference = \"a\"\n", "not both"),
             ("surprise = 1\n", "surprise"),
