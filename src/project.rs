@@ -263,6 +263,7 @@ impl Project {
                             cwd: None,
                             env: None,
                             timeout_ms: None,
+                            handshake_timeout_ms: None,
                         },
                     );
                 }
@@ -366,7 +367,8 @@ builtin = "portable"
 # [[peer]]
 # name = "mine"
 # command = ["python3", "./my_peer.py"]
-# timeout_ms = 10000        # per call, the handshake included
+# timeout_ms = 10000        # per call (default 10 s)
+# handshake_timeout_ms = 60000  # to start and answer initialize (default 60 s)
 "#;
 
 /// Whether `file` is a project file: `false` when nothing is there, an

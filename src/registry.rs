@@ -18,7 +18,8 @@
 //! command = ["python3", "./examples/glob_peer.py"]
 //! cwd = "."                 # relative to this file's directory (default: the harness's)
 //! env = { PYTHONUNBUFFERED = "1" }
-//! timeout_ms = 10000        # per call, the handshake included (the default)
+//! timeout_ms = 10000        # per call (the default)
+//! handshake_timeout_ms = 60000  # to start and answer `initialize` (the default)
 //! ```
 //!
 //! An external peer resolves to a [`crate::protocol::ExternalPeer`]: it is
@@ -77,6 +78,9 @@ pub struct Entry {
     /// An external peer's per-call timeout.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// How long an external peer may take to start and answer `initialize`.
+    #[serde(default)]
+    pub handshake_timeout_ms: Option<u64>,
 }
 
 /// A registered peer: ready to call, or unavailable with the reason.
@@ -209,6 +213,7 @@ impl Registry {
                 cwd: None,
                 env: None,
                 timeout_ms: None,
+                handshake_timeout_ms: None,
             })
             .collect();
         let (base, path) = (Path::new("."), Path::new("(built-in)"));
@@ -281,14 +286,16 @@ impl Registry {
             let wanted = only.is_none_or(|name| name == entry.name);
             #[cfg(feature = "external")]
             let mut external = None;
-            let external_only =
-                entry.cwd.is_some() || entry.env.is_some() || entry.timeout_ms.is_some();
+            let external_only = entry.cwd.is_some()
+                || entry.env.is_some()
+                || entry.timeout_ms.is_some()
+                || entry.handshake_timeout_ms.is_some();
             let peer = match (&entry.builtin, &entry.command) {
                 (Some(_), None) if external_only => {
                     return Err(RegistryError::Invalid {
                         path: path.into(),
                         message: format!(
-                            "peer {:?} is built in; `cwd`, `env` and `timeout_ms` are only for external peers (`command`)",
+                            "peer {:?} is built in; `cwd`, `env`, `timeout_ms` and `handshake_timeout_ms` are only for external peers (`command`)",
                             entry.name
                         ),
                     });
@@ -391,6 +398,9 @@ fn external_config(entry: &Entry, command: &[String], base: &Path) -> Result<Pee
     if let Some(ms) = entry.timeout_ms {
         config.timeout = Duration::from_millis(ms.max(1));
     }
+    if let Some(ms) = entry.handshake_timeout_ms {
+        config.handshake_timeout = Duration::from_millis(ms.max(1));
+    }
     Ok(config)
 }
 
@@ -401,4 +411,24 @@ fn find_on_path(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())
+}
+
+#[cfg(all(test, feature = "external"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_peer_table_sets_its_call_and_handshake_timeouts_apart() {
+        let entry: Entry = toml::from_str(
+            "name = \"slow\"\ncommand = [\"/bin/true\"]\ntimeout_ms = 500\nhandshake_timeout_ms = 90000\n",
+        )
+        .unwrap();
+        let command = entry.command.clone().unwrap();
+        let config = external_config(&entry, &command, Path::new(".")).unwrap();
+        assert_eq!(config.timeout, Duration::from_millis(500));
+        assert_eq!(config.handshake_timeout, Duration::from_secs(90));
+        let plain: Entry = toml::from_str("name = \"p\"\ncommand = [\"/bin/true\"]\n").unwrap();
+        let config = external_config(&plain, &command, Path::new(".")).unwrap();
+        assert_eq!(config.handshake_timeout, Duration::from_secs(60));
+    }
 }

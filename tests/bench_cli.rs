@@ -482,7 +482,11 @@ fn a_peer_that_never_completes_its_handshake_is_named_with_its_fault() {
     let dir = tempfile::tempdir().unwrap();
     let registry = registry(
         dir.path(),
-        &[("mute", misbehave(&["mute-init"]), "timeout_ms = 300\n")],
+        &[(
+            "mute",
+            misbehave(&["mute-init"]),
+            "timeout_ms = 300\nhandshake_timeout_ms = 300\n",
+        )],
     );
     let run = |format: &str| {
         bench(&[

@@ -8,6 +8,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod skeleton;
+
 const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
 
 fn lawsuite(dir: &Path, args: &[&str]) -> Output {
@@ -55,6 +57,28 @@ fn first_day(lang: &str, program: &str, peer_file: &str) {
     let said = text(&init);
     assert!(said.contains("cd my-peer"), "init DIR says cd DIR:\n{said}");
     let dir = empty.path().join("my-peer");
+    // The printed steps that are not lawsuite's own (`npm install` for Node),
+    // run as printed; the lawsuite steps are run below with this build.
+    let steps: Vec<&str> = said
+        .lines()
+        .skip_while(|l| !l.starts_with("next:"))
+        .skip(1)
+        .map(|l| l.split(" #").next().unwrap_or_default().trim())
+        .filter(|l| !l.is_empty() && !l.starts_with("cd ") && !l.starts_with("lawsuite "))
+        .collect();
+    for step in &steps {
+        let out = Command::new("sh")
+            .args(["-c", step])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{step}: {}", text(&out));
+    }
+    assert_eq!(
+        steps.len(),
+        usize::from(lang == "node"),
+        "a Node skeleton needs `npm install` first, a Python one nothing: {steps:?}"
+    );
     for file in [
         peer_file,
         "lawsuite.toml",
@@ -67,27 +91,12 @@ fn first_day(lang: &str, program: &str, peer_file: &str) {
     let peers = lawsuite(&dir, &["peers"]);
     assert!(peers.status.success(), "{}", text(&peers));
     assert!(text(&peers).contains("mine"), "{}", text(&peers));
-    let run = lawsuite(
-        &dir,
-        &[
-            "run",
-            "--no-seeds",
-            "--law",
-            "glob::matching",
-            "--peer",
-            "mine",
-            "--format",
-            "json",
-        ],
-    );
-    let report: serde_json::Value =
-        serde_json::from_slice(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&run)));
-    let mine = &report["summary"]["byPeer"]["mine"];
+    let (code, mine) = skeleton::run_mine_on_glob_laws(&dir, None);
     assert!(
         mine["pass"].as_u64() > Some(0) && mine["fail"].as_u64() > Some(0),
         "a small real glob passes some laws and fails others: {mine}"
     );
-    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(code, Some(1));
     // A second init refuses, and leaves the peer as the user edited it.
     std::fs::write(dir.join(peer_file), "edited").unwrap();
     let again = lawsuite(&dir, &["init", "--lang", lang]);

@@ -10,6 +10,10 @@
 use std::path::Path;
 use std::process::Command;
 
+mod skeleton;
+
+use skeleton::ok;
+
 fn missing(what: &str) {
     assert!(
         std::env::var_os("CI").is_none(),
@@ -49,4 +53,77 @@ fn the_node_adapter_suite_passes_through_the_lawsuite_binary() {
     // Every test ran: none skipped for want of the binary.
     assert!(stdout.contains("# skipped 0"), "{stdout}");
     assert!(stdout.contains("# fail 0"), "{stdout}");
+}
+
+/// The adapter as a TypeScript author gets it: the `npm pack` tarball of
+/// `adapters/node`, installed (offline) into the project `init --lang node`
+/// writes, replacing the skeleton's `file:` copy, which is then removed:
+/// the skeleton imports the package by name and answers the glob laws.
+#[test]
+fn the_adapter_installs_from_its_npm_pack_tarball() {
+    for program in ["node", "npm"] {
+        let found = Command::new(program).arg("--version").output();
+        if !found.is_ok_and(|o| o.status.success()) {
+            return missing(&format!("{program} is not on PATH"));
+        }
+    }
+    let adapter = Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters/node");
+    let tmp = tempfile::tempdir().unwrap();
+    // Packed from a copy of what the package ships: `npm pack` may write
+    // beside the sources, and the checkout is not ours to write.
+    let source = tmp.path().join("source");
+    std::fs::create_dir(&source).unwrap();
+    for file in [
+        "package.json",
+        "lawsuite-peer.js",
+        "lawsuite-peer.d.ts",
+        "README.md",
+    ] {
+        std::fs::copy(adapter.join(file), source.join(file)).unwrap();
+    }
+    let packed = ok(
+        "npm",
+        &["pack", "--pack-destination", &tmp.path().to_string_lossy()],
+        &source,
+    );
+    let tarball = tmp
+        .path()
+        .join(format!("lawsuite-peer-{}.tgz", env!("CARGO_PKG_VERSION")));
+    assert!(tarball.is_file(), "npm pack wrote {packed}");
+
+    let project = tmp.path().join("my-peer");
+    let init = Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+        .args(["init", "--lang", "node", &project.to_string_lossy()])
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{init:?}");
+    ok(
+        "npm",
+        &[
+            "install",
+            "--offline",
+            "--no-audit",
+            "--no-fund",
+            &tarball.to_string_lossy(),
+        ],
+        &project,
+    );
+    std::fs::remove_dir_all(project.join("lawsuite/node")).unwrap();
+    let installed = project.join("node_modules/lawsuite-peer");
+    assert!(
+        installed.join("lawsuite-peer.d.ts").is_file()
+            && !std::fs::symlink_metadata(&installed)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+        "the tarball's files, not a link to the removed copy"
+    );
+    let manifest = std::fs::read_to_string(project.join("package.json")).unwrap();
+    assert!(manifest.contains(".tgz"), "{manifest}");
+
+    let (_, mine) = skeleton::run_mine_on_glob_laws(&project, None);
+    assert!(
+        mine["pass"].as_u64() > Some(0) && mine["broken"].as_u64() == Some(0),
+        "the skeleton on the installed adapter answers: {mine}"
+    );
 }

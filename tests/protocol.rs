@@ -67,8 +67,20 @@ fn fake_script() -> PathBuf {
         .join("misbehave.py")
 }
 
-/// A fake peer in `mode` with a short timeout and a fast back-off.
+/// A fake peer in `mode` with a short timeout (for its calls and its
+/// handshake) and a fast back-off.
 fn fake(python: &str, mode: &str, args: &[&str], timeout_ms: u64) -> ExternalPeer {
+    fake_with(python, mode, args, timeout_ms, timeout_ms)
+}
+
+/// [`fake`], with a handshake timeout of its own.
+fn fake_with(
+    python: &str,
+    mode: &str,
+    args: &[&str],
+    timeout_ms: u64,
+    handshake_ms: u64,
+) -> ExternalPeer {
     let mut command = vec![
         python.to_string(),
         fake_script().to_string_lossy().into_owned(),
@@ -77,6 +89,7 @@ fn fake(python: &str, mode: &str, args: &[&str], timeout_ms: u64) -> ExternalPee
     command.extend(args.iter().map(|a| a.to_string()));
     let mut config = PeerConfig::new(format!("fake-{mode}"), command);
     config.timeout = Duration::from_millis(timeout_ms);
+    config.handshake_timeout = Duration::from_millis(handshake_ms);
     config.backoff = Backoff {
         first: Duration::from_millis(10),
         max: Duration::from_millis(100),
@@ -264,6 +277,24 @@ fn a_slow_start_within_the_timeout_is_fine() {
     let out = peer.glob(&glob_input("*", dir.path()));
     assert!(out.is_ok(), "{out:?}");
     assert!(peer.faults().is_empty());
+}
+
+/// A peer started from source (tsx, a cold JIT) may take longer to start
+/// than any call may take: the handshake has a timeout of its own (60 s by
+/// default), and the call after it still has the call's.
+#[test]
+fn a_start_slower_than_a_call_may_be_is_within_the_handshake_timeout() {
+    let Some(python) = python("slow start") else {
+        return;
+    };
+    let dir = tree();
+    let peer = fake_with(python, "slow-start", &["1.5"], 500, 10_000);
+    let out = peer.glob(&glob_input("*", dir.path()));
+    assert!(out.is_ok(), "{out:?}");
+    assert!(peer.faults().is_empty());
+    let defaults = PeerConfig::new("x", ["y"]);
+    assert_eq!(defaults.handshake_timeout, Duration::from_secs(60));
+    assert_eq!(defaults.timeout, Duration::from_secs(10));
 }
 
 #[test]

@@ -10,6 +10,10 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod skeleton;
+
+use skeleton::ok;
+
 fn python() -> bool {
     let ok = Command::new("python3")
         .arg("--version")
@@ -87,4 +91,122 @@ fn the_example_peer_on_the_adapter_passes_every_law_it_declares() {
         .expect("python-glob in the run");
     assert_eq!(peer["language"], "python");
     assert_eq!(peer["ground"], "shared");
+}
+
+/// The adapter as a Python author gets it: a wheel built from
+/// `adapters/python` (standard library only, no runtime dependency),
+/// installed into a fresh virtual environment, imported by name by the
+/// skeleton `init --lang python` writes, with the skeleton's own copy of
+/// the adapter removed. Everything happens in a temporary directory, offline
+/// (`--no-index`; the build uses the interpreter's setuptools and wheel,
+/// which `.ci/run` installs).
+#[test]
+fn the_adapter_installs_from_its_wheel_into_a_fresh_venv() {
+    if !python() {
+        return;
+    }
+    let builds = Command::new("python3")
+        .args(["-c", "import setuptools, wheel"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !builds {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "python3 cannot build a wheel (pip install setuptools wheel), and CI must (.ci/run installs them)"
+        );
+        eprintln!("skipped: python3 has no setuptools and wheel to build the adapter's wheel");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let python = Path::new("python3");
+    // Built from a copy: setuptools writes build/ and *.egg-info beside the
+    // sources, and the checkout is not ours to write.
+    let source = tmp.path().join("source");
+    std::fs::create_dir(&source).unwrap();
+    for file in ["pyproject.toml", "README.md", "lawsuite_peer.py"] {
+        std::fs::copy(root.join("adapters/python").join(file), source.join(file)).unwrap();
+    }
+    let dist = tmp.path().join("dist");
+    ok(
+        python,
+        &[
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-index",
+            "--no-build-isolation",
+            "--wheel-dir",
+            &dist.to_string_lossy(),
+            &source.to_string_lossy(),
+        ],
+        tmp.path(),
+    );
+    let wheel = std::fs::read_dir(&dist)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "whl"))
+        .expect("a wheel is built");
+    let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(
+        name,
+        format!(
+            "lawsuite_peer-{}-py3-none-any.whl",
+            env!("CARGO_PKG_VERSION")
+        ),
+        "the adapter's version is the crate's"
+    );
+
+    let venv = tmp.path().join("venv");
+    ok(python, &["-m", "venv", &venv.to_string_lossy()], tmp.path());
+    let bin = venv.join("bin");
+    ok(
+        bin.join("python"),
+        &[
+            "-m",
+            "pip",
+            "install",
+            "--no-index",
+            "--no-deps",
+            &wheel.to_string_lossy(),
+        ],
+        tmp.path(),
+    );
+    // Installed where packages go, and nothing else: standard library only.
+    let at = ok(
+        bin.join("python"),
+        &["-c", "import lawsuite_peer; print(lawsuite_peer.__file__)"],
+        tmp.path(),
+    );
+    assert!(at.contains("site-packages"), "{at}");
+    let listed = ok(bin.join("python"), &["-m", "pip", "list"], tmp.path());
+    assert!(listed.contains("lawsuite-peer"), "{listed}");
+
+    // The skeleton, its copy of the adapter and the PYTHONPATH that finds it
+    // removed: only the installed package can answer its import.
+    let project = tmp.path().join("my-peer");
+    let init = Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+        .args(["init", "--lang", "python", &project.to_string_lossy()])
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{init:?}");
+    std::fs::remove_dir_all(project.join("lawsuite/python")).unwrap();
+    let manifest = project.join("lawsuite.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let without: String = text
+        .lines()
+        .filter(|l| !l.starts_with("env = ") && !l.starts_with("cwd = "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_ne!(
+        text, without,
+        "the skeleton registers its copy of the adapter"
+    );
+    std::fs::write(&manifest, without).unwrap();
+    let (_, mine) = skeleton::run_mine_on_glob_laws(&project, Some(&bin));
+    assert!(
+        mine["pass"].as_u64() > Some(0) && mine["broken"].as_u64() == Some(0),
+        "the skeleton on the installed adapter answers: {mine}"
+    );
 }

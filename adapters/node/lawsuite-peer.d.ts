@@ -56,14 +56,21 @@ export interface SearchLike<GrepIn = any, GrepOut = any, GlobIn = any, GlobOut =
   glob?: Method<GlobIn, GlobOut>;
 }
 
-/** Whole flows (validation, defaults and retry included), each declared as `flow/<key>`. */
+/**
+ * Whole flows (validation, defaults and retry included), each declared as
+ * `flow/<key>`. Their params are the raw JSON a caller sends, as lawsuite
+ * sends it (`unknown` here): bind the tool's entry point that decodes them,
+ * not a `run` that expects decoded input (that skips the checks the
+ * `*::input::*` laws pin, and does not compile against these types).
+ * A relative `path` of read and ls resolves against process.cwd(), which is
+ * the call's `cwd`.
+ */
 export interface Flows {
-  grep?: Method<any, any>;
-  glob?: Method<any, any>;
-  /** `{path, offset?, limit?}`; a relative path resolves against process.cwd(), which is the call's `cwd`. */
-  read?: Method<{ path: string; offset?: number; limit?: number }, any>;
-  ls?: Method<{ path: string; offset?: number; limit?: number }, any>;
-  bash?: Method<any, any>;
+  grep?: Method<unknown, any>;
+  glob?: Method<unknown, any>;
+  read?: Method<unknown, any>;
+  ls?: Method<unknown, any>;
+  bash?: Method<unknown, any>;
 }
 
 export interface ServeOptions {

@@ -199,7 +199,8 @@ impl ExternalPeer {
     ) -> Result<T, CallError> {
         let mut state = self.lock();
         self.ensure_running(&mut state).map_err(CallError::Fault)?;
-        let reply = match self.exchange(&mut state, method, params) {
+        let within = self.config.timeout;
+        let reply = match self.exchange(&mut state, method, params, within) {
             Ok(reply) => reply,
             Err(failure) => return Err(CallError::Fault(self.fail(&mut state, method, failure))),
         };
@@ -253,13 +254,15 @@ impl ExternalPeer {
         }
     }
 
-    /// One request and its response line on the running process, under the
-    /// timeout; [`Reply::parse`] checks the line.
+    /// One request and its response line on the running process, answered
+    /// `within` (the call's timeout, or the handshake's); [`Reply::parse`]
+    /// checks the line.
     pub(super) fn exchange(
         &self,
         state: &mut State,
         method: &str,
         params: Value,
+        within: Duration,
     ) -> Result<Reply, Failure> {
         let id = state.next_id;
         state.next_id += 1;
@@ -267,14 +270,13 @@ impl ExternalPeer {
             return Err((FaultKind::Crash, "no process is running".to_string()));
         };
         let request = Request::new(id, method, params);
-        let timeout = self.config.timeout;
         let cap = self.config.max_line_bytes;
         let line = self.runtime.block_on(async {
-            match tokio::time::timeout(timeout, exchange(process, &request, cap)).await {
+            match tokio::time::timeout(within, exchange(process, &request, cap)).await {
                 Ok(answer) => answer,
                 Err(_) => Err((
                     FaultKind::Timeout,
-                    format!("no answer within {} ms", timeout.as_millis()),
+                    format!("no answer within {} ms", within.as_millis()),
                 )),
             }
         })?;
@@ -663,12 +665,17 @@ impl ExternalPeer {
         state.process = Some(process);
         let params =
             serde_json::to_value(InitializeParams { protocol: PROTOCOL }).unwrap_or(Value::Null);
-        let checked =
-            self.exchange(state, method::INITIALIZE, params)
-                .and_then(|reply| match reply.parse()? {
-                    Ok(raw) => check_handshake(raw),
-                    Err(error) => Err(handshake_error(&error)),
-                });
+        let checked = self
+            .exchange(
+                state,
+                method::INITIALIZE,
+                params,
+                self.config.handshake_timeout,
+            )
+            .and_then(|reply| match reply.parse()? {
+                Ok(raw) => check_handshake(raw),
+                Err(error) => Err(handshake_error(&error)),
+            });
         match checked {
             Ok(handshake) => {
                 state.handshake = Some(handshake);

@@ -35,6 +35,13 @@ use super::stderr::HeadTail;
 /// The per-call timeout when the registry does not set `timeout_ms`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The handshake's timeout when the registry does not set
+/// `handshake_timeout_ms`: the `initialize` answer waits for the program to
+/// start, and a peer started from source (TypeScript through `tsx`, a cold
+/// JIT) took 11.5 s under load, over the per-call default. A program that
+/// never answers is still stopped, later.
+pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// How restarts are spaced and when they stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Backoff {
@@ -85,8 +92,10 @@ pub struct PeerConfig {
     pub cwd: Option<PathBuf>,
     /// Extra environment variables.
     pub env: BTreeMap<String, String>,
-    /// The per-call timeout, the handshake included.
+    /// The per-call timeout.
     pub timeout: Duration,
+    /// How long the process may take to start and answer `initialize`.
+    pub handshake_timeout: Duration,
     /// The longest response line accepted.
     pub max_line_bytes: usize,
     /// How much of stderr is kept: its first and its last half of this
@@ -98,8 +107,8 @@ pub struct PeerConfig {
 }
 
 impl PeerConfig {
-    /// A configuration with the defaults: 10 s timeout, 64 MiB lines, 4 KiB
-    /// of stderr, the default back-off.
+    /// A configuration with the defaults: 10 s per call, 60 s for the
+    /// handshake, 64 MiB lines, 4 KiB of stderr, the default back-off.
     pub fn new<S: Into<String>>(
         name: impl Into<String>,
         command: impl IntoIterator<Item = S>,
@@ -110,6 +119,7 @@ impl PeerConfig {
             cwd: None,
             env: BTreeMap::new(),
             timeout: DEFAULT_TIMEOUT,
+            handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             max_line_bytes: MAX_LINE_BYTES,
             stderr_tail_bytes: 4096,
             backoff: Backoff::default(),

@@ -13,7 +13,7 @@
 //! use lawsuite::scaffold::{Dependency, Lang, skeleton};
 //! let files = skeleton(Some(Lang::Node), "my-peer", &Dependency::CratesIo);
 //! let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-//! assert!(names.contains(&"peer.mjs") && names.contains(&"lawsuite/lawsuite-peer.js"));
+//! assert!(names.contains(&"peer.mjs") && names.contains(&"lawsuite/node/lawsuite-peer.js"));
 //! assert!(names.contains(&"lawsuite/docs/PROTOCOL.md"));
 //! ```
 
@@ -95,10 +95,25 @@ pub const DOCS: &[(&str, &str)] = &[
 pub const DOCS_DIR: &str = "lawsuite/docs";
 
 const NODE_PEER: &str = include_str!("../../templates/node/peer.mjs");
+const NODE_PROJECT: &str = include_str!("../../templates/node/package.json");
 const NODE_ADAPTER: &str = include_str!("../../adapters/node/lawsuite-peer.js");
 const NODE_TYPES: &str = include_str!("../../adapters/node/lawsuite-peer.d.ts");
+const NODE_PACKAGE: &str = include_str!("../../adapters/node/package.json");
+const NODE_README: &str = include_str!("../../adapters/node/README.md");
 const PYTHON_PEER: &str = include_str!("../../templates/python/peer.py");
 const PYTHON_ADAPTER: &str = include_str!("../../adapters/python/lawsuite_peer.py");
+const PYTHON_PACKAGE: &str = include_str!("../../adapters/python/pyproject.toml");
+const PYTHON_README: &str = include_str!("../../adapters/python/README.md");
+
+/// Where a Node skeleton keeps its copy of the adapter package (its
+/// `package.json` depends on it with `file:`, so `npm install` links it
+/// without a registry).
+pub const NODE_PACKAGE_DIR: &str = "lawsuite/node";
+
+/// Where a Python skeleton keeps its copy of the adapter package (its
+/// `lawsuite.toml` puts it on `PYTHONPATH`, so the skeleton runs without
+/// an install).
+pub const PYTHON_PACKAGE_DIR: &str = "lawsuite/python";
 const RUST_MANIFEST: &str = include_str!("../../templates/rust/Cargo.toml");
 const RUST_LIB: &str = include_str!("../../templates/rust/lib.rs");
 
@@ -114,23 +129,62 @@ pub fn skeleton(lang: Option<Lang>, name: &str, lawsuite: &Dependency) -> Vec<Fi
         path: path.to_string(),
         text: text.to_string(),
     };
-    let registered = |command: &str| {
+    let registered = |command: &str, extra: &str| {
         format!(
-            "{SKELETON}\n# Your peer, written by `lawsuite init`: replace its grep and glob.\n[[peer]]\nname = \"mine\"\ncommand = {command}\n"
+            "{SKELETON}\n# Your peer, written by `lawsuite init`: replace its grep and glob.\n[[peer]]\nname = \"mine\"\ncommand = {command}\n{extra}"
         )
     };
     let mut files = match lang {
         None => vec![file("lawsuite.toml", SKELETON)],
+        // The adapter is a package the peer imports by name; the skeleton
+        // carries a copy of it, so the first run needs no registry.
         Some(Lang::Node) => vec![
-            file("lawsuite.toml", &registered(r#"["node", "./peer.mjs"]"#)),
+            file(
+                "lawsuite.toml",
+                &registered(r#"["node", "./peer.mjs"]"#, ""),
+            ),
+            file(
+                "package.json",
+                &NODE_PROJECT.replace("{name}", &crate_name(name)),
+            ),
             file("peer.mjs", NODE_PEER),
-            file("lawsuite/lawsuite-peer.js", NODE_ADAPTER),
-            file("lawsuite/lawsuite-peer.d.ts", NODE_TYPES),
+            file(&format!("{NODE_PACKAGE_DIR}/package.json"), NODE_PACKAGE),
+            file(
+                &format!("{NODE_PACKAGE_DIR}/lawsuite-peer.js"),
+                NODE_ADAPTER,
+            ),
+            file(
+                &format!("{NODE_PACKAGE_DIR}/lawsuite-peer.d.ts"),
+                NODE_TYPES,
+            ),
+            file(
+                &format!("{NODE_PACKAGE_DIR}/README.md"),
+                &for_copy(NODE_README),
+            ),
         ],
         Some(Lang::Python) => vec![
-            file("lawsuite.toml", &registered(r#"["python3", "./peer.py"]"#)),
+            file(
+                "lawsuite.toml",
+                &registered(
+                    r#"["python3", "./peer.py"]"#,
+                    &format!(
+                        "# The adapter's copy (drop these two lines once `pip install lawsuite-peer`\n# or `pip install ./{PYTHON_PACKAGE_DIR}` has installed it).\ncwd = \".\"\nenv = {{ PYTHONPATH = \"{PYTHON_PACKAGE_DIR}\" }}\n"
+                    ),
+                ),
+            ),
             file("peer.py", PYTHON_PEER),
-            file("lawsuite/lawsuite_peer.py", PYTHON_ADAPTER),
+            file(
+                &format!("{PYTHON_PACKAGE_DIR}/pyproject.toml"),
+                PYTHON_PACKAGE,
+            ),
+            file(
+                &format!("{PYTHON_PACKAGE_DIR}/lawsuite_peer.py"),
+                PYTHON_ADAPTER,
+            ),
+            file(
+                &format!("{PYTHON_PACKAGE_DIR}/README.md"),
+                &for_copy(PYTHON_README),
+            ),
         ],
         // A Rust peer runs in process: `cargo test` finds the regression and
         // expected-failure directories beside Cargo.toml without a project file.
@@ -294,7 +348,7 @@ mod tests {
         let paths: std::collections::BTreeSet<&str> =
             files.iter().map(|f| f.path.as_str()).collect();
         let mut checked = 0;
-        for f in files.iter().filter(|f| f.path.starts_with(DOCS_DIR)) {
+        for f in files.iter().filter(|f| f.path.ends_with(".md")) {
             let dir = Path::new(&f.path).parent().unwrap_or(Path::new(""));
             for (at, _) in f.text.match_indices("](") {
                 let target = &f.text[at + 2..];

@@ -7,7 +7,9 @@
 // every failing law names the section it pins. Throw a `StdError` for a
 // contract failure (§17); anything else you throw is reported as a fault.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { serve, StdError } from "./lawsuite/lawsuite-peer.js";
+// The adapter package: package.json depends on its copy in lawsuite/node, which
+// `npm install` links without a registry.
+import { serve, StdError } from "lawsuite-peer";
 
 // Every file under `root`, root-relative, skipping hidden entries (the
 // contract's walk, §7, also skips a fixed list and honours .gitignore); a

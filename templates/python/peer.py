@@ -12,10 +12,10 @@ failure (§17); any other exception is reported as a fault of the peer.
 import fnmatch
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lawsuite"))
-from lawsuite_peer import StdError, serve  # noqa: E402
+# The adapter package: lawsuite.toml puts its copy (lawsuite/python) on
+# PYTHONPATH; `pip install lawsuite-peer` works as well.
+from lawsuite_peer import StdError, serve
 
 
 def walk(root):

@@ -27,6 +27,7 @@ function project() {
     'reference = "portable"',
     '[[peer]]\nname = "portable"\nbuiltin = "portable"',
     peer("right", "right-peer.js"),
+    peer("layer", "layer-peer.js"),
     peer("wrong", "wrong-peer.js"),
     peer("throws", "throwing-peer.js"),
     peer("never", "silent-peer.js", "timeout_ms = 1000"),
@@ -66,6 +67,24 @@ test("the right peer passes its laws and the shipped files it implements", { ski
   assert.ok(Object.keys(byPeer.right).some((id) => id.startsWith("adapter::read-a-relative-path-resolves-against-cwd")));
   assert.equal(report.summary.byPeer.right.fail, 0);
   assert.equal(run.status, 0, run.stderr.slice(-2000));
+});
+
+test("the README's peer, its Search from a Layer, passes the same and decodes its read input", { skip }, () => {
+  const run = lawsuite([...base, "--peer", "layer", "law::adapter::", "law::read::input::", ...SHIPPED.map((l) => `law::${l}::`)]);
+  const { byPeer } = verdicts(run);
+  const mine = Object.values(byPeer.layer);
+  const failing = mine.filter((o) => o.verdict !== "pass").map((o) => `${o.item}: ${o.report?.summary}`);
+  assert.deepEqual(failing, []);
+  assert.ok(Object.keys(byPeer.layer).filter((id) => id.startsWith("read::input::")).length >= 5);
+  assert.equal(run.status, 0, run.stderr.slice(-2000));
+});
+
+test("a read flow bound to a run that expects decoded input fails the input laws", { skip }, () => {
+  const run = lawsuite([...base, "--peer", "right", "law::read::input::"]);
+  const { byPeer } = verdicts(run);
+  const failing = Object.entries(byPeer.right).filter(([, o]) => o.verdict === "fail").map(([id]) => id);
+  assert.ok(failing.length >= 2, `the right peer binds Read.run, which skips decoding: ${failing}`);
+  assert.equal(run.status, 1);
 });
 
 test("the wrong, throwing and silent peers fail, each for its reason", { skip }, () => {

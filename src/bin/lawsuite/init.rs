@@ -7,6 +7,10 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use lawsuite::scaffold::{self, DOCS, DOCS_DIR, Dependency, Lang};
 
+/// The step a Node skeleton needs before its first run: link the adapter
+/// package from the skeleton's copy (`file:lawsuite/node`), no registry.
+const NPM_INSTALL: &str = "npm install --offline --no-audit --no-fund   # links the adapter package copied into lawsuite/node";
+
 /// Where the user asked a Rust skeleton's lawsuite to come from.
 pub struct Source {
     /// `--lawsuite-path DIR`.
@@ -56,7 +60,10 @@ pub fn init(dir: &Path, lang: Option<Lang>, source: Source) -> anyhow::Result<Ex
         None => format!(
             "next: register your peer in lawsuite.toml (the commented [[peer]] example), then\n{cd}  lawsuite peers    # each peer's handshake and one call\n  lawsuite run      # every shipped law, the regressions and seeds"
         ),
-        Some(Lang::Node | Lang::Python) => format!(
+        Some(Lang::Node) => format!(
+            "next: run the skeleton peer as it is, then replace its grep and glob with your search:\n{cd}  {NPM_INSTALL}\n  lawsuite peers    # its handshake and one call\n  lawsuite run      # every shipped law, the regressions and seeds"
+        ),
+        Some(Lang::Python) => format!(
             "next: run the skeleton peer as it is, then replace its grep and glob with your search:\n{cd}  lawsuite peers    # its handshake and one call\n  lawsuite run      # every shipped law, the regressions and seeds"
         ),
         Some(Lang::Rust) => format!(
