@@ -65,6 +65,35 @@ impl SeedItem {
         };
         format!("seed::{}{ground}::{:04}", self.generator.name(), self.seed)
     }
+
+    /// The seed a trial or item id names, read back as [`SeedItem::id`]
+    /// writes it (a peer's name may follow): `None` for an id that is not
+    /// a seed's.
+    ///
+    /// ```
+    /// use lawsuite::conformance::SeedItem;
+    /// use lawsuite::kit::Generator;
+    /// use lawsuite::peer::Ground;
+    /// let seed = SeedItem::from_id("seed::lawsuite@full::0051::mine").unwrap();
+    /// assert_eq!((seed.generator, seed.ground, seed.seed), (Generator::Lawsuite, Ground::Full, 51));
+    /// assert_eq!(seed.id(), "seed::lawsuite@full::0051");
+    /// assert!(SeedItem::from_id("law::glob::x::mine").is_none());
+    /// ```
+    pub fn from_id(id: &str) -> Option<SeedItem> {
+        let mut parts = id.strip_prefix("seed::")?.split("::");
+        let generator = parts.next()?;
+        let (generator, ground) = match generator.strip_suffix("@full") {
+            Some(name) => (Generator::from_name(name)?, Ground::Full),
+            None => (Generator::from_name(generator)?, Ground::Shared),
+        };
+        let seed = parts.next()?.parse().ok()?;
+        Some(SeedItem {
+            generator,
+            ground,
+            seed,
+            only_call: None,
+        })
+    }
 }
 
 /// Every seed of a range, as one item: a sweep of a hundred million seeds

@@ -12,7 +12,10 @@
 //! | junit | [`junit`](mod@junit) | CI test reports |
 //! | markdown | [`markdown`](mod@markdown) | a CI job summary |
 //! | html | [`html`](mod@html) | one self-contained page |
+//!
+//! [`diff`] compares two runs' results (`lawsuite diff`, `run --baseline`).
 
+pub mod diff;
 pub mod html;
 pub mod human;
 pub mod json;

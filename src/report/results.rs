@@ -367,6 +367,17 @@ impl Reader<'_> {
 }
 
 impl Results {
+    /// The whole results of one run from `source` (a file name, for
+    /// messages): its outcomes, as a run that finished wrote them.
+    pub fn new(info: RunInfo, outcomes: Vec<Outcome>, source: &str) -> Results {
+        Results {
+            info,
+            outcomes,
+            sources: vec![source.to_string()],
+            ..Results::default()
+        }
+    }
+
     /// Read a `--format jsonl` file, which must be whole (see [`Accept`]):
     /// one run line, each trial's outcome once, and the summary line last,
     /// saying the run finished. A cut last line (a run killed mid-write)

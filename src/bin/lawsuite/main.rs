@@ -74,6 +74,18 @@ enum Command {
     ///   lawsuite merge shard-1.jsonl shard-2.jsonl --format junit -o lawsuite.xml
     #[command(verbatim_doc_comment)]
     Merge(MergeArgs),
+    /// Compare two runs' results (`--format jsonl`): each trial newly
+    /// failing, newly passing, still failing, added or removed, grouped by
+    /// spec section and peer, with why each newly failing one fails. Exits
+    /// 1 when something fails that did not fail in BASE (a failing trial
+    /// BASE did not have counts), 0 otherwise, 2 when a file is not the
+    /// whole results of a run of this lawsuite version.
+    ///
+    /// Example:
+    ///   lawsuite run --format jsonl > new.jsonl
+    ///   lawsuite diff base.jsonl new.jsonl --format markdown >> "$GITHUB_STEP_SUMMARY"
+    #[command(verbatim_doc_comment)]
+    Diff(DiffArgs),
     /// Write one self-contained HTML report (no network fetches) of the
     /// `--format jsonl` results of one or more runs: a matrix of peers by
     /// spec section, every failure with its tree, call and diff.
@@ -289,6 +301,35 @@ struct MergeArgs {
 }
 
 #[derive(Debug, clap::Args)]
+struct DiffArgs {
+    /// The earlier run's results (a --format jsonl file).
+    base: std::path::PathBuf,
+    /// The later run's results.
+    new: std::path::PathBuf,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
+    format: DiffFormat,
+    /// Write the report here instead of standard output.
+    #[arg(long, short = 'o')]
+    output: Option<std::path::PathBuf>,
+    /// Trials listed per change (human, markdown); the rest are counted.
+    /// 0: all.
+    #[arg(long, default_value_t = 50)]
+    max_reports: usize,
+}
+
+/// How `lawsuite diff` writes its report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DiffFormat {
+    /// For people: counts, newly failing trials with reasons, by section.
+    Human,
+    /// A CI job summary.
+    Markdown,
+    /// Every changed trial, for tools.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
 struct RunArgs {
     /// Run only trials whose id contains one of these (with --exact: is one
     /// of these), e.g. `law::glob::` or `::mine`.
@@ -377,6 +418,21 @@ struct RunArgs {
     /// The exit status is still this run's (1 when a trial failed it).
     #[arg(long)]
     update_expectations: bool,
+    /// The gate for a peer that is not yet conformant: fail only on trials
+    /// that did not fail in this results file (`--format jsonl`, or one
+    /// --write-baseline wrote), and say how many of its failures now pass.
+    /// Expected failures stay what they are: a reviewed list with reasons.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<std::path::PathBuf>,
+    /// Write this run's results (jsonl) here, replacing the file whole, to
+    /// be the next --baseline.
+    #[arg(long, value_name = "FILE", conflicts_with = "fail_fast")]
+    write_baseline: Option<std::path::PathBuf>,
+    /// Run exactly the trials that failed (or could not be judged) in this
+    /// results file, their seeds included, and nothing else; with --list,
+    /// list them.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["seeds", "generator", "ground", "call"])]
+    rerun_failed: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -584,6 +640,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         ),
         Command::Docs { name, write } => init::docs(name.as_deref(), write.as_deref()),
         Command::Merge(args) => run::merge(&args),
+        Command::Diff(args) => run::diff(&args),
         Command::Report {
             files,
             output,
@@ -643,6 +700,7 @@ fn starts_peers_or_trees(command: &Command) -> bool {
         | Command::Init { .. }
         | Command::Docs { .. }
         | Command::Merge(_)
+        | Command::Diff(_)
         | Command::Report { .. }
         | Command::Serve(_) => false,
     }

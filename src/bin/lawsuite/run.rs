@@ -3,6 +3,7 @@
 //! same [`Engine`] `cargo test` builds, selects trials, and writes the
 //! outcomes in the chosen format.
 
+use std::collections::{BTreeMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,10 +11,11 @@ use std::time::Instant;
 
 use anyhow::{Context, anyhow, bail};
 use lawsuite::conformance::config::Config;
+use lawsuite::conformance::config::{SeedSet, Seeds};
 use lawsuite::conformance::peers::PeerSet;
 use lawsuite::conformance::shard::in_shard;
 use lawsuite::conformance::{
-    Engine, Event, Item, Kind, Outcome, Replay, RunOptions, Summary, Trial, Verdict,
+    Engine, Event, Item, Kind, Outcome, Replay, RunOptions, SeedItem, Summary, Trial, Verdict,
 };
 use lawsuite::kit::compare::{Materialized, calls};
 use lawsuite::kit::materialize::materialize;
@@ -21,7 +23,8 @@ use lawsuite::kit::regression::{divergence_kind, pinned_by, shrink_to_regression
 use lawsuite::kit::shrink::Case;
 use lawsuite::kit::{Generator, generate};
 use lawsuite::peer::Ground;
-use lawsuite::report::results::{Accept, Closing, Results};
+use lawsuite::report::diff::{Change, RunDiff};
+use lawsuite::report::results::{Accept, Closing, Results, ResultsError};
 use lawsuite::report::{self as format, Format, PeerInfo, RunInfo, render};
 use lawsuite::suite::PLAN_ROOT;
 
@@ -47,16 +50,25 @@ struct Filter<'a> {
     exact: bool,
     skip: &'a [String],
     law: Option<&'a str>,
+    /// `--rerun-failed`: only these trial ids.
+    only: Option<&'a HashSet<String>>,
 }
 
 impl Filter<'_> {
-    /// Whether it admits every trial (no pattern, `--skip` or `--law`).
+    /// Whether it admits every trial (no pattern, `--skip`, `--law` or
+    /// `--rerun-failed`).
     fn is_everything(&self) -> bool {
-        self.patterns.is_empty() && self.skip.is_empty() && self.law.is_none()
+        self.patterns.is_empty()
+            && self.skip.is_empty()
+            && self.law.is_none()
+            && self.only.is_none()
     }
 
     fn admits(&self, trial: &Trial) -> bool {
         let id = trial.id.as_str();
+        if self.only.is_some_and(|only| !only.contains(id)) {
+            return false;
+        }
         let named = self.patterns.is_empty()
             || self.patterns.iter().any(|p| {
                 if self.exact {
@@ -88,7 +100,35 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.regressions {
         project.regressions = crate::project_args::absolute(dir);
     }
-    let config = config_of(&args, &project);
+    // Both read before anything runs: a bad file is an error now, not
+    // after an hour of trials.
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(|file| read_results(file, Accept::Complete))
+        .transpose()?;
+    let rerun: Option<HashSet<String>> = match args.rerun_failed.as_deref() {
+        None => None,
+        Some(file) => {
+            let failed: HashSet<String> = read_results(file, Accept::Complete)?
+                .outcomes
+                .into_iter()
+                .filter(|o| o.verdict.is_failure())
+                .map(|o| o.id)
+                .collect();
+            if failed.is_empty() {
+                eprintln!("nothing to rerun: no trial failed in {}", file.display());
+                return Ok(ExitCode::SUCCESS);
+            }
+            Some(failed)
+        }
+    };
+    let mut config = config_of(&args, &project);
+    if let Some(failed) = &rerun {
+        // The failed seeds exactly, whatever seeds this run would take.
+        config.seeds = seed_sets_of(failed);
+    }
+    let config = config;
     let peers = select(&args.project, &args.peers)?;
     let engine = config.engine(peers, None).map_err(|problems| {
         anyhow!(
@@ -105,6 +145,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         exact: args.exact,
         skip: &args.skip,
         law: args.law.as_deref(),
+        only: rerun.as_ref(),
     };
     let shard = args.shard.map(|s| (s.k, s.n));
     // A peer that cannot run is a notice kept as a skipped trial, not
@@ -251,18 +292,186 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if interrupt::was_interrupted() {
         return Ok(ExitCode::from(interrupt::EXIT_CODE));
     }
-    let failed = outcomes.iter().any(|o| o.verdict.is_failure());
+    if let Some(failed) = &rerun {
+        let ran: HashSet<&str> = outcomes.iter().map(|o| o.id.as_str()).collect();
+        let gone = failed
+            .iter()
+            .filter(|id| !ran.contains(id.as_str()))
+            .count();
+        if gone > 0 {
+            eprintln!(
+                "note: {gone} of the {} failed trials of {} are not in this project now (a peer, law or regression that is gone); --list shows what runs",
+                failed.len(),
+                args.rerun_failed
+                    .as_deref()
+                    .unwrap_or(Path::new(""))
+                    .display()
+            );
+        }
+    }
+    let mut failed = outcomes.iter().any(|o| o.verdict.is_failure());
     // Rewriting the lists fixes the next run, not this one: this run still
     // failed, and a CI job that updates them must still see it fail.
     if args.update_expectations {
         let changed = update_expectations(&project.expected, &outcomes)?;
         eprintln!("expected failures updated: {changed}");
     }
+    let results = Results::new(info, outcomes, "this run");
+    if let Some(file) = &args.write_baseline {
+        write_results(file, &results)?;
+        eprintln!(
+            "wrote the baseline {} ({} trials)",
+            file.display(),
+            results.outcomes.len()
+        );
+    }
+    if let Some(base) = &baseline {
+        let diff = RunDiff::between(base, &results).map_err(|e| refused(e, false))?;
+        failed = diff.regressed();
+        eprint!("{}", baseline_verdict(&diff, args.write_baseline.is_some()));
+    }
     Ok(if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `lawsuite diff BASE NEW`: 1 when something newly fails, else 0.
+pub fn diff(args: &crate::DiffArgs) -> anyhow::Result<ExitCode> {
+    let base = read_results(&args.base, Accept::Complete)?;
+    let new = read_results(&args.new, Accept::Complete)?;
+    let diff = RunDiff::between(&base, &new).map_err(|e| refused(e, false))?;
+    let text = match args.format {
+        crate::DiffFormat::Human => diff.human(args.max_reports),
+        crate::DiffFormat::Markdown => diff.markdown(args.max_reports),
+        crate::DiffFormat::Json => format!("{}\n", serde_json::to_string_pretty(&diff)?),
+    };
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("wrote {}: {}", path.display(), diff.headline());
+        }
+        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+    }
+    Ok(if diff.regressed() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The seeds of `ids` (trial ids), each generator and ground with its
+/// seeds listed: what `--rerun-failed` runs of the seeds.
+fn seed_sets_of(ids: &HashSet<String>) -> Vec<SeedSet> {
+    let mut sets: BTreeMap<(&'static str, &'static str), (SeedItem, Vec<u64>)> = BTreeMap::new();
+    for seed in ids.iter().filter_map(|id| SeedItem::from_id(id)) {
+        sets.entry((seed.generator.name(), seed.ground.name()))
+            .or_insert_with(|| (seed, Vec::new()))
+            .1
+            .push(seed.seed);
+    }
+    sets.into_values()
+        .map(|(first, mut seeds)| {
+            seeds.sort_unstable();
+            seeds.dedup();
+            SeedSet {
+                generator: first.generator,
+                ground: first.ground,
+                seeds: Seeds::Listed(seeds),
+            }
+        })
+        .collect()
+}
+
+/// A whole `--format jsonl` results file, read a line at a time; an error
+/// names the file and says what to do.
+fn read_results(file: &Path, accept: Accept) -> anyhow::Result<Results> {
+    let input = lawsuite::regular_file::open(file)
+        .with_context(|| format!("reading {}", file.display()))?;
+    Results::read_jsonl_from(
+        std::io::BufReader::new(input),
+        &file.display().to_string(),
+        accept,
+    )
+    .map_err(|e| refused(e, accept == Accept::Incomplete))
+}
+
+/// A results problem as the error a user reads; `merge` and `report` can
+/// let an incomplete file through on purpose, and say so.
+fn refused(err: ResultsError, merging: bool) -> anyhow::Error {
+    if err.kind.acceptable() && merging {
+        anyhow!(
+            "{err}\n  refused, so that no report counts less or more than was run; --allow-incomplete merges them anyway, with a warning"
+        )
+    } else if err.kind.acceptable() {
+        anyhow!(
+            "{err}\n  refused: a comparison with part of a run would call the rest added or removed; use the results of a run that finished"
+        )
+    } else {
+        anyhow!("{err}")
+    }
+}
+
+/// Write `results` as a whole jsonl file, replacing `file` only once the
+/// new one is written (a run killed while writing leaves the old one).
+fn write_results(file: &Path, results: &Results) -> anyhow::Result<()> {
+    let text = render(
+        Format::Jsonl,
+        &results.info,
+        &results.outcomes,
+        &results.summary(),
+        &Closing::complete(),
+        0,
+        true,
+    );
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
+    std::fs::rename(&temporary, file).with_context(|| {
+        let _ = std::fs::remove_file(&temporary);
+        format!("replacing {}", file.display())
+    })
+}
+
+/// What `--baseline` adds to a run's report: what fails that did not, and
+/// what the baseline lists as failing that now passes.
+fn baseline_verdict(diff: &RunDiff, rewritten: bool) -> String {
+    let mut out = format!(
+        "baseline {}: {} newly failing, {} still failing, {} of its failures now pass\n",
+        diff.base,
+        diff.count(Change::NewlyFailing),
+        diff.count(Change::StillFailing),
+        diff.count(Change::NewlyPassing),
+    );
+    for flip in diff.of(Change::NewlyFailing).take(20) {
+        out.push_str(&format!("  NEWLY FAILING {}\n", flip.id));
+    }
+    if diff.count(Change::NewlyFailing) > 20 {
+        out.push_str(&format!(
+            "  … and {} more (`lawsuite diff` lists them all)\n",
+            diff.count(Change::NewlyFailing) - 20
+        ));
+    }
+    if diff.count(Change::NewlyPassing) > 0 && !rewritten {
+        out.push_str(&format!(
+            "  update the baseline: rerun with --write-baseline {}\n",
+            lawsuite::conformance::shell_word(&diff.base)
+        ));
+    }
+    out.push_str(if diff.regressed() {
+        "baseline gate: FAILED (something fails that did not fail in the baseline)\n"
+    } else {
+        "baseline gate: ok (nothing fails that did not fail in the baseline)\n"
+    });
+    out
 }
 
 /// The run's configuration: the project's, with the environment overlaid,
@@ -508,30 +717,12 @@ pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
     } else {
         Accept::Complete
     };
-    let refused = |err: lawsuite::report::results::ResultsError| {
-        if err.kind.acceptable() {
-            anyhow!(
-                "{err}\n  refused, so that no report counts less or more than was run; --allow-incomplete merges them anyway, with a warning"
-            )
-        } else {
-            anyhow!("{err}")
-        }
-    };
     let mut parts = Vec::new();
     for file in &args.files {
         // A line at a time: only the outcomes are held, never the text.
-        let input = lawsuite::regular_file::open(file)
-            .with_context(|| format!("reading {}", file.display()))?;
-        parts.push(
-            Results::read_jsonl_from(
-                std::io::BufReader::new(input),
-                &file.display().to_string(),
-                accept,
-            )
-            .map_err(refused)?,
-        );
+        parts.push(read_results(file, accept)?);
     }
-    let merged = Results::merge(parts, accept).map_err(refused)?;
+    let merged = Results::merge(parts, accept).map_err(|e| refused(e, true))?;
     if !merged.warnings.is_empty() {
         eprintln!(
             "WARNING: --allow-incomplete: these results are NOT whole ({} problem(s)); the report counts only what is there:",

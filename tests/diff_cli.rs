@@ -1,0 +1,246 @@
+//! A peer's runs over time, from the command line: `lawsuite diff`,
+//! `run --baseline` / `--write-baseline` and `run --rerun-failed`, on an
+//! external peer that turns wrong (`tests/fake_peers/proxy.py`: `honest`,
+//! then `wrong`, whose globs lose their first path).
+
+mod fake_peers;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use fake_peers::{has_python, proxy, registry};
+
+fn lawsuite(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CARGO_MANIFEST_DIR")
+        .output()
+        .unwrap()
+}
+
+fn said(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// `run` on `mine` in `mode` over a few glob laws and two seeds, jobs 1,
+/// with `more` flags.
+fn run(dir: &Path, mode: &str, more: &[&str]) -> Output {
+    registry(dir, &[("mine", proxy(mode), "")]);
+    let mut args = vec![
+        "run",
+        "--registry",
+        "peers.toml",
+        "--peer",
+        "mine",
+        "--law",
+        "glob::matching",
+        "--generator",
+        "lawsuite",
+        "--seeds",
+        "0..2",
+        "--no-regressions",
+        "--jobs",
+        "1",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(more);
+    lawsuite(dir, &args)
+}
+
+/// The failing trial ids of a results file.
+fn failing(file: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut ids: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| {
+            v["type"] == "outcome"
+                && ["fail", "broken", "unexpected_pass"]
+                    .contains(&v["verdict"].as_str().unwrap_or(""))
+        })
+        .filter_map(|v| v["id"].as_str().map(str::to_string))
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn a_peer_that_turns_wrong_is_caught_by_diff_and_the_baseline_gate() {
+    if !has_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = run(d, "honest", &["--write-baseline", "base.jsonl"]);
+    assert_eq!(good.status.code(), Some(0), "{}", said(&good));
+    assert!(
+        said(&good).contains("wrote the baseline base.jsonl"),
+        "{}",
+        said(&good)
+    );
+    assert!(failing(&d.join("base.jsonl")).is_empty());
+
+    // The peer turns wrong: the gate fails, naming what newly fails.
+    let bad = run(
+        d,
+        "wrong",
+        &["--baseline", "base.jsonl", "--write-baseline", "new.jsonl"],
+    );
+    assert_eq!(bad.status.code(), Some(1), "{}", said(&bad));
+    let text = said(&bad);
+    assert!(
+        text.contains("NEWLY FAILING law::glob::matching::"),
+        "{text}"
+    );
+    assert!(text.contains("baseline gate: FAILED"), "{text}");
+    let now_failing = failing(&d.join("new.jsonl"));
+    assert!(now_failing.len() >= 5, "{now_failing:?}");
+    assert!(
+        now_failing.iter().any(|id| id.starts_with("seed::")),
+        "{now_failing:?}"
+    );
+
+    // With the new results as the baseline, the same failures pass the gate.
+    let again = run(d, "wrong", &["--baseline", "new.jsonl"]);
+    assert_eq!(again.status.code(), Some(0), "{}", said(&again));
+    assert!(
+        said(&again).contains("baseline gate: ok"),
+        "{}",
+        said(&again)
+    );
+    // Fixed, against that baseline: the gate passes and says to update it.
+    let fixed = run(d, "honest", &["--baseline", "new.jsonl"]);
+    assert_eq!(fixed.status.code(), Some(0), "{}", said(&fixed));
+    assert!(
+        said(&fixed).contains(&format!("{} of its failures now pass", now_failing.len()))
+            && said(&fixed).contains("update the baseline: rerun with --write-baseline new.jsonl"),
+        "{}",
+        said(&fixed)
+    );
+
+    // diff: 1 when something newly fails, with each reason; 0 otherwise.
+    let diff = lawsuite(d, &["diff", "base.jsonl", "new.jsonl"]);
+    assert_eq!(diff.status.code(), Some(1), "{}", said(&diff));
+    let text = said(&diff);
+    assert!(
+        text.contains(&format!("{} newly failing", now_failing.len())),
+        "{text}"
+    );
+    assert!(
+        text.contains("BY SPEC SECTION AND PEER:") && text.contains("· mine:"),
+        "{text}"
+    );
+    let back = lawsuite(d, &["diff", "new.jsonl", "base.jsonl", "--format", "json"]);
+    assert_eq!(back.status.code(), Some(0), "{}", said(&back));
+    let json: serde_json::Value = serde_json::from_slice(&back.stdout).unwrap();
+    assert_eq!(json["counts"]["newly_passing"], now_failing.len());
+    let markdown = lawsuite(
+        d,
+        &["diff", "base.jsonl", "new.jsonl", "--format", "markdown"],
+    );
+    assert!(String::from_utf8_lossy(&markdown.stdout).contains("| newly failing |"));
+
+    // --rerun-failed: exactly the failed trials, seeds included, whatever
+    // seeds and laws this run would take.
+    let rerun = |mode: &str, more: &[&str]| {
+        registry(d, &[("mine", proxy(mode), "")]);
+        let mut args = vec![
+            "run",
+            "--registry",
+            "peers.toml",
+            "--rerun-failed",
+            "new.jsonl",
+            "--jobs",
+            "1",
+        ];
+        args.extend_from_slice(more);
+        lawsuite(d, &args)
+    };
+    let listed = rerun("wrong", &["--list"]);
+    assert_eq!(listed.status.code(), Some(0), "{}", said(&listed));
+    let mut ids: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    ids.sort();
+    assert_eq!(ids, now_failing);
+    let fixed = rerun("honest", &["--write-baseline", "rerun.jsonl"]);
+    assert_eq!(fixed.status.code(), Some(0), "{}", said(&fixed));
+    let text = std::fs::read_to_string(d.join("rerun.jsonl")).unwrap();
+    let ran = text
+        .lines()
+        .filter(|l| l.contains("\"type\":\"outcome\""))
+        .count();
+    assert_eq!(ran, now_failing.len(), "{text}");
+}
+
+#[test]
+fn results_that_are_not_whole_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("notes.txt"), "hello\n").unwrap();
+    let out = lawsuite(d, &["diff", "notes.txt", "notes.txt"]);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("notes.txt"), "{}", said(&out));
+
+    // A run cut short: its summary line is missing.
+    let run = lawsuite(
+        d,
+        &[
+            "run",
+            "--no-seeds",
+            "--no-regressions",
+            "--law",
+            "glob::matching",
+            "--peer",
+            "portable",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    std::fs::write(d.join("whole.jsonl"), &run.stdout).unwrap();
+    let text = String::from_utf8_lossy(&run.stdout).into_owned();
+    let cut: String = text
+        .lines()
+        .filter(|l| !l.contains("\"type\":\"summary\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(d.join("cut.jsonl"), cut).unwrap();
+    let out = lawsuite(d, &["diff", "whole.jsonl", "cut.jsonl"]);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(
+        said(&out).contains("cut.jsonl")
+            && said(&out).contains("use the results of a run that finished"),
+        "{}",
+        said(&out)
+    );
+    for flag in ["--baseline", "--rerun-failed"] {
+        let out = lawsuite(
+            d,
+            &["run", "--no-seeds", "--peer", "portable", flag, "cut.jsonl"],
+        );
+        assert_eq!(out.status.code(), Some(2), "{flag}: {}", said(&out));
+    }
+    // Another version's results: named, refused.
+    let other = text.replacen(
+        &format!("\"lawsuite\":\"{}\"", env!("CARGO_PKG_VERSION")),
+        "\"lawsuite\":\"0.0.1\"",
+        1,
+    );
+    assert_ne!(other, text);
+    std::fs::write(d.join("old.jsonl"), other).unwrap();
+    let out = lawsuite(d, &["diff", "old.jsonl", "whole.jsonl"]);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("0.0.1"), "{}", said(&out));
+    // Nothing failed: nothing to rerun.
+    let out = lawsuite(d, &["run", "--rerun-failed", "whole.jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(said(&out).contains("nothing to rerun"), "{}", said(&out));
+}
