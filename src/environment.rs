@@ -61,6 +61,10 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "a number: failing calls a `cargo test` of the suite prints in full, the rest counted (default 20; 0 prints all)",
     },
     Variable {
+        name: REPEAT,
+        meaning: "a number from 1: each trial is asked that many times, on fresh trees; one whose verdicts differ is flaky (default 1)",
+    },
+    Variable {
         name: RG,
         meaning: "a path: the rg binary the ripgrep peers run (default rg on PATH)",
     },
@@ -80,6 +84,7 @@ const RECORD: &str = "LAWSUITE_RECORD";
 const SLOW_SECS: &str = "LAWSUITE_SLOW_SECS";
 const INTERRUPT_GRACE_SECS: &str = "LAWSUITE_INTERRUPT_GRACE_SECS";
 const MAX_REPORTS: &str = "LAWSUITE_MAX_REPORTS";
+const REPEAT: &str = "LAWSUITE_REPEAT";
 const RG: &str = "LAWSUITE_RG";
 const RG_TIMEOUT_MS: &str = "LAWSUITE_RG_TIMEOUT_MS";
 const RG_MEMORY_MB: &str = "LAWSUITE_RG_MEMORY_MB";
@@ -217,6 +222,13 @@ pub fn max_reports() -> Result<Option<usize>, EnvError> {
     })
 }
 
+/// `LAWSUITE_REPEAT`: how many times each trial is asked (`--repeat`).
+pub fn repeat() -> Result<Option<u32>, EnvError> {
+    read(REPEAT, "a whole number from 1", |v| {
+        v.parse().ok().filter(|n: &u32| *n >= 1)
+    })
+}
+
 /// `LAWSUITE_RG`: the `rg` binary to run.
 pub fn rg_program() -> Option<PathBuf> {
     std::env::var_os(RG)
@@ -250,6 +262,7 @@ pub fn problems() -> Vec<EnvError> {
     out.extend(slow_period().err());
     out.extend(interrupt_grace().err());
     out.extend(max_reports().err());
+    out.extend(repeat().err());
     out.extend(rg_timeout().err());
     out.extend(rg_memory_mb().err());
     out

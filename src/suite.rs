@@ -640,7 +640,9 @@ fn max_reports() -> usize {
 fn to_result(outcome: &Outcome) -> Result<(), Failed> {
     match &outcome.verdict {
         Verdict::Pass | Verdict::ExpectedFailure { .. } | Verdict::Skipped { .. } => Ok(()),
-        Verdict::Fail { report } => Err(crate::report::human_report(report, false).into()),
+        Verdict::Fail { report } | Verdict::Flaky { report, .. } => {
+            Err(crate::report::human_report(report, false).into())
+        }
         Verdict::UnexpectedPass { reason, source } => Err(format!(
             "{} now passes on {}, but {source} lists it as an expected failure ({reason}); remove that entry",
             outcome.item,

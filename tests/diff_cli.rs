@@ -244,3 +244,88 @@ fn results_that_are_not_whole_are_refused_by_name() {
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     assert!(said(&out).contains("nothing to rerun"), "{}", said(&out));
 }
+
+/// `--repeat N` asks each trial N times on fresh trees: a peer wrong on
+/// every second answer is flaky (its own verdict in every format, failing
+/// the run), an honest one is not; `LAWSUITE_REPEAT` does the same, and a
+/// value it cannot take is an error naming it.
+#[test]
+fn a_peer_that_answers_otherwise_when_asked_again_is_flaky() {
+    if !has_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    registry(d, &[("mine", proxy("every-second"), "")]);
+    let args = [
+        "run",
+        "--registry",
+        "peers.toml",
+        "--peer",
+        "mine",
+        "--law",
+        "glob::matching",
+        "--no-seeds",
+        "--no-regressions",
+        "--jobs",
+        "1",
+        "--repeat",
+        "2",
+    ];
+    let json = lawsuite(d, &[&args[..], &["--format", "json"]].concat());
+    assert_eq!(json.status.code(), Some(1), "{}", said(&json));
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let mine = &report["summary"]["byPeer"]["mine"];
+    assert!(mine["flaky"].as_u64() > Some(5), "{mine}");
+    let flaky = report["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["verdict"] == "flaky")
+        .expect("a flaky outcome");
+    assert_eq!(flaky["runs"].as_array().map(Vec::len), Some(2), "{flaky}");
+    let human = lawsuite(d, &args);
+    let text = said(&human);
+    assert!(
+        text.contains("FLAKY law::glob::matching::") && text.contains("flaky: asked 2 times"),
+        "{text}"
+    );
+    let junit = lawsuite(d, &[&args[..], &["--format", "junit"]].concat());
+    assert!(String::from_utf8_lossy(&junit.stdout).contains("type=\"flaky\""));
+    let markdown = lawsuite(d, &[&args[..], &["--format", "markdown"]].concat());
+    assert!(String::from_utf8_lossy(&markdown.stdout).contains("| flaky |"));
+
+    registry(d, &[("mine", proxy("honest"), "")]);
+    let steady = lawsuite(d, &[&args[..], &["--format", "json"]].concat());
+    assert_eq!(steady.status.code(), Some(0), "{}", said(&steady));
+
+    let bad = Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+        .args([
+            "run",
+            "--no-seeds",
+            "--peer",
+            "portable",
+            "--law",
+            "glob::matching",
+        ])
+        .current_dir(d)
+        .env("LAWSUITE_REPEAT", "0")
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "{}", said(&bad));
+    assert!(said(&bad).contains("LAWSUITE_REPEAT"), "{}", said(&bad));
+    registry(d, &[("mine", proxy("every-second"), "")]);
+    let env = Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+        .args(&args[..args.len() - 2])
+        .args(["--format", "json"])
+        .current_dir(d)
+        .env("LAWSUITE_REPEAT", "2")
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&env.stdout).unwrap();
+    assert!(
+        report["summary"]["byPeer"]["mine"]["flaky"].as_u64() > Some(5),
+        "{}",
+        said(&env)
+    );
+}

@@ -239,6 +239,10 @@ pub struct Config {
     /// crate's [`crate::suite::Suite`] does not unless asked: there the
     /// reference only answers the seeds' calls, as the oracle).
     pub judge_reference: bool,
+    /// How many times each trial is asked, each on fresh trees (`--repeat`,
+    /// `LAWSUITE_REPEAT`; 1 by default); verdicts that differ make the
+    /// trial [flaky](crate::conformance::Verdict::Flaky).
+    pub repeat: u32,
     /// Whether `LAWSUITE_RECORD=1` asked for recording (it records into
     /// the regression directory, whichever is set when the engine is made).
     record_from_env: bool,
@@ -275,6 +279,7 @@ impl Config {
             record: None,
             replay: Replay::default(),
             judge_reference: true,
+            repeat: environment::repeat().ok().flatten().unwrap_or(1),
             record_from_env: environment::record().unwrap_or(false),
             problems,
         };
@@ -447,6 +452,7 @@ impl Config {
         }
         engine.set_replay(self.replay.clone());
         engine.set_judge_reference(self.judge_reference);
+        engine.set_repeat(self.repeat);
         if let Some(dir) = self.record_dir() {
             engine.record_into(dir.to_path_buf());
         }

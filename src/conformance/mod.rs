@@ -105,6 +105,8 @@ pub struct Engine {
     everyone: Vec<Subject>,
     items: Vec<Item>,
     expectations: Expectations,
+    /// How many times each trial is asked ([`Engine::set_repeat`]).
+    repeat: u32,
     replay: Replay,
     /// Whether laws and regressions run on the reference too.
     judge_reference: bool,
@@ -155,6 +157,7 @@ impl Engine {
             everyone: std::iter::once(reference).chain(subjects).collect(),
             items: Vec::new(),
             expectations: Expectations::default(),
+            repeat: 1,
             replay: Replay::default(),
             judge_reference: true,
             record: None,
@@ -173,6 +176,14 @@ impl Engine {
     /// The items, in order.
     pub fn items(&self) -> &[Item] {
         &self.items
+    }
+
+    /// Ask each trial `times` times (at least once), each on fresh trees:
+    /// a trial whose verdicts differ is [`Verdict::Flaky`]
+    /// ([`Verdict::of_repeats`]). Trees are then never shared between
+    /// askings, so each asking sees a tree no earlier one touched.
+    pub fn set_repeat(&mut self, times: u32) {
+        self.repeat = times.max(1);
     }
 
     /// Use these expected failures.
@@ -447,6 +458,34 @@ impl Engine {
     /// [`Engine::run_item`] of item `index`, or, for a seed range, of its
     /// seed `seed` ([`Engine::resolve`]).
     fn run_at(&self, index: usize, seed: Option<u64>, peers: &[Option<usize>]) -> Vec<Outcome> {
+        if self.repeat <= 1 {
+            return self.run_once(index, seed, peers);
+        }
+        let started = Instant::now();
+        let mut askings: Vec<Vec<Outcome>> = (0..self.repeat)
+            .map(|_| self.run_once(index, seed, peers))
+            .collect();
+        let first = askings.remove(0);
+        first
+            .into_iter()
+            .enumerate()
+            .map(|(at, mut outcome)| {
+                let mut verdicts = vec![outcome.verdict.clone()];
+                verdicts.extend(
+                    askings
+                        .iter()
+                        .filter_map(|a| a.get(at))
+                        .map(|o| o.verdict.clone()),
+                );
+                outcome.verdict = Verdict::of_repeats(verdicts);
+                outcome.seconds = started.elapsed().as_secs_f64();
+                outcome
+            })
+            .collect()
+    }
+
+    /// [`Engine::run_at`], asked once.
+    fn run_once(&self, index: usize, seed: Option<u64>, peers: &[Option<usize>]) -> Vec<Outcome> {
         let item = &*self.resolve(index, seed);
         let started = Instant::now();
         let _slow = slow::watch(|| match peers {
@@ -500,6 +539,10 @@ impl Engine {
     /// `lawsuite run` (an item's peers together) and under libtest (one
     /// trial per peer) alike: trees were most of a law trial's cost.
     fn setup(&self, index: usize, l: &LoadedLaw, subject: &Subject) -> SharedSetup {
+        // Asked again, a trial gets a tree no earlier asking touched.
+        if self.repeat > 1 {
+            return Arc::new(law::Setup::new(l));
+        }
         let owner = tree_owner(subject);
         let lock = || {
             self.setups

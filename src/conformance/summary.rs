@@ -23,6 +23,10 @@ pub struct Counts {
     pub skipped: usize,
     /// Could not be judged.
     pub broken: usize,
+    /// Concluded differently when asked again (`--repeat`); absent from
+    /// the results of earlier versions.
+    #[serde(default)]
+    pub flaky: usize,
 }
 
 impl Counts {
@@ -35,6 +39,7 @@ impl Counts {
             Verdict::UnexpectedPass { .. } => self.unexpected_pass += 1,
             Verdict::Skipped { .. } => self.skipped += 1,
             Verdict::Broken { .. } => self.broken += 1,
+            Verdict::Flaky { .. } => self.flaky += 1,
         }
     }
 
@@ -46,11 +51,12 @@ impl Counts {
             + self.unexpected_pass
             + self.skipped
             + self.broken
+            + self.flaky
     }
 
     /// Trials that fail the run.
     pub fn failures(&self) -> usize {
-        self.fail + self.unexpected_pass + self.broken
+        self.fail + self.unexpected_pass + self.broken + self.flaky
     }
 }
 

@@ -618,12 +618,9 @@ impl Search for EverySecond {
     }
 }
 
-/// A peer wrong on every second call fails every law it answered wrongly:
-/// a failure is never asked again and turned into a pass (it passed all
-/// 428 glob laws when a failing law was asked again on a fresh tree and the
-/// second verdict kept).
-#[test]
-fn a_failure_gets_no_second_chance() {
+/// An engine whose one subject, `every-second`, is wrong on every second
+/// call, over the first `laws` shipped glob laws.
+fn every_second_on_glob_laws(laws: usize) -> (Arc<EverySecond>, Engine) {
     let peer = Arc::new(EverySecond {
         calls: Default::default(),
         wrong: Default::default(),
@@ -633,14 +630,26 @@ fn a_failure_gets_no_second_chance() {
         builtin: None,
         peer: peer.clone(),
     }]);
-    let (laws, problems) = law::shipped();
+    let (shipped, problems) = law::shipped();
     assert!(problems.is_empty(), "{problems:?}");
     engine.add_laws(
-        laws.into_iter()
+        shipped
+            .into_iter()
             .filter(|l| matches!(l.law.method, Method::Glob | Method::FlowGlob))
+            .take(laws)
             .collect(),
         vec![],
     );
+    (peer, engine)
+}
+
+/// A peer wrong on every second call fails every law it answered wrongly:
+/// a failure is never asked again and turned into a pass (it passed all
+/// 428 glob laws when a failing law was asked again on a fresh tree and the
+/// second verdict kept).
+#[test]
+fn a_failure_gets_no_second_chance() {
+    let (peer, engine) = every_second_on_glob_laws(usize::MAX);
     let trials = engine.trials_where(|id| id.ends_with("::every-second"));
     for jobs in [1, 2] {
         let wrong_before = peer.wrong.load(std::sync::atomic::Ordering::SeqCst);
@@ -1010,4 +1019,111 @@ fn a_reference_fault_is_named_as_the_references() {
     ) {
         assert_eq!(verdict.tag(), "fail", "{verdict:?}");
     }
+}
+
+/// Asked twice (`--repeat 2`), a peer wrong on every second call is flaky
+/// on every glob law it answered once right and once wrong, and on none it
+/// answered the same way twice; a peer right every time is never flaky.
+#[test]
+fn a_trial_asked_again_that_concludes_otherwise_is_flaky() {
+    let (_, mut engine) = every_second_on_glob_laws(40);
+    engine.set_repeat(2);
+    let trials = engine.trials_where(|id| id.ends_with("::every-second"));
+    let outcomes = engine.run(
+        &trials,
+        RunOptions {
+            jobs: 1,
+            fail_fast: false,
+        },
+        |_| {},
+    );
+    let flaky: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|o| matches!(o.verdict, Verdict::Flaky { .. }))
+        .collect();
+    // One glob call a law, so each law is asked on one odd and one even
+    // call: wrong once, right once (unless the law refuses its input and
+    // asks nothing).
+    assert!(
+        flaky.len() >= 20,
+        "{} flaky of {}",
+        flaky.len(),
+        outcomes.len()
+    );
+    // A law that asks nothing (a refused input) passes both times.
+    let tags: Vec<&str> = outcomes.iter().map(|o| o.verdict.tag()).collect();
+    assert!(
+        tags.iter().all(|t| matches!(*t, "flaky" | "pass")),
+        "{tags:?}"
+    );
+    let Verdict::Flaky { runs, report } = &flaky[0].verdict else {
+        unreachable!()
+    };
+    assert_eq!(runs.len(), 2);
+    assert!(
+        runs.contains(&"pass".to_string()) && runs.contains(&"fail".to_string()),
+        "{runs:?}"
+    );
+    assert!(
+        report.summary.starts_with("flaky: asked 2 times"),
+        "{}",
+        report.summary
+    );
+    assert!(!report.cases.is_empty(), "the differing answer is shown");
+
+    // The reference, right every time, is never flaky.
+    let mut steady = engine_with(vec![]);
+    let (laws, _) = law::shipped();
+    steady.add_laws(
+        laws.into_iter()
+            .filter(|l| matches!(l.law.method, Method::Glob | Method::FlowGlob))
+            .take(40)
+            .collect(),
+        vec![],
+    );
+    steady.set_repeat(3);
+    let trials = steady.trials_where(|id| id.starts_with("law::"));
+    let outcomes = steady.run(
+        &trials,
+        RunOptions {
+            jobs: 2,
+            fail_fast: false,
+        },
+        |_| {},
+    );
+    assert!(!outcomes.is_empty());
+    assert!(outcomes.iter().all(|o| o.verdict.tag() != "flaky"));
+}
+
+/// A flaky trial listed as an expected failure is that expected failure,
+/// with the flakiness said in its report; unlisted, it fails the run.
+#[test]
+fn a_listed_flaky_trial_is_an_expected_failure() {
+    let fail = Verdict::Fail {
+        report: Report {
+            summary: "paths differ".into(),
+            ..Report::default()
+        },
+    };
+    let listed = Verdict::ExpectedFailure {
+        reason: "known".into(),
+        source: "mine.toml".into(),
+        report: Report::default(),
+    };
+    let unexpected = Verdict::UnexpectedPass {
+        reason: "known".into(),
+        source: "mine.toml".into(),
+    };
+    let verdict = Verdict::of_repeats(vec![listed, unexpected]);
+    assert_eq!(verdict.tag(), "expected_failure");
+    assert!(!verdict.is_failure());
+    assert!(verdict.report().unwrap().summary.starts_with("flaky:"));
+    let verdict = Verdict::of_repeats(vec![
+        fail.clone(),
+        Verdict::Broken {
+            why: "crashed".into(),
+        },
+    ]);
+    assert_eq!(verdict.tag(), "flaky");
+    assert_eq!(Verdict::of_repeats(vec![fail.clone(), fail]).tag(), "fail");
 }

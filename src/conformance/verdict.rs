@@ -50,6 +50,18 @@ pub enum Verdict {
         /// Why, and what to do about it.
         why: String,
     },
+    /// Asked the same trial several times (`--repeat N`, each on a fresh
+    /// tree), the peer did not conclude the same way every time: its
+    /// answer depends on something besides the call and the tree. A bug of
+    /// its own, never a pass; a trial listed as an expected failure is one
+    /// instead.
+    Flaky {
+        /// Each asking's verdict (`pass`, `fail`, `broken`, …), in order.
+        runs: Vec<String>,
+        /// Why it is flaky, with the report of the first asking that
+        /// failed: the answer that differed.
+        report: Report,
+    },
 }
 
 impl Verdict {
@@ -63,23 +75,89 @@ impl Verdict {
             Verdict::UnexpectedPass { .. } => "unexpected_pass",
             Verdict::Skipped { .. } => "skipped",
             Verdict::Broken { .. } => "broken",
+            Verdict::Flaky { .. } => "flaky",
         }
     }
 
     /// Whether the run fails because of it: a failure, an unexpected pass,
-    /// or a trial that could not be judged.
+    /// a trial that could not be judged, or a flaky one.
     pub fn is_failure(&self) -> bool {
         matches!(
             self,
-            Verdict::Fail { .. } | Verdict::UnexpectedPass { .. } | Verdict::Broken { .. }
+            Verdict::Fail { .. }
+                | Verdict::UnexpectedPass { .. }
+                | Verdict::Broken { .. }
+                | Verdict::Flaky { .. }
         )
     }
 
-    /// The report of a failure (expected or not).
+    /// The report of a failure (expected or not, or flaky).
     pub fn report(&self) -> Option<&Report> {
         match self {
-            Verdict::Fail { report } | Verdict::ExpectedFailure { report, .. } => Some(report),
+            Verdict::Fail { report }
+            | Verdict::ExpectedFailure { report, .. }
+            | Verdict::Flaky { report, .. } => Some(report),
             _ => None,
+        }
+    }
+
+    /// One verdict of `runs`, the verdicts of one trial asked several
+    /// times in a row ([`Verdict::Flaky`] when they do not all agree).
+    /// Verdicts agree when their tags do: two failures with different
+    /// diffs are one failure, reported as the first.
+    ///
+    /// ```
+    /// use lawsuite::conformance::{Report, Verdict};
+    /// let fail = Verdict::Fail { report: Report { summary: "paths differ".into(), ..Report::default() } };
+    /// assert_eq!(Verdict::of_repeats(vec![Verdict::Pass, Verdict::Pass]), Verdict::Pass);
+    /// let flaky = Verdict::of_repeats(vec![Verdict::Pass, fail.clone(), Verdict::Pass]);
+    /// assert_eq!(flaky.tag(), "flaky");
+    /// assert!(flaky.is_failure());
+    /// assert!(flaky.report().unwrap().summary.contains("asking 2 of 3: paths differ"));
+    /// ```
+    pub fn of_repeats(runs: Vec<Verdict>) -> Verdict {
+        let tags: Vec<String> = runs.iter().map(|v| v.tag().to_string()).collect();
+        if tags.windows(2).all(|w| w[0] == w[1]) {
+            return runs.into_iter().next().unwrap_or(Verdict::Broken {
+                why: "asked no times".into(),
+            });
+        }
+        let listed = runs.iter().find_map(|v| match v {
+            Verdict::ExpectedFailure { reason, source, .. }
+            | Verdict::UnexpectedPass { reason, source } => Some((reason.clone(), source.clone())),
+            _ => None,
+        });
+        let failing = runs.iter().enumerate().find_map(|(i, v)| {
+            let why = match v {
+                Verdict::Broken { why } => Some(Report {
+                    summary: why.clone(),
+                    ..Report::default()
+                }),
+                other => other.report().cloned(),
+            };
+            why.map(|r| (i, r))
+        });
+        let (at, mut report) = failing.unwrap_or_default();
+        let passed = runs
+            .iter()
+            .filter(|v| matches!(v, Verdict::Pass | Verdict::UnexpectedPass { .. }))
+            .count();
+        report.summary = format!(
+            "flaky: asked {} times on fresh trees, it passed {passed} and did not pass {} ({}); asking {} of {}: {}",
+            runs.len(),
+            runs.len() - passed,
+            tags.join(", "),
+            at + 1,
+            runs.len(),
+            report.summary
+        );
+        match listed {
+            Some((reason, source)) => Verdict::ExpectedFailure {
+                reason,
+                source,
+                report,
+            },
+            None => Verdict::Flaky { runs: tags, report },
         }
     }
 }
@@ -115,7 +193,10 @@ impl Verdict {
     /// # Ok::<(), serde_json::Error>(())
     /// ```
     pub fn excerpted(mut self) -> Verdict {
-        if let Verdict::Fail { report } | Verdict::ExpectedFailure { report, .. } = &mut self {
+        if let Verdict::Fail { report }
+        | Verdict::ExpectedFailure { report, .. }
+        | Verdict::Flaky { report, .. } = &mut self
+        {
             for case in &mut report.cases {
                 for value in [&mut case.call, &mut case.expected, &mut case.actual] {
                     excerpt(value);

@@ -332,6 +332,7 @@ fn html_failure(out: &mut String, o: &Outcome) {
             )
         }
         Verdict::Broken { why } => format!("broken: {}", e(why.lines().next().unwrap_or(why))),
+        Verdict::Flaky { report, .. } => e(&report.summary),
         _ => String::new(),
     };
     let _ = write!(

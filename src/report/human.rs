@@ -119,6 +119,11 @@ pub fn human_outcome(outcome: &Outcome, color: bool) -> Option<String> {
             reason = escaped(reason, "  "),
         )),
         Verdict::Broken { why } => Some(format!("{}\n  {}\n", head("BROKEN"), escaped(why, "  "))),
+        Verdict::Flaky { report, .. } => Some(format!(
+            "{}\n{}",
+            head("FLAKY"),
+            human_report(report, color)
+        )),
         _ => None,
     }
 }
@@ -199,6 +204,7 @@ pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
             (c.expected_failure, "expected failure", "expected failures"),
             (c.unexpected_pass, "unexpected pass", "unexpected passes"),
             (c.broken, "broken", "broken"),
+            (c.flaky, "flaky", "flaky"),
             (c.skipped, "skipped", "skipped"),
         ] {
             match n {

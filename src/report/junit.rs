@@ -95,6 +95,14 @@ pub fn junit(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String 
                                 xml(&human_report(report, false))
                             )
                         }
+                        Verdict::Flaky { report, .. } => {
+                            failures += 1;
+                            format!(
+                                "<failure message=\"{}\" type=\"flaky\">{}</failure>",
+                                xml(&report.summary),
+                                xml(&human_report(report, false))
+                            )
+                        }
                         Verdict::UnexpectedPass { reason, source } => {
                             failures += 1;
                             let text = format!(

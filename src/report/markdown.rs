@@ -20,22 +20,32 @@ pub fn markdown(
     // reference has none in a seeds-only run (seeds compare the others to
     // it), and counting it said "3 peers" over 2 rows.
     let shown = summary.by_peer.len();
+    // A flaky column only when something was flaky (`--repeat`), so the
+    // summary of an ordinary run reads as it always has.
+    let flaky = summary.by_peer.values().any(|c| c.flaky > 0);
     let mut out = format!(
-        "## lawsuite: reference {}, {shown} {} with trials\n\n| peer | pass | fail | expected failures | unexpected passes | broken | skipped |\n| --- | --- | --- | --- | --- | --- | --- |\n",
+        "## lawsuite: reference {}, {shown} {} with trials\n\n| peer | pass | fail | expected failures | unexpected passes | broken | skipped |{}\n| --- | --- | --- | --- | --- | --- | --- |{}\n",
         info.reference,
-        if shown == 1 { "peer" } else { "peers" }
+        if shown == 1 { "peer" } else { "peers" },
+        if flaky { " flaky |" } else { "" },
+        if flaky { " --- |" } else { "" },
     );
     for (peer, c) in &summary.by_peer {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |{}",
             escaped(peer, " ").replace('|', "\\|"),
             c.pass,
             c.fail,
             c.expected_failure,
             c.unexpected_pass,
             c.broken,
-            c.skipped
+            c.skipped,
+            if flaky {
+                format!(" {} |", c.flaky)
+            } else {
+                String::new()
+            }
         );
     }
     if let Some(c) = summary.by_kind.get("check") {

@@ -370,6 +370,11 @@ struct RunArgs {
     /// Threads running trials at once.
     #[arg(long, default_value_t = default_jobs())]
     jobs: usize,
+    /// Ask each selected trial N times, each on fresh trees (default 1, or
+    /// LAWSUITE_REPEAT): a trial whose verdicts differ is flaky, which
+    /// fails the run unless it is listed as an expected failure.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: Option<u32>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,

@@ -105,12 +105,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let baseline = args
         .baseline
         .as_deref()
-        .map(|file| read_results(file, Accept::Complete))
+        .map(|file| read_results(file, Accept::Complete, false))
         .transpose()?;
     let rerun: Option<HashSet<String>> = match args.rerun_failed.as_deref() {
         None => None,
         Some(file) => {
-            let failed: HashSet<String> = read_results(file, Accept::Complete)?
+            let failed: HashSet<String> = read_results(file, Accept::Complete, false)?
                 .outcomes
                 .into_iter()
                 .filter(|o| o.verdict.is_failure())
@@ -339,8 +339,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
 /// `lawsuite diff BASE NEW`: 1 when something newly fails, else 0.
 pub fn diff(args: &crate::DiffArgs) -> anyhow::Result<ExitCode> {
-    let base = read_results(&args.base, Accept::Complete)?;
-    let new = read_results(&args.new, Accept::Complete)?;
+    let base = read_results(&args.base, Accept::Complete, false)?;
+    let new = read_results(&args.new, Accept::Complete, false)?;
     let diff = RunDiff::between(&base, &new).map_err(|e| refused(e, false))?;
     let text = match args.format {
         crate::DiffFormat::Human => diff.human(args.max_reports),
@@ -385,8 +385,9 @@ fn seed_sets_of(ids: &HashSet<String>) -> Vec<SeedSet> {
 }
 
 /// A whole `--format jsonl` results file, read a line at a time; an error
-/// names the file and says what to do.
-fn read_results(file: &Path, accept: Accept) -> anyhow::Result<Results> {
+/// names the file and says what to do (`merging`: `merge` or `report`,
+/// which can let an incomplete file through).
+fn read_results(file: &Path, accept: Accept, merging: bool) -> anyhow::Result<Results> {
     let input = lawsuite::regular_file::open(file)
         .with_context(|| format!("reading {}", file.display()))?;
     Results::read_jsonl_from(
@@ -394,7 +395,7 @@ fn read_results(file: &Path, accept: Accept) -> anyhow::Result<Results> {
         &file.display().to_string(),
         accept,
     )
-    .map_err(|e| refused(e, accept == Accept::Incomplete))
+    .map_err(|e| refused(e, merging))
 }
 
 /// A results problem as the error a user reads; `merge` and `report` can
@@ -499,6 +500,9 @@ fn config_of(args: &RunArgs, project: &lawsuite::project::Project) -> Config {
         config.no_seeds();
     }
     config.only_call = args.call;
+    if let Some(times) = args.repeat {
+        config.repeat = times;
+    }
     config.replay = Replay::Cli {
         program: program(),
         flags: args.project.flags(),
@@ -720,7 +724,7 @@ pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
     let mut parts = Vec::new();
     for file in &args.files {
         // A line at a time: only the outcomes are held, never the text.
-        parts.push(read_results(file, accept)?);
+        parts.push(read_results(file, accept, true)?);
     }
     let merged = Results::merge(parts, accept).map_err(|e| refused(e, true))?;
     if !merged.warnings.is_empty() {
