@@ -25,7 +25,9 @@
 //! Where there is no such file, the project is the directory the user
 //! stands in (the CLI's working directory; for [`crate::suite::Suite`], the
 //! crate under test), with the defaults: the built-in peers, regressions
-//! under `lawsuite/regressions`, expected failures under `lawsuite/expected`.
+//! under `lawsuite/regressions`, expected failures under `lawsuite/expected`,
+//! and the project's own laws under `lawsuite/laws` when it exists (also
+//! when a project file lists no `laws`).
 //!
 //! ```
 //! use lawsuite::project::Project;
@@ -52,6 +54,24 @@ pub const DEFAULT_REGRESSIONS: &str = "lawsuite/regressions";
 
 /// Where the user's expected failures are when the project file does not say.
 pub const DEFAULT_EXPECTED: &str = "lawsuite/expected";
+
+/// The project's own laws when the project file lists none: run when the
+/// directory exists, and where `lawsuite record --as-law` writes a draft.
+pub const DEFAULT_LAWS: &str = "lawsuite/laws";
+
+/// `listed` (the project file's `laws`), or [`DEFAULT_LAWS`] under `root`
+/// when none is listed and it exists.
+fn law_dirs(root: &Path, listed: &[PathBuf]) -> Vec<PathBuf> {
+    let default = root.join(DEFAULT_LAWS);
+    if listed.is_empty() {
+        return if default.is_dir() {
+            vec![default]
+        } else {
+            Vec::new()
+        };
+    }
+    listed.iter().map(|p| root.join(p)).collect()
+}
 
 /// The reference when a project's `[[peer]]` tables name none: the
 /// built-in `portable`, registered under that name when no table does.
@@ -108,7 +128,8 @@ pub struct Project {
     pub file: Option<PathBuf>,
     /// The peers.
     pub peers: Peers,
-    /// Law directories of the project's own, run beside the shipped laws.
+    /// Law directories of the project's own, run beside the shipped laws
+    /// (the file's `laws`, else `lawsuite/laws` when it exists).
     pub laws: Vec<PathBuf>,
     /// Whether the laws lawsuite ships run (default yes).
     pub shipped_laws: bool,
@@ -208,7 +229,7 @@ impl Project {
         Project {
             file: None,
             peers: Peers::Builtins,
-            laws: Vec::new(),
+            laws: law_dirs(&root, &[]),
             shipped_laws: true,
             regressions: root.join(DEFAULT_REGRESSIONS),
             expected: root.join(DEFAULT_EXPECTED),
@@ -279,7 +300,7 @@ impl Project {
             }
         };
         Ok(Project {
-            laws: parsed.laws.iter().map(|p| root.join(p)).collect(),
+            laws: law_dirs(&root, &parsed.laws),
             shipped_laws: parsed.shipped_laws,
             regressions: root.join(
                 parsed

@@ -188,3 +188,127 @@ fn max_reports_counts_divergent_calls() {
     );
     assert!(cases(&String::from_utf8_lossy(&all.stdout)) > 5);
 }
+
+/// A finding becomes a law: each kept regression of the planted bug,
+/// turned into a draft law by `lawsuite as-law` (and the same finding by
+/// `record --as-law`, which refuses to draft it twice), lands in the
+/// project's `lawsuite/laws`, which the next run picks up: the draft
+/// passes the reference and fails the planted peer, names a suggested
+/// section, a decision to write and where it came from.
+#[test]
+fn a_recorded_finding_becomes_a_law_that_fails_the_buggy_peer() {
+    let Some((dir, registry)) = planted() else {
+        return;
+    };
+    let d = dir.path();
+    std::fs::write(d.join("lawsuite.toml"), "").unwrap();
+    let registry = registry.to_str().unwrap();
+    let out = lawsuite(
+        d,
+        &[
+            "run",
+            "--registry",
+            registry,
+            "--no-laws",
+            "--generator",
+            "lawsuite",
+            "--seeds",
+            "0..6",
+            "--peer",
+            "lists-ignored",
+        ],
+        true,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let files = list(&d.join("lawsuite/regressions"));
+    assert!(!files.is_empty());
+    let first = Regression::load(&files[0]).unwrap();
+    // The same finding from its seed and call, before the file is turned.
+    let seed = first.seed.to_string();
+    let call = first.call_index.to_string();
+    let recorded = lawsuite(
+        d,
+        &[
+            "record",
+            "--registry",
+            registry,
+            "--generator",
+            "lawsuite",
+            "--seed",
+            &seed,
+            "--call",
+            &call,
+            "--peer",
+            "lists-ignored",
+            "--as-law",
+        ],
+        false,
+    );
+    let said = String::from_utf8_lossy(&recorded.stdout).into_owned();
+    assert!(
+        recorded.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&recorded.stderr)
+    );
+    assert!(said.contains("drafted the law law::"), "{said}");
+    for file in &files {
+        let out = lawsuite(d, &["as-law", file.to_str().unwrap()], false);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if file == &files[0] {
+            assert_eq!(out.status.code(), Some(2), "{text}");
+            assert!(text.contains("drafted before"), "{text}");
+        } else {
+            assert!(out.status.success(), "{text}");
+        }
+    }
+    let laws = d.join("lawsuite/laws");
+    let drafts: Vec<String> = ["grep", "glob"]
+        .iter()
+        .filter_map(|area| std::fs::read_to_string(laws.join(area).join("found.toml")).ok())
+        .collect();
+    assert!(!drafts.is_empty());
+    for draft in &drafts {
+        for part in [
+            "[[law]]",
+            "spec = \"search-contract §",
+            "decision = \"TODO",
+            "# Drafted by lawsuite",
+            "lists-ignored",
+            ".gitignore\" = ",
+        ] {
+            assert!(draft.contains(part), "{part}: {draft}");
+        }
+    }
+    let run = lawsuite(
+        d,
+        &[
+            "run",
+            "--registry",
+            registry,
+            "--no-seeds",
+            "--no-regressions",
+            "--format",
+            "json",
+            "law::grep::found::",
+            "law::glob::found::",
+        ],
+        false,
+    );
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stderr)));
+    let by_peer = &report["summary"]["byPeer"];
+    assert_eq!(by_peer["portable"]["fail"], 0, "{by_peer}");
+    assert!(
+        by_peer["portable"]["pass"].as_u64() >= Some(files.len() as u64),
+        "{by_peer}"
+    );
+    assert_eq!(by_peer["lists-ignored"]["pass"], 0, "{by_peer}");
+    assert!(
+        by_peer["lists-ignored"]["fail"].as_u64() >= Some(files.len() as u64),
+        "{by_peer}"
+    );
+}

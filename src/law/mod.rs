@@ -31,6 +31,7 @@
 //!   [`READ_LS_SECTIONS`].
 
 mod coverage;
+pub mod draft;
 mod format;
 mod load;
 mod run;

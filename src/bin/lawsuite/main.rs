@@ -186,7 +186,32 @@ enum Command {
     Record {
         #[command(flatten)]
         case: CaseArgs,
-        /// Write the regression file here instead.
+        /// Write the regression file (with --as-law: the law file's area
+        /// directories) here instead.
+        #[arg(long)]
+        dir: Option<std::path::PathBuf>,
+        /// Write the shrunk divergence as a draft law instead of a
+        /// regression: the tree and call, the reference's answer as
+        /// `expect`, a suggested `spec` to confirm, a `decision` to write,
+        /// and where it came from, appended to
+        /// <project laws>/<area>/found.toml (default lawsuite/laws, which
+        /// `run` and `cargo test` then pick up).
+        #[arg(long)]
+        as_law: bool,
+    },
+    /// Turn a regression file (a shrunk divergence that `record` kept)
+    /// into a draft law, as `record --as-law` writes one.
+    ///
+    /// Example:
+    ///   lawsuite as-law lawsuite/regressions/mine-glob-smthrs-0017-3.json
+    #[command(verbatim_doc_comment)]
+    AsLaw {
+        /// The regression file.
+        file: std::path::PathBuf,
+        #[command(flatten)]
+        project: project_args::ProjectArgs,
+        /// Write the law file's area directories here instead of the
+        /// project's law directory.
         #[arg(long)]
         dir: Option<std::path::PathBuf>,
     },
@@ -628,8 +653,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             ground.into(),
             materialize.as_deref(),
         ),
-        Command::Shrink(case) => run::shrink_case(&case, false, None),
-        Command::Record { case, dir } => run::shrink_case(&case, true, dir.as_deref()),
+        Command::Shrink(case) => run::shrink_case(&case, None),
+        Command::Record { case, dir, as_law } => {
+            let keep = if as_law {
+                run::Keep::Law(dir)
+            } else {
+                run::Keep::Regression(dir)
+            };
+            run::shrink_case(&case, Some(keep))
+        }
+        Command::AsLaw { file, project, dir } => run::as_law(&file, &project, dir.as_deref()),
         Command::Init {
             dir,
             lang,
@@ -706,6 +739,7 @@ fn starts_peers_or_trees(command: &Command) -> bool {
         | Command::Docs { .. }
         | Command::Merge(_)
         | Command::Diff(_)
+        | Command::AsLaw { .. }
         | Command::Report { .. }
         | Command::Serve(_) => false,
     }

@@ -832,14 +832,20 @@ pub fn plan(
     Ok(ExitCode::SUCCESS)
 }
 
+/// What `lawsuite record` keeps of a shrunk divergence, and where (`None`:
+/// the project's directory for it).
+pub enum Keep {
+    /// A regression file, replayed by every run.
+    Regression(Option<PathBuf>),
+    /// A draft law (`--as-law`).
+    Law(Option<PathBuf>),
+}
+
 /// `lawsuite shrink` and `lawsuite record`: shrink one divergent call;
-/// `record` also keeps it in `record_dir` (default: the project's
-/// regression directory, which `lawsuite run` and `cargo test` replay).
-pub fn shrink_case(
-    args: &CaseArgs,
-    record: bool,
-    record_dir: Option<&Path>,
-) -> anyhow::Result<ExitCode> {
+/// `record` also keeps it (`keep`): as a regression file (default: the
+/// project's regression directory, which `lawsuite run` and `cargo test`
+/// replay) or as a draft law.
+pub fn shrink_case(args: &CaseArgs, keep: Option<Keep>) -> anyhow::Result<ExitCode> {
     let project = args.project.project()?;
     let PeerSet {
         reference,
@@ -891,12 +897,17 @@ pub fn shrink_case(
         );
         return Ok(ExitCode::from(1));
     };
-    let record_dir: Option<PathBuf> = record.then(|| {
-        record_dir.map_or_else(
-            || project.regressions.clone(),
-            crate::project_args::absolute,
-        )
-    });
+    let (record_dir, law_dir) = match &keep {
+        None => (None, None),
+        Some(Keep::Regression(dir)) => (
+            Some(dir.as_deref().map_or_else(
+                || project.regressions.clone(),
+                crate::project_args::absolute,
+            )),
+            None,
+        ),
+        Some(Keep::Law(dir)) => (None, Some(law_dir_of(&project, dir.as_deref()))),
+    };
     // One file per bug: a divergence of this kind already pinned there is
     // not recorded twice.
     if let Some(dir) = &record_dir {
@@ -945,6 +956,11 @@ pub fn shrink_case(
             std::io::stdout().is_terminal()
         )
     )?;
+    if let Some(dir) = law_dir {
+        let draft = lawsuite::law::draft::from_regression(&regression, env!("CARGO_PKG_VERSION"))?;
+        let path = write_draft(&dir, &draft)?;
+        say_drafted(&mut stdout, &path, &draft, &project)?;
+    }
     if let Some(dir) = record_dir {
         let path = regression.write(&dir, &regression.default_name())?;
         writeln!(stdout, "recorded {}", path.display())?;
@@ -954,6 +970,103 @@ pub fn shrink_case(
             project.describe()
         )?;
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where `--as-law` writes: `dir` when given, else the project's first
+/// law directory, else its default one (`lawsuite/laws`).
+fn law_dir_of(project: &lawsuite::project::Project, dir: Option<&Path>) -> PathBuf {
+    match dir {
+        Some(dir) => crate::project_args::absolute(dir),
+        None => project
+            .laws
+            .first()
+            .cloned()
+            .unwrap_or_else(|| project.root.join(lawsuite::project::DEFAULT_LAWS)),
+    }
+}
+
+/// Append `draft` to `<dir>/<area>/found.toml` (made if need be): the file
+/// is replaced whole once the new text is written, and a law of the same
+/// name already there is an error, not a second copy.
+fn write_draft(dir: &Path, draft: &lawsuite::law::draft::Draft) -> anyhow::Result<PathBuf> {
+    let area = dir.join(draft.area);
+    std::fs::create_dir_all(&area).with_context(|| format!("creating {}", area.display()))?;
+    let path = area.join("found.toml");
+    let before = match lawsuite::regular_file::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => {
+            return Err(anyhow!(e).context(format!(
+                "reading {} (a draft is only added to a law file lawsuite can read)",
+                path.display()
+            )));
+        }
+    };
+    let named = format!("name = \"{}\"", draft.name);
+    if before.lines().any(|l| l.trim() == named) {
+        bail!(
+            "{} already holds the law {:?}: this finding was drafted before",
+            path.display(),
+            draft.name
+        );
+    }
+    let mut text = before;
+    if !text.is_empty() && !text.ends_with("\n\n") {
+        text.push_str(if text.ends_with('\n') { "\n" } else { "\n\n" });
+    }
+    text.push_str(&draft.text);
+    let temporary = area.join(format!(".found.toml.{}.tmp", std::process::id()));
+    std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
+    std::fs::rename(&temporary, &path).with_context(|| {
+        let _ = std::fs::remove_file(&temporary);
+        format!("replacing {}", path.display())
+    })?;
+    Ok(path)
+}
+
+/// What `record --as-law` and `as-law` print: the file, the law's id, and
+/// how to check it.
+fn say_drafted(
+    out: &mut impl Write,
+    path: &Path,
+    draft: &lawsuite::law::draft::Draft,
+    project: &lawsuite::project::Project,
+) -> anyhow::Result<()> {
+    let id = format!("law::{}::found::{}", draft.area, draft.name);
+    writeln!(out, "drafted the law {id} in {}", path.display())?;
+    let picked_up = path
+        .ancestors()
+        .any(|a| project.laws.iter().any(|l| l == a));
+    if picked_up {
+        writeln!(
+            out,
+            "confirm its spec, write its decision, rename it; `lawsuite run {id}` runs it on every peer"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "confirm its spec, write its decision, rename it; it is not in the project's law directories: run it with `lawsuite run --laws {} {id}`",
+            lawsuite::conformance::shell_word(
+                &path
+                    .parent()
+                    .and_then(Path::parent)
+                    .unwrap_or(path)
+                    .display()
+                    .to_string()
+            )
+        )?;
+    }
+    Ok(())
+}
+
+/// `lawsuite as-law FILE`: a kept regression as a draft law.
+pub fn as_law(file: &Path, project: &ProjectArgs, dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let project = project.project()?;
+    let regression = lawsuite::kit::regression::Regression::load(file)?;
+    let draft = lawsuite::law::draft::from_regression(&regression, env!("CARGO_PKG_VERSION"))?;
+    let path = write_draft(&law_dir_of(&project, dir), &draft)?;
+    say_drafted(&mut std::io::stdout().lock(), &path, &draft, &project)?;
     Ok(ExitCode::SUCCESS)
 }
 
