@@ -178,6 +178,22 @@ fn a_peer_that_turns_wrong_is_caught_by_diff_and_the_baseline_gate() {
         .filter(|l| l.contains("\"type\":\"outcome\""))
         .count();
     assert_eq!(ran, now_failing.len(), "{text}");
+
+    // history: the versions in order, only the trials that changed.
+    let history = lawsuite(d, &["history", "base.jsonl", "new.jsonl", "base.jsonl"]);
+    assert_eq!(history.status.code(), Some(0), "{}", said(&history));
+    let text = said(&history);
+    assert!(
+        text.contains(&format!("{} of ", now_failing.len())) && text.contains("pass → fail → pass"),
+        "{text}"
+    );
+    let markdown = lawsuite(
+        d,
+        &["history", "base.jsonl", "new.jsonl", "--format", "markdown"],
+    );
+    assert!(String::from_utf8_lossy(&markdown.stdout).contains("| pass | fail |"));
+    let bad = lawsuite(d, &["history", "base.jsonl", "peers.toml"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", said(&bad));
 }
 
 #[test]

@@ -13,9 +13,11 @@
 //! | markdown | [`markdown`](mod@markdown) | a CI job summary |
 //! | html | [`html`](mod@html) | one self-contained page |
 //!
-//! [`diff`] compares two runs' results (`lawsuite diff`, `run --baseline`).
+//! [`diff`] compares two runs' results (`lawsuite diff`, `run --baseline`);
+//! [`history`] follows each trial's verdict over many (`lawsuite history`).
 
 pub mod diff;
+pub mod history;
 pub mod html;
 pub mod human;
 pub mod json;

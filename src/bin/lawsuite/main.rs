@@ -86,6 +86,25 @@ enum Command {
     ///   lawsuite diff base.jsonl new.jsonl --format markdown >> "$GITHUB_STEP_SUMMARY"
     #[command(verbatim_doc_comment)]
     Diff(DiffArgs),
+    /// Follow each trial over the results of successive runs (a peer's
+    /// versions, oldest first): every trial whose verdict changed, with its
+    /// verdict in each run; the others are counted.
+    ///
+    /// Example:
+    ///   lawsuite history v1.jsonl v2.jsonl v3.jsonl --format markdown
+    #[command(verbatim_doc_comment)]
+    History {
+        /// Results files (`--format jsonl`), oldest first.
+        #[arg(required = true, num_args = 2..)]
+        files: Vec<std::path::PathBuf>,
+        /// Report format.
+        #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
+        format: DiffFormat,
+        /// Changed trials listed (human, markdown); the rest are counted.
+        /// 0: all.
+        #[arg(long, default_value_t = 200)]
+        max_reports: usize,
+    },
     /// Write one self-contained HTML report (no network fetches) of the
     /// `--format jsonl` results of one or more runs: a matrix of peers by
     /// spec section, every failure with its tree, call and diff.
@@ -343,7 +362,7 @@ struct DiffArgs {
     max_reports: usize,
 }
 
-/// How `lawsuite diff` writes its report.
+/// How `lawsuite diff` and `lawsuite history` write their report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum DiffFormat {
     /// For people: counts, newly failing trials with reasons, by section.
@@ -679,6 +698,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Docs { name, write } => init::docs(name.as_deref(), write.as_deref()),
         Command::Merge(args) => run::merge(&args),
         Command::Diff(args) => run::diff(&args),
+        Command::History {
+            files,
+            format,
+            max_reports,
+        } => run::history(&files, format, max_reports),
         Command::Report {
             files,
             output,
@@ -739,6 +763,7 @@ fn starts_peers_or_trees(command: &Command) -> bool {
         | Command::Docs { .. }
         | Command::Merge(_)
         | Command::Diff(_)
+        | Command::History { .. }
         | Command::AsLaw { .. }
         | Command::Report { .. }
         | Command::Serve(_) => false,

@@ -361,6 +361,26 @@ pub fn diff(args: &crate::DiffArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// `lawsuite history FILE…`: each trial whose verdict changed over the runs.
+pub fn history(
+    files: &[PathBuf],
+    format: crate::DiffFormat,
+    max_reports: usize,
+) -> anyhow::Result<ExitCode> {
+    let mut history = lawsuite::report::history::History::default();
+    for file in files {
+        // One file at a time: only ids and verdicts are kept.
+        history.push(&read_results(file, Accept::Complete, false)?);
+    }
+    let text = match format {
+        crate::DiffFormat::Human => history.human(max_reports),
+        crate::DiffFormat::Markdown => history.markdown(max_reports),
+        crate::DiffFormat::Json => format!("{}\n", serde_json::to_string_pretty(&history)?),
+    };
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The seeds of `ids` (trial ids), each generator and ground with its
 /// seeds listed: what `--rerun-failed` runs of the seeds.
 fn seed_sets_of(ids: &HashSet<String>) -> Vec<SeedSet> {
