@@ -345,3 +345,89 @@ fn a_peer_that_answers_otherwise_when_asked_again_is_flaky() {
         said(&env)
     );
 }
+
+/// `lawsuite fuzz --for`: a campaign against a peer whose globs lose their
+/// first path finds that group, keeps one shrunk regression for it, saves
+/// its state beside the regressions and exits 1; the next campaign resumes
+/// past the seeds asked and, finding nothing new, exits 0; a state file
+/// that is not one is refused, not replaced.
+#[test]
+fn a_campaign_groups_a_peers_divergences_and_resumes() {
+    if !has_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    registry(d, &[("mine", proxy("wrong"), "")]);
+    std::fs::write(d.join("lawsuite.toml"), "registry = \"peers.toml\"\n").unwrap();
+    let fuzz = || {
+        lawsuite(
+            d,
+            &[
+                "fuzz",
+                "--for",
+                "3s",
+                "--peer",
+                "mine",
+                "--generator",
+                "lawsuite",
+                "--ground",
+                "shared",
+                "--jobs",
+                "1",
+            ],
+        )
+    };
+    let first = fuzz();
+    let text = said(&first);
+    assert_eq!(first.status.code(), Some(1), "{text}");
+    assert!(text.contains("NEW   mine × glob × "), "{text}");
+    assert!(
+        text.contains("replay: ") && text.contains("--peer mine"),
+        "{text}"
+    );
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("lawsuite/fuzz-state.json")).unwrap())
+            .unwrap();
+    let next = state["next"]["lawsuite"].as_u64().unwrap();
+    assert!(next > 0, "{state}");
+    let kept: Vec<_> = std::fs::read_dir(d.join("lawsuite/regressions"))
+        .unwrap()
+        .collect();
+    let groups = state["groups"].as_array().unwrap();
+    assert!(!groups.is_empty() && kept.len() <= groups.len(), "{state}");
+    assert!(
+        groups.iter().all(|g| g["regression"].is_string()),
+        "{state}"
+    );
+
+    let second = fuzz();
+    let text = said(&second);
+    let again: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("lawsuite/fuzz-state.json")).unwrap())
+            .unwrap();
+    assert!(
+        again["next"]["lawsuite"].as_u64().unwrap() > next,
+        "{again}"
+    );
+    assert_eq!(again["campaigns"], 2);
+    if !text.contains("NEW  ") {
+        assert_eq!(second.status.code(), Some(0), "{text}");
+    }
+    assert!(text.contains("known mine × glob"), "{text}");
+
+    std::fs::write(d.join("lawsuite/fuzz-state.json"), "{}").unwrap();
+    let refused = fuzz();
+    assert_eq!(refused.status.code(), Some(2), "{}", said(&refused));
+    assert!(
+        said(&refused).contains("fuzz-state.json"),
+        "{}",
+        said(&refused)
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("lawsuite/fuzz-state.json")).unwrap(),
+        "{}"
+    );
+    let bad = lawsuite(d, &["fuzz", "--for", "0s"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

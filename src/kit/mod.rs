@@ -29,6 +29,7 @@
 //! is reproducible on its own terms (ChaCha8, integer draws, a documented
 //! draw order and a version bumped with it).
 
+pub mod campaign;
 pub mod case;
 pub mod compare;
 pub(crate) mod draws;

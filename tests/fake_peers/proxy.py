@@ -19,6 +19,10 @@ it and every response back, except where MODE says:
             request is sent on with `noIgnore` set): the Node peer of
             issue 27, for the shrinking and report tests
   honest    changes nothing (an external peer to stand beside the others)
+  rare      a bug the default seeds never meet: a grep with limit 1, a
+            maxCount, ignoreCase and afterContext of 2 or more counts one
+            file too many in filesSearched (lawsuite seeds 74, 106, 111, …
+            of 0..300 ask such a call; none of 0..64 does)
   every-second
             every second answer with a `total` or `filesSearched` (counted
             per process) has 1000 added to it; each wrong answer appends a
@@ -128,6 +132,12 @@ for line in sys.stdin:
         line = json.dumps(request) + "\n"
     response = forward(line)
     result = response.get("result")
+    if MODE == "rare" and method == "grep" and result is not None:
+        params = request["params"]
+        if (params.get("limit") == 1 and params.get("maxCount") is not None
+                and params.get("ignoreCase") and params.get("afterContext", 0) >= 2):
+            result["filesSearched"] += 1
+            response["result"] = result
     if MODE == "own-flow" and method == "initialize":
         result["capabilities"]["methods"] = ["flow/grep"]
         result["peer"]["name"] = "own-flow"

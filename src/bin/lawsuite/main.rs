@@ -86,6 +86,19 @@ enum Command {
     ///   lawsuite diff base.jsonl new.jsonl --format markdown >> "$GITHUB_STEP_SUMMARY"
     #[command(verbatim_doc_comment)]
     Diff(DiffArgs),
+    /// A time-bounded differential campaign over the seed space: seed after
+    /// seed of every generator and ground, every call through every peer,
+    /// divergent calls grouped by peer × method × where the answers differ;
+    /// each new group's first call is shrunk and kept as a regression file.
+    /// It resumes where the project's last campaign stopped (its state is
+    /// beside the regressions). A live line shows seeds, calls/s, groups and
+    /// the time since the last new group; the end, a table of the groups
+    /// with a replay line each. Exits 1 when it found a new group.
+    ///
+    /// Example:
+    ///   lawsuite fuzz --for 10m --peer mine
+    #[command(verbatim_doc_comment)]
+    Fuzz(FuzzArgs),
     /// Follow each trial over the results of successive runs (a peer's
     /// versions, oldest first): every trial whose verdict changed, with its
     /// verdict in each run; the others are counted.
@@ -342,6 +355,59 @@ struct MergeArgs {
     /// them; every problem is still printed as a warning.
     #[arg(long)]
     allow_incomplete: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct FuzzArgs {
+    /// How long to ask new seeds: `90s`, `10m`, `2h`, or seconds.
+    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
+    budget: std::time::Duration,
+    /// A peer to compare with the reference (repeatable); default: every
+    /// registered peer.
+    #[arg(long = "peer")]
+    peers: Vec<String>,
+    /// Seeds asked at once.
+    #[arg(long, default_value_t = default_jobs())]
+    jobs: usize,
+    /// Only this generator's seeds (default: both).
+    #[arg(long, value_enum)]
+    generator: Option<GeneratorArg>,
+    /// Only this ground of the lawsuite generator (default: both).
+    #[arg(long, value_enum)]
+    ground: Option<GroundArg>,
+    #[command(flatten)]
+    project: project_args::ProjectArgs,
+    /// The campaign's state file (default: fuzz-state.json beside the
+    /// project's regression directory).
+    #[arg(long, value_name = "FILE")]
+    state: Option<std::path::PathBuf>,
+}
+
+/// `90s`, `10m`, `2h`, `1.5h` or plain seconds, as a duration of at least
+/// a second.
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let scale = match unit {
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => {
+            return Err(format!(
+                "{text:?}: give a number with s, m or h (90s, 10m, 2h)"
+            ));
+        }
+    };
+    let secs: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?}: give a number with s, m or h (90s, 10m, 2h)"))?;
+    std::time::Duration::try_from_secs_f64(secs * scale)
+        .ok()
+        .filter(|d| d.as_secs() >= 1)
+        .ok_or_else(|| format!("{text:?}: give at least one second"))
 }
 
 #[derive(Debug, clap::Args)]
@@ -698,6 +764,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Docs { name, write } => init::docs(name.as_deref(), write.as_deref()),
         Command::Merge(args) => run::merge(&args),
         Command::Diff(args) => run::diff(&args),
+        Command::Fuzz(args) => run::fuzz(&args),
         Command::History {
             files,
             format,
@@ -755,6 +822,7 @@ fn starts_peers_or_trees(command: &Command) -> bool {
         | Command::Differ(_)
         | Command::Shrink(_)
         | Command::Record { .. }
+        | Command::Fuzz(_)
         | Command::Peers(_)
         | Command::Call { .. } => true,
         Command::Check { .. }
