@@ -157,30 +157,113 @@ impl std::error::Error for RegistryError {}
 /// The names of the built-in peers.
 pub const BUILTINS: [&str; 5] = ["portable", "ripgrep", "ripgrep-walk", "model", "noop"];
 
+/// A built-in peer, named as a registry's `builtin = "…"` names it. A
+/// name that is none of them is an error when it is read (a misspelled
+/// `builtin` used to become a peer that "cannot run here", skipped, and
+/// the run was green).
+///
+/// ```
+/// use lawsuite::registry::Builtin;
+/// assert_eq!("ripgrep-walk".parse::<Builtin>(), Ok(Builtin::RipgrepWalk));
+/// let err = "portabel".parse::<Builtin>().unwrap_err();
+/// assert!(err.to_string().contains("portable, ripgrep, ripgrep-walk, model, noop"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// The in-process reference.
+    Portable,
+    /// `rg` for the search, lawsuite's walk.
+    Ripgrep,
+    /// `rg` for the search and the walk.
+    RipgrepWalk,
+    /// The spec-literal second opinion.
+    Model,
+    /// A peer that answers nothing (for tests of the harness).
+    Noop,
+}
+
+impl Builtin {
+    /// Every built-in, in [`BUILTINS`] order.
+    pub const ALL: [Builtin; 5] = [
+        Builtin::Portable,
+        Builtin::Ripgrep,
+        Builtin::RipgrepWalk,
+        Builtin::Model,
+        Builtin::Noop,
+    ];
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::Portable => "portable",
+            Builtin::Ripgrep => "ripgrep",
+            Builtin::RipgrepWalk => "ripgrep-walk",
+            Builtin::Model => "model",
+            Builtin::Noop => "noop",
+        }
+    }
+}
+
+/// A name that is not a built-in peer's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownBuiltin(pub String);
+
+impl fmt::Display for UnknownBuiltin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:?} is not a built-in peer; the built-in peers are {}",
+            self.0,
+            BUILTINS.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownBuiltin {}
+
+impl std::str::FromStr for Builtin {
+    type Err = UnknownBuiltin;
+
+    fn from_str(name: &str) -> Result<Builtin, UnknownBuiltin> {
+        Builtin::ALL
+            .into_iter()
+            .find(|b| b.name() == name)
+            .ok_or_else(|| UnknownBuiltin(name.to_string()))
+    }
+}
+
+impl fmt::Display for Builtin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// The built-in peers by name, or why the name is not one.
 pub fn builtin(name: &str) -> Result<Arc<dyn Search>, String> {
-    match name {
-        "portable" => Ok(Arc::new(Portable::default())),
-        "model" => Ok(Arc::new(crate::model::Model)),
-        "noop" => Ok(Arc::new(Noop)),
-        "ripgrep" => {
+    let builtin: Builtin = name.parse().map_err(|e: UnknownBuiltin| e.to_string())?;
+    start(builtin)
+}
+
+/// A built-in peer, or why it cannot run here (no `rg`).
+pub fn start(builtin: Builtin) -> Result<Arc<dyn Search>, String> {
+    match builtin {
+        Builtin::Portable => Ok(Arc::new(Portable::default())),
+        Builtin::Model => Ok(Arc::new(crate::model::Model)),
+        Builtin::Noop => Ok(Arc::new(Noop)),
+        Builtin::Ripgrep => {
             let rg = Ripgrep::default();
             match rg.availability() {
                 Ok(_) => Ok(Arc::new(rg)),
                 Err(why) => Err(format!("the ripgrep peer cannot run: {why}")),
             }
         }
-        "ripgrep-walk" => {
+        Builtin::RipgrepWalk => {
             let rg = crate::ripgrep::RipgrepWalk::default();
             match rg.availability() {
                 Ok(_) => Ok(Arc::new(rg)),
                 Err(why) => Err(format!("the ripgrep-walk peer cannot run: {why}")),
             }
         }
-        other => Err(format!(
-            "{other:?} is not a built-in peer; the built-in peers are {}",
-            BUILTINS.join(", ")
-        )),
     }
 }
 
@@ -298,6 +381,12 @@ impl Registry {
                             "peer {:?} is built in; `cwd`, `env`, `timeout_ms` and `handshake_timeout_ms` are only for external peers (`command`)",
                             entry.name
                         ),
+                    });
+                }
+                (Some(b), None) if b.parse::<Builtin>().is_err() => {
+                    return Err(RegistryError::Invalid {
+                        path: path.into(),
+                        message: format!("peer {:?}: {}", entry.name, UnknownBuiltin(b.clone())),
                     });
                 }
                 (Some(_), None) if !wanted => continue,

@@ -329,6 +329,13 @@ impl Suite {
     /// built-ins alone: a peer added with [`Suite::peer`] is judged on
     /// every answer, whatever it calls itself.
     pub fn builtin_peer(mut self, name: &str, builtin: &str) -> Suite {
+        // A name that is no built-in is a mistake in the suite, not a peer
+        // that cannot run here: the suite's setup fails, naming them.
+        if let Err(unknown) = builtin.parse::<crate::registry::Builtin>() {
+            self.setup_errors
+                .push(format!("Suite::builtin_peer({name:?}, …): {unknown}"));
+            return self;
+        }
         match crate::conformance::peers::builtin_subject(name, builtin) {
             Ok(subject) => self.peers.push(subject),
             Err(unavailable) => self.unavailable.push(unavailable),
@@ -849,23 +856,27 @@ mod tests {
             .without_laws()
             .smthrs_seeds([])
             .lawsuite_seeds([]);
+        // A misspelled built-in fails the setup, naming the built-ins; it
+        // used to be a skipped trial, and the suite passed.
+        let problems = suite.engine().unwrap_err();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("\"no-such-builtin\" is not a built-in peer")
+                    && p.contains("portable, ripgrep, ripgrep-walk, model, noop")),
+            "{problems:?}"
+        );
+        let suite = Suite::new()
+            .reference("portable", crate::portable::Portable::default())
+            .builtin_peer("one", "portable")
+            .without_laws()
+            .smthrs_seeds([])
+            .lawsuite_seeds([]);
         let engine = suite.engine().unwrap();
         let one = &engine.peers()[1];
         assert_eq!(
             (one.name.as_str(), one.builtin.as_deref()),
             ("one", Some("portable"))
-        );
-        let trials = engine.trials();
-        let unavailable = trials
-            .iter()
-            .find(|t| t.id.contains("mine"))
-            .expect("a trial says why mine does not run");
-        assert!(
-            unavailable
-                .skip
-                .as_deref()
-                .is_some_and(|why| why.contains("not a built-in peer")),
-            "{unavailable:?}"
         );
     }
 }

@@ -190,6 +190,36 @@ fn a_crashed_peers_reason_is_kept_first_and_last() {
     assert!(report.contains(" bytes elided …"), "{report}");
 }
 
+/// A misspelled `builtin` is an error naming the built-ins, in every
+/// command that reads the registry: it used to be a peer that "cannot run
+/// here", skipped, and `run` was green.
+#[test]
+fn a_misspelled_builtin_is_an_error_naming_the_builtins() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("lawsuite.toml"),
+        "reference = \"portable\"\n\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n\n[[peer]]\nname = \"typo\"\nbuiltin = \"portabel\"\n",
+    )
+    .unwrap();
+    for args in [
+        &["peers"][..],
+        &["run", "--no-seeds", "--law", "glob::matching"],
+    ] {
+        let out = lawsuite(dir.path(), args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        let said = text(&out.stderr);
+        assert!(
+            said.contains("peer \"typo\": \"portabel\" is not a built-in peer; the built-in peers are portable, ripgrep, ripgrep-walk, model, noop"),
+            "{args:?}: {said}"
+        );
+    }
+}
+
 /// `lawsuite peers` fails when a registered peer cannot run, and says
 /// which and why.
 #[test]
@@ -197,7 +227,7 @@ fn peers_fails_for_an_unavailable_peer() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("lawsuite.toml"),
-        "reference = \"portable\"\n\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n\n[[peer]]\nname = \"typo\"\nbuiltin = \"portabel\"\n",
+        "reference = \"portable\"\n\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n\n[[peer]]\nname = \"typo\"\ncommand = [\"no-such-program-of-lawsuite\"]\n",
     )
     .unwrap();
     let out = lawsuite(dir.path(), &["peers"]);

@@ -43,9 +43,11 @@ pub struct Law {
     /// The expected answer, when the call succeeds.
     #[serde(default)]
     pub expect: Option<toml::Table>,
-    /// The expected failure code, when it fails.
+    /// The expected failure code, when it fails: one of search-contract
+    /// §17's codes, checked when the law is loaded (a misspelled code is a
+    /// load error naming the file, not a law every peer fails).
     #[serde(default)]
-    pub expect_error: Option<String>,
+    pub expect_error: Option<crate::contract::ErrorCode>,
     /// The expected failure message (optional; codes are what peers must
     /// agree on, but a law may pin the contract's exact text).
     #[serde(default)]

@@ -219,6 +219,10 @@ pub(super) fn check(law: &Law) -> Result<(), String> {
     if matches!(law.method, Method::FlowRead | Method::FlowLs) && !law.input.contains_key("path") {
         return Err(format!("{} needs `input.path`", law.method));
     }
+    // The input read as its method's call now, on a stand-in tree path:
+    // an input of the wrong shape is a load error naming the law, not a
+    // broken trial on every peer.
+    super::run::law_call(law, "/law-tree")?;
     if let Some(table) = &law.expect {
         if let Some(key) = law.expect_lengths.keys().find(|k| table.contains_key(*k)) {
             return Err(format!(

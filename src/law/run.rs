@@ -46,7 +46,7 @@ pub struct LawFailure {
 
 /// The call a law makes, with its tree at `real` (the law's relative
 /// `root`, `path` or `cwd` turned into `real/<it>`).
-fn law_call(l: &Law, real: &str) -> Result<Call, String> {
+pub(super) fn law_call(l: &Law, real: &str) -> Result<Call, String> {
     let mut input = table_to_json(&l.input)?;
     // A long pattern or glob is spelled as a piece, as long texts are.
     expand_pieces(&mut input)?;

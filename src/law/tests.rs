@@ -69,7 +69,7 @@ mod unit {
                 input: toml::Table::new(),
                 tree: BTreeMap::new(),
                 expect: None,
-                expect_error: Some("not_found".into()),
+                expect_error: Some(crate::contract::ErrorCode::NotFound),
                 expect_message: None,
                 expect_lengths: BTreeMap::new(),
             },
@@ -121,7 +121,7 @@ mod load {
         .unwrap();
         std::fs::write(
             dir.path().join("grep/unknown.toml"),
-            "[[law]]\nname = \"c\"\nspec = \"search-contract §13\"\nmethod = \"flow/grep\"\ninput = {}\nexpect_error = \"x\"\nsurprise = 1\n",
+            "[[law]]\nname = \"c\"\nspec = \"search-contract §13\"\nmethod = \"flow/grep\"\ninput = {}\nexpect_error = \"not_found\"\nsurprise = 1\n",
         )
         .unwrap();
         std::fs::write(
@@ -227,4 +227,41 @@ mod judged {
             "{failure:?}"
         );
     }
+}
+
+/// A misspelled `expect_error` is a load error naming the file, the law's
+/// line and the codes there are: it used to load, and the law failed on
+/// every peer.
+#[test]
+fn a_misspelled_error_code_is_a_load_error() {
+    let text = "[[law]]\nname = \"x\"\nspec = \"search-contract §1\"\nmethod = \"glob\"\ninput = { pattern = \"*\", root = \"missing\" }\nexpect_error = \"not_fuond\"\n";
+    let (laws, problems) = super::load_text("glob/typo.toml", text);
+    assert!(laws.is_empty());
+    let said = problems
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        said.contains("typo.toml") && said.contains("not_fuond") && said.contains("not_found"),
+        "{said}"
+    );
+}
+
+/// An input that is not its method's call is a load error naming the law.
+#[test]
+fn an_input_of_the_wrong_shape_is_a_load_error() {
+    let text = "[[law]]\nname = \"x\"\nspec = \"search-contract §1\"\nmethod = \"glob\"\ninput = { pattern = 7 }\nexpect_error = \"invalid_input\"\n";
+    let (laws, problems) = super::load_text("glob/shape.toml", text);
+    assert!(laws.is_empty());
+    let said = problems
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        said.contains("shape.toml") && said.contains("law \"x\""),
+        "{said}"
+    );
+    assert!(said.contains("not valid for glob"), "{said}");
 }
