@@ -310,3 +310,51 @@ fn a_duration_too_long_to_hold_is_refused_by_the_variables_name() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// Every command that runs a peer refuses a `LAWSUITE_*` variable set to a
+/// value it cannot take, naming it, before it starts anything:
+/// `LAWSUITE_RG_TIMEOUT_MS=abc lawsuite call --peer ripgrep …` ran with
+/// the default.
+#[test]
+fn every_command_that_runs_a_peer_refuses_a_bad_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let commands: [&[&str]; 9] = [
+        &["run", "--no-seeds"],
+        &["bench", "--peer", "portable", "--rounds", "1"],
+        &["differ", ".", "--calls", "1"],
+        &["shrink", "--seed", "0", "--call", "0", "--peer", "ripgrep"],
+        &["record", "--seed", "0", "--call", "0", "--peer", "ripgrep"],
+        &["fuzz", "--for", "1s"],
+        &["peers"],
+        &[
+            "call",
+            "--peer",
+            "ripgrep",
+            "glob",
+            "{\"pattern\":\"*\",\"root\":\".\"}",
+        ],
+        &["serve", "--peer", "ripgrep"],
+    ];
+    for args in commands {
+        for (variable, value) in [("LAWSUITE_RG_TIMEOUT_MS", "abc"), ("LAWSUITE_REPEAT", "0")] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+                .args(args)
+                .current_dir(dir.path())
+                .env(variable, value)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{args:?} with {variable}={value}: {}",
+                text(&out.stderr)
+            );
+            assert!(
+                text(&out.stderr).contains(&format!("{variable}=\"{value}\" is not")),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
+        }
+    }
+}

@@ -708,7 +708,25 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     // Before anything is started: an interrupt then ends the command's
     // peers and removes its temporary trees (the default action orphaned
     // the one and left the other).
-    if starts_peers_or_trees(&cli.command) {
+    let runs_peers = starts_peers_or_trees(&cli.command);
+    if runs_peers || matches!(cli.command, Command::Serve(_)) {
+        // Every command that runs a peer reads the environment once, here:
+        // a variable set to a value it cannot take is an error naming it,
+        // never a silent default (`LAWSUITE_RG_TIMEOUT_MS=abc lawsuite call
+        // --peer ripgrep` ran with the default).
+        let problems = lawsuite::environment::problems();
+        if !problems.is_empty() {
+            anyhow::bail!(
+                "{}",
+                problems
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+        }
+    }
+    if runs_peers {
         interrupt::listen();
     }
     match cli.command {
