@@ -10,7 +10,9 @@
 //! the spec leaves open and lawsuite pins.
 //!
 //! Tests run as root in CI containers, where `chmod 000` denies nothing; the
-//! permission cases detect that and skip with a message.
+//! permission cases then ask the `lawsuite` binary as the unprivileged
+//! user `nobody` (`setpriv`), so they are checked there too, never passed
+//! unchecked.
 
 use lawsuite::peer::Search;
 use std::fs;
@@ -109,6 +111,48 @@ fn permissions_are_bypassed(dir: &Path) -> bool {
     let _ = fs::set_permissions(&probe, fs::Permissions::from_mode(0o644));
     let _ = fs::remove_file(&probe);
     bypassed
+}
+
+/// The failure of `method` (`flow/read` or `flow/ls`) on `path`, asked
+/// from `dir`, as `(code, message, path)`: directly, or, where this process
+/// reads what `chmod 000` protects (root, as in CI), through the `lawsuite`
+/// binary run as the unprivileged user `nobody`.
+fn denied(dir: &Path, method: &str, path: &str) -> (String, String, Option<String>) {
+    if !permissions_are_bypassed(dir) {
+        let err = match method {
+            "flow/read" => read_in(dir, &ReadRequest::new(path)).map(|_| ()),
+            _ => ls_in(dir, &LsRequest::new(path)).map(|_| ()),
+        }
+        .expect_err("expected a failure");
+        return (
+            serde_json::to_value(err.code)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string(),
+            err.message,
+            err.path,
+        );
+    }
+    // `nobody` must reach the tree: the temporary directory is 0700.
+    chmod(dir, 0o755);
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_lawsuite"))
+        .args(["call", method, &format!("{{\"path\":{path:?}}}")])
+        .current_dir(dir)
+        .output()
+        .expect(
+            "setpriv (util-linux) runs the permission checks as nobody when the tests run as root",
+        );
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let text = |key: &str| answer[key].as_str().map(str::to_string);
+    (
+        text("code").unwrap_or_default(),
+        text("message").unwrap_or_default(),
+        text("path"),
+    )
 }
 
 fn chmod(path: &Path, mode: u32) {
@@ -414,19 +458,17 @@ fn kit_7_3_14_directory_and_fifo_are_never_opened() {
 #[test]
 fn kit_7_3_15_stat_denied_is_permission_denied_without_hint() {
     let dir = tree();
-    if permissions_are_bypassed(dir.path()) {
-        eprintln!("SKIP kit_7_3_15: running as root, chmod 000 does not deny stat");
-        return;
-    }
     put(dir.path(), "locked/secret", "x");
     chmod(&dir.path().join("locked"), 0o000);
-    let result = read_in(dir.path(), &ReadRequest::new("locked/secret"));
+    let result = denied(dir.path(), "flow/read", "locked/secret");
     chmod(&dir.path().join("locked"), 0o755);
-    expect_err(
+    assert_eq!(
         result,
-        ErrorCode::PermissionDenied,
-        "Permission denied: locked/secret",
-        Some("locked/secret"),
+        (
+            "permission_denied".into(),
+            "Permission denied: locked/secret".into(),
+            Some("locked/secret".into())
+        )
     );
 }
 
@@ -709,21 +751,17 @@ fn spec_1_3_symlink_to_a_file_is_read() {
 #[test]
 fn open_read_with_unreadable_file_is_permission_denied() {
     let dir = tree();
-    if permissions_are_bypassed(dir.path()) {
-        eprintln!(
-            "SKIP open_read_with_unreadable_file: running as root, chmod 000 does not deny reads"
-        );
-        return;
-    }
     let file = put(dir.path(), "secret", "x");
     chmod(&file, 0o000);
-    let result = read_in(dir.path(), &ReadRequest::new("secret"));
+    let result = denied(dir.path(), "flow/read", "secret");
     chmod(&file, 0o644);
-    expect_err(
+    assert_eq!(
         result,
-        ErrorCode::PermissionDenied,
-        "Permission denied: secret",
-        Some("secret"),
+        (
+            "permission_denied".into(),
+            "Permission denied: secret".into(),
+            Some("secret".into())
+        )
     );
 }
 
@@ -1043,21 +1081,17 @@ fn spec_2_3_dot_dot_and_zero_fields() {
 #[test]
 fn spec_2_4_root_listing_denied() {
     let dir = tree();
-    if permissions_are_bypassed(dir.path()) {
-        eprintln!(
-            "SKIP spec_2_4_root_listing_denied: running as root, chmod 000 does not deny listing"
-        );
-        return;
-    }
     mkdir(dir.path(), "search");
     chmod(&dir.path().join("search"), 0o000);
-    let result = ls_in(dir.path(), &LsRequest::new("search"));
+    let result = denied(dir.path(), "flow/ls", "search");
     chmod(&dir.path().join("search"), 0o755);
-    expect_err(
+    assert_eq!(
         result,
-        ErrorCode::PermissionDenied,
-        "Permission denied: search",
-        Some("search"),
+        (
+            "permission_denied".into(),
+            "Permission denied: search".into(),
+            Some("search".into())
+        )
     );
 }
 

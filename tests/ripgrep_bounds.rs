@@ -126,3 +126,53 @@ fn a_sparse_file_is_binary_at_once_in_bounded_memory() {
         assert_eq!(answer, refused, "{peer}");
     }
 }
+
+/// `LAWSUITE_RG_TIMEOUT_MS` is one `rg`'s deadline, through the binary's
+/// door: at 1 ms a search of a 40 MB file is stopped, and the answer
+/// (`provider_unavailable`, as native-peer §1 words a timeout) names the
+/// deadline and the variable; unset, the same search answers.
+#[cfg(unix)]
+#[test]
+fn rg_past_its_deadline_is_a_timeout_naming_it() {
+    if !have_rg("deadline") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // 40 MB of hay and one needle at the end: rg needs more than 1 ms.
+    let text = "hay\n".repeat(10_000_000) + "needle\n";
+    std::fs::write(dir.path().join("a.txt"), text).unwrap();
+    let input = serde_json::json!({
+        "pattern": "needle", "root": dir.path(), "fixedStrings": false, "ignoreCase": false,
+        "smartCase": false, "globs": [], "beforeContext": 0, "afterContext": 0,
+        "filesWithMatches": false, "hidden": false, "noIgnore": false, "symbols": false,
+        "limit": 1
+    });
+    let call = |timeout: Option<&str>| {
+        let mut command = Command::new(LAWSUITE);
+        command
+            .args(["call", "--peer", "ripgrep", "grep", &input.to_string()])
+            .current_dir(dir.path())
+            .env_remove("LAWSUITE_RG_TIMEOUT_MS");
+        if let Some(ms) = timeout {
+            command.env("LAWSUITE_RG_TIMEOUT_MS", ms);
+        }
+        command.output().unwrap()
+    };
+    let out = call(Some("1"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("\"code\": \"provider_unavailable\""),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("rg was still running at the call's deadline and was killed (LAWSUITE_RG_TIMEOUT_MS sets how long"),
+        "{stdout}"
+    );
+    let out = call(None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -39,10 +39,12 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// (A value it cannot take is refused by the run's configuration,
 /// [`crate::environment::problems`].)
 pub fn rg_timeout() -> Duration {
-    crate::environment::rg_timeout()
-        .ok()
-        .flatten()
-        .unwrap_or(DEFAULT_TIMEOUT)
+    timeout_or_default(crate::environment::rg_timeout().ok().flatten())
+}
+
+/// The timeout `LAWSUITE_RG_TIMEOUT_MS` read as `set`: it, or the default.
+fn timeout_or_default(set: Option<Duration>) -> Duration {
+    set.unwrap_or(DEFAULT_TIMEOUT)
 }
 
 /// The address-space bound of each `rg` when `LAWSUITE_RG_MEMORY_MB` does
@@ -195,7 +197,6 @@ fn run_once(
     batch: &[String],
     deadline: Instant,
 ) -> Result<Output, StdError> {
-    let started = Instant::now();
     let mut argv: Vec<OsString> = args.iter().map(OsString::from).collect();
     argv.extend(batch.iter().map(OsString::from));
     let mut child = bounded(program)
@@ -233,7 +234,7 @@ fn run_once(
                 // SIGKILL, so `wait` returns at once and reaps it.
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(timed_out(deadline, started));
+                return Err(timed_out());
             }
         }
         if matches!(stdout, Some(Err(_))) || matches!(stderr, Some(Err(_))) {
@@ -311,12 +312,14 @@ fn read_bounded<R: Read>(stream: R) -> Result<Vec<u8>, Overflow> {
 /// A call past its deadline: `provider_unavailable` and the spec's message
 /// (native-peer §1: "including a timeout"), followed by what happened, so
 /// a person reads a timeout as one and not as a missing `rg`.
-fn timed_out(deadline: Instant, started: Instant) -> StdError {
-    let ms = deadline.saturating_duration_since(started).as_millis();
+fn timed_out() -> StdError {
+    // The deadline is the whole call's (its walk and every batch), so the
+    // time this one `rg` ran says nothing: it once read "after 0 ms".
     StdError::new(
         ErrorCode::ProviderUnavailable,
         format!(
-            "{CANNOT_START}: rg was still running after {ms} ms, its deadline, and was killed (LAWSUITE_RG_TIMEOUT_MS sets another)"
+            "{CANNOT_START}: rg was still running at the call's deadline and was killed (LAWSUITE_RG_TIMEOUT_MS sets how long a call may take, {} ms by default)",
+            DEFAULT_TIMEOUT.as_millis()
         ),
     )
 }
@@ -426,7 +429,8 @@ mod tests {
         assert_eq!(err.code, ErrorCode::ProviderUnavailable);
         // The spec's message first, then the timeout said as one.
         assert!(
-            err.message.starts_with(CANNOT_START) && err.message.contains("still running after"),
+            err.message.starts_with(CANNOT_START)
+                && err.message.contains("still running at the call's deadline"),
             "{}",
             err.message
         );
@@ -445,10 +449,13 @@ mod tests {
 
     #[test]
     fn timeout_comes_from_the_environment_or_defaults_to_a_minute() {
-        // Only the default is checked: tests share the process environment.
-        if std::env::var_os("LAWSUITE_RG_TIMEOUT_MS").is_none() {
-            assert_eq!(rg_timeout(), Duration::from_secs(60));
-        }
+        // The rule on values, not the process environment (tests share
+        // it); tests/ripgrep_bounds.rs sets the variable on a real rg.
+        assert_eq!(timeout_or_default(None), Duration::from_secs(60));
+        assert_eq!(
+            timeout_or_default(Some(Duration::from_millis(5))),
+            Duration::from_millis(5)
+        );
     }
 
     #[test]
