@@ -1,5 +1,7 @@
-//! The peer registry: `peers/peers.toml` names the peers that `cargo test`
-//! and the CLI run, and which one is the reference.
+//! The peer registry: a peers file (`registry = "peers.toml"`, this
+//! checkout's `peers/peers.toml`) or a project file's `[[peer]]` tables
+//! name the peers that `cargo test` and the CLI run, and which one is the
+//! reference.
 //!
 //! ```toml
 //! reference = "portable"

@@ -168,8 +168,8 @@ pub struct Divergence {
     pub ground: Ground,
     /// The seed of the plan.
     pub seed: u64,
-    /// The call's index in the plan (grep calls first, then glob, read and
-    /// ls calls).
+    /// The call's index in the plan ([`calls`] order: grep, glob, read, ls,
+    /// then the flow calls).
     pub call_index: usize,
     /// The call, with the plan's symbolic root.
     pub call: Call,
@@ -182,17 +182,6 @@ pub struct Divergence {
 }
 
 impl Divergence {
-    /// Does any peer differ in a way nothing explains?
-    pub fn is_unexplained(&self) -> bool {
-        let Some(reference) = self.reference_answer() else {
-            return false;
-        };
-        self.answers
-            .iter()
-            .skip(1)
-            .any(|a| &a.answer != reference && a.explained.is_none())
-    }
-
     /// The reference answer.
     pub fn reference_answer(&self) -> Option<&Value> {
         self.answers.first().map(|a| &a.answer)

@@ -222,7 +222,8 @@ impl GeneratedFile {
 /// A reproducible plan (§1): the tree to build and the normalised peer
 /// inputs to run over it, grep calls first (§2.3 "all grep calls are
 /// generated before any glob call"), then the file-flow calls of
-/// `read-ls-flows.md` (`read`, then `ls`).
+/// `read-ls-flows.md` (`read`, then `ls`), then the flow-level calls
+/// (`flow/grep`, `flow/glob`, `flow/bash`).
 ///
 /// Key order in JSON is `generator, version, seed, root, files, grep, glob,
 /// read?, ls?`. `read` and `ls` are omitted when empty, so a `smthrs` plan
@@ -272,7 +273,8 @@ impl Plan {
     }
 
     /// The same plan with only call `index` (in [`crate::kit::compare::calls`]
-    /// order: grep, glob, read, ls); an index past the end keeps none.
+    /// order: grep, glob, read, ls, then the flow calls); an index past the
+    /// end keeps none.
     ///
     /// ```
     /// use lawsuite::kit::lawsuite::{plan, GeneratorOptions};

@@ -102,7 +102,8 @@ impl fmt::Debug for ExternalPeer {
 }
 
 // Starting, failing, restarting and ending the process (`shutdown`
-// included) are the other `impl ExternalPeer`, in `process.rs`.
+// included) are the second `impl ExternalPeer`, further down this file;
+// the process itself (spawning, framing its lines) is `process.rs`.
 impl ExternalPeer {
     /// A peer for `config`. Fails only when the command is empty or the
     /// I/O runtime cannot be built.

@@ -473,8 +473,8 @@ struct RunArgs {
     /// LAWSUITE_GROUND).
     #[arg(long, value_enum)]
     ground: Option<GroundArg>,
-    /// Only this call of each plan (its index: grep calls, then glob, read
-    /// and ls calls); laws and regressions are not run.
+    /// Only this call of each plan (its index: grep calls, then glob, read,
+    /// ls and flow calls); laws and regressions are not run.
     #[arg(long)]
     call: Option<usize>,
     /// Threads running trials at once.

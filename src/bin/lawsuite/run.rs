@@ -1050,7 +1050,7 @@ pub fn shrink_case(args: &CaseArgs, keep: Option<Keep>) -> anyhow::Result<ExitCo
     let plan = generate(generator, args.seed, PLAN_ROOT, ground).map_err(|e| anyhow!(e))?;
     let call = calls(&plan).into_iter().nth(args.call).ok_or_else(|| {
         anyhow!(
-            "seed {} has no call {} (it has {}: grep calls, then glob, read and ls calls)",
+            "seed {} has no call {} (it has {}: grep calls, then glob, read, ls and flow calls)",
             args.seed,
             args.call,
             plan.call_count()
