@@ -237,7 +237,8 @@ fn update_expectations_rewrites_the_lists_and_keeps_the_exit_status() {
     std::fs::create_dir_all(&expected).unwrap();
     let listed = expected.join("known.toml");
     // A law that passes, listed as an expected failure: an unexpected pass.
-    std::fs::write(&listed, "[mine]\n\"mine::star-0\" = \"thought broken\"\n").unwrap();
+    let kept = "# Reviewed by hand: keep this note.\n[mine]\n# A second note, above the stale entry.\n\"mine::star-0\" = \"thought broken\"\n\"mine::never-run\" = \"stays\"   # an inline note\n";
+    std::fs::write(&listed, kept).unwrap();
     let plain = lawsuite(d, &["run", "--no-seeds"]);
     assert_eq!(plain.status.code(), Some(1), "{}", stderr(&plain));
     let out = lawsuite(d, &["run", "--no-seeds", "--update-expectations"]);
@@ -250,8 +251,29 @@ fn update_expectations_rewrites_the_lists_and_keeps_the_exit_status() {
     // The entry is gone, so the next run passes.
     let text = std::fs::read_to_string(&listed).unwrap();
     assert!(!text.contains("star-0"), "{text}");
+    // The user's comments and the other entries are kept as written.
+    for part in [
+        "# Reviewed by hand: keep this note.\n[mine]\n",
+        "\"mine::never-run\" = \"stays\"   # an inline note\n",
+    ] {
+        assert!(text.contains(part), "{part:?} lost: {text}");
+    }
+    std::fs::write(&listed, "").unwrap();
     let after = lawsuite(d, &["run", "--no-seeds"]);
     assert_eq!(after.status.code(), Some(0), "{}", stderr(&after));
+
+    // A recorded.toml lawsuite cannot read is the user's: refused, never
+    // replaced (it used to be, silently, with the new entries alone).
+    std::fs::write(&listed, "[mine]\n\"mine::star-0\" = \"thought broken\"\n").unwrap();
+    let recorded = expected.join("recorded.toml");
+    std::fs::write(&recorded, "this is [not toml\n").unwrap();
+    let out = lawsuite(d, &["run", "--no-seeds", "--update-expectations"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("recorded.toml"), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&recorded).unwrap(),
+        "this is [not toml\n"
+    );
 }
 
 /// A shard no trial hashes to is a complete, empty results file, so the

@@ -612,20 +612,7 @@ fn write_results(file: &Path, results: &Results) -> anyhow::Result<()> {
         0,
         true,
     );
-    let dir = file
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, file).with_context(|| {
-        let _ = std::fs::remove_file(&temporary);
-        format!("replacing {}", file.display())
-    })
+    write_whole(file, &text)
 }
 
 /// What `--baseline` adds to a run's report: what fails that did not, and
@@ -1202,12 +1189,7 @@ fn write_draft(dir: &Path, draft: &lawsuite::law::draft::Draft) -> anyhow::Resul
         text.push_str(if text.ends_with('\n') { "\n" } else { "\n\n" });
     }
     text.push_str(&draft.text);
-    let temporary = area.join(format!(".found.toml.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, &path).with_context(|| {
-        let _ = std::fs::remove_file(&temporary);
-        format!("replacing {}", path.display())
-    })?;
+    write_whole(&path, &text)?;
     Ok(path)
 }
 
@@ -1256,8 +1238,6 @@ pub fn as_law(file: &Path, project: &ProjectArgs, dir: Option<&Path>) -> anyhow:
     Ok(ExitCode::SUCCESS)
 }
 
-type PeerTable = std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
-
 /// `--update-expectations`: in the project's expected-failures directory,
 /// drop entries that now pass and list new law failures in
 /// `recorded.toml`, with a reason to be replaced by the real cause.
@@ -1277,40 +1257,93 @@ fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<Strin
             _ => {}
         }
     }
+    let recorded_path = dir.join("recorded.toml");
+    // Read before anything is written. A recorded.toml that is there but
+    // cannot be read is the user's, never replaced: it used to be,
+    // silently, with the new entries alone.
+    let mut recorded = match std::fs::symlink_metadata(&recorded_path) {
+        Ok(_) => edited(&recorded_path)?,
+        Err(_) => toml_edit::DocumentMut::new(),
+    };
+    // Each file is edited in place, as the user wrote it: the entries that
+    // now pass go, every comment and the layout of the rest stay.
     let mut removed = 0;
     for file in lawsuite::conformance::expect::toml_files(dir) {
-        let text = lawsuite::regular_file::read_to_string(&file)
-            .with_context(|| format!("reading {}", file.display()))?;
-        let mut table: PeerTable =
-            toml::from_str(&text).with_context(|| format!("parsing {}", file.display()))?;
-        let before: usize = table.values().map(|t| t.len()).sum();
-        for (peer, laws) in table.iter_mut() {
-            laws.retain(|law, _| !stale.contains(&(peer.clone(), law.clone())));
+        let mut doc = edited(&file)?;
+        let mut gone = 0;
+        for (peer, laws) in doc.iter_mut() {
+            let Some(laws) = laws.as_table_like_mut() else {
+                continue;
+            };
+            let listed: Vec<String> = laws.iter().map(|(law, _)| law.to_string()).collect();
+            for law in listed {
+                if stale.contains(&(peer.to_string(), law.clone())) {
+                    laws.remove(&law);
+                    gone += 1;
+                }
+            }
         }
-        let after: usize = table.values().map(|t| t.len()).sum();
-        if after != before {
-            removed += before - after;
-            std::fs::write(&file, toml::to_string(&table)?)?;
+        if gone > 0 {
+            removed += gone;
+            write_whole(&file, &doc.to_string())?;
         }
     }
-    let recorded_path = dir.join("recorded.toml");
-    let mut recorded: PeerTable = lawsuite::regular_file::read_to_string(&recorded_path)
-        .ok()
-        .and_then(|t| toml::from_str(&t).ok())
-        .unwrap_or_default();
     let added = new.len();
     for (peer, law) in new {
-        recorded.entry(peer).or_default().insert(
-            law,
-            "recorded by `lawsuite run --update-expectations`; replace with the cause".into(),
+        let table = recorded
+            .entry(&peer)
+            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
+        let Some(table) = table.as_table_like_mut() else {
+            bail!(
+                "{}: `{peer}` is not a table of law ids; fix it by hand, then run again",
+                recorded_path.display()
+            );
+        };
+        table.insert(
+            &law,
+            toml_edit::value(
+                "recorded by `lawsuite run --update-expectations`; replace with the cause",
+            ),
         );
     }
     if added > 0 {
-        std::fs::create_dir_all(dir)?;
-        std::fs::write(&recorded_path, toml::to_string(&recorded)?)?;
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        write_whole(&recorded_path, &recorded.to_string())?;
     }
     Ok(format!(
         "{removed} entries that now pass removed, {added} new failures listed in {}",
         recorded_path.display()
     ))
+}
+
+/// An expected-failure file as an editable document (comments and layout
+/// kept), or an error naming it.
+fn edited(file: &Path) -> anyhow::Result<toml_edit::DocumentMut> {
+    let text = lawsuite::regular_file::read_to_string(file).with_context(|| {
+        format!(
+            "reading {} (an expected-failure file lawsuite cannot read is left as it is)",
+            file.display()
+        )
+    })?;
+    text.parse().with_context(|| {
+        format!(
+            "parsing {} (left as it is; fix it, then run again)",
+            file.display()
+        )
+    })
+}
+
+/// Replace `file` with `text` whole: a new file renamed over the old one,
+/// so a run killed while writing leaves the old one.
+fn write_whole(file: &Path, text: &str) -> anyhow::Result<()> {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = file.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
+    std::fs::rename(&temporary, file).with_context(|| {
+        let _ = std::fs::remove_file(&temporary);
+        format!("replacing {}", file.display())
+    })
 }
