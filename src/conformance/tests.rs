@@ -137,12 +137,14 @@ fn an_expected_answer_is_shown_in_the_wire_order_beside_a_failure() {
 fn expectations_follow_the_registered_name_and_a_broken_law_never_satisfies_one() {
     let mut engine = engine_with(vec![Subject::new("mine", NoGlob)]);
     let broken = law(
-        "[[law]]\nname = \"bad-input\"\nspec = \"search-contract §8\"\nmethod = \"flow/glob\"\ninput = { pattern = 3 }\nexpect_error = \"invalid_pattern\"\n",
+        // A tree that cannot be written (`a` is a file and a directory):
+        // the law loads, and its trials are broken.
+        "[[law]]\nname = \"unwritable-tree\"\nspec = \"search-contract §8\"\nmethod = \"flow/glob\"\ninput = { pattern = \"*\" }\ntree.\"a\" = \"\"\ntree.\"a/b\" = \"\"\nexpect_error = \"invalid_pattern\"\n",
     );
     engine.add_laws(vec![law(GLOB_LAW), broken], vec![]);
     let mut e = Expectations::default();
     e.add("mine", "x::finds-a", "globs are not done", "test");
-    e.add("mine", "x::bad-input", "whatever", "test");
+    e.add("mine", "x::unwritable-tree", "whatever", "test");
     e.add("portable", "x::finds-a", "stale", "test");
     engine.set_expectations(e);
     let table = verdicts(&engine);
@@ -151,8 +153,8 @@ fn expectations_follow_the_registered_name_and_a_broken_law_never_satisfies_one(
         [
             ("law::x::finds-a::portable".to_string(), "unexpected_pass"),
             ("law::x::finds-a::mine".to_string(), "expected_failure"),
-            ("law::x::bad-input::portable".to_string(), "broken"),
-            ("law::x::bad-input::mine".to_string(), "broken"),
+            ("law::x::unwritable-tree::portable".to_string(), "broken"),
+            ("law::x::unwritable-tree::mine".to_string(), "broken"),
         ]
     );
 }
