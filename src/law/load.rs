@@ -222,7 +222,7 @@ pub(super) fn check(law: &Law) -> Result<(), String> {
     // The input read as its method's call now, on a stand-in tree path:
     // an input of the wrong shape is a load error naming the law, not a
     // broken trial on every peer.
-    super::run::law_call(law, "/law-tree")?;
+    super::call::law_call(law, "/law-tree")?;
     if let Some(table) = &law.expect {
         if let Some(key) = law.expect_lengths.keys().find(|k| table.contains_key(*k)) {
             return Err(format!(
@@ -236,9 +236,18 @@ pub(super) fn check(law: &Law) -> Result<(), String> {
         inside(path).map_err(|e| format!("tree path {path:?} {e}"))?;
         if let Entry::Spec(spec) = entry {
             if let Some(target) = &spec.symlink {
-                if target.starts_with('/') {
+                // Read from the link's directory, a relative target must
+                // stay in the tree too: `../../etc/passwd` would have a
+                // peer read outside it.
+                let from = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+                let resolved = if from.is_empty() {
+                    target.clone()
+                } else {
+                    format!("{from}/{target}")
+                };
+                if target.starts_with('/') || inside(&resolved).is_err() {
                     return Err(format!(
-                        "symlink {path:?} points outside the tree ({target:?}); use a relative target"
+                        "symlink {path:?} points outside the tree ({target:?}); use a relative target inside it"
                     ));
                 }
             }

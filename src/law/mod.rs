@@ -30,6 +30,7 @@
 //! * Coverage, as above: [`uncovered_sections`] of the spec and of
 //!   [`READ_LS_SECTIONS`].
 
+mod call;
 mod coverage;
 pub mod draft;
 mod format;

@@ -6,12 +6,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::call::{law_call, table_to_json};
 use super::format::{Law, expand_pieces};
 use super::load::LoadedLaw;
 use super::tree::Tree;
 use crate::call::Call;
-use crate::contract::normalize::{glob_defaults, grep_defaults};
-use crate::contract::{GlobRequest, GrepRequest};
 use crate::kit::case::rebase;
 use crate::peer::{Method, Search};
 
@@ -43,61 +42,6 @@ pub struct LawFailure {
     /// message.
     pub problems: Vec<String>,
 }
-
-/// The call a law makes, with its tree at `real` (the law's relative
-/// `root`, `path` or `cwd` turned into `real/<it>`).
-pub(super) fn law_call(l: &Law, real: &str) -> Result<Call, String> {
-    let mut input = table_to_json(&l.input)?;
-    // A long pattern or glob is spelled as a piece, as long texts are.
-    expand_pieces(&mut input)?;
-    // `{tree}` spells the tree's absolute path, for rules about inputs
-    // that repeat it (search-contract §16's root-relative suffix: a glob
-    // `<T>/globs/**/*.ts` under the root `<T>/globs`).
-    substitute_tree(&mut input, real);
-    let inside_tree = |relative: Option<&str>| match relative.unwrap_or(".") {
-        "." => real.to_string(),
-        rel => format!("{real}/{rel}"),
-    };
-    // The one field naming a place in the tree, per method. A read or ls
-    // law that gives a `cwd` sends its `path` as written, relative to the
-    // `cwd` (read-ls-flows §1.3, §1.6); otherwise the path is made absolute.
-    let key = match l.method {
-        Method::FlowRead | Method::FlowLs if !l.input.contains_key("cwd") => "path",
-        Method::FlowRead | Method::FlowLs | Method::FlowBash => "cwd",
-        _ => "root",
-    };
-    let place = inside_tree(input.get(key).and_then(Value::as_str));
-    if let Some(obj) = input.as_object_mut() {
-        obj.insert(key.into(), Value::String(place));
-    }
-    let parse_err = |e: serde_json::Error| format!("the input is not valid for {}: {e}", l.method);
-    // Seam laws write a request and get the contract's defaults filled in
-    // (but no validation: the seam trusts its input).
-    match l.method {
-        Method::Grep => {
-            let req: GrepRequest = serde_json::from_value(input).map_err(parse_err)?;
-            Ok(Call::Grep(grep_defaults(&req)))
-        }
-        Method::Glob => {
-            let req: GlobRequest = serde_json::from_value(input).map_err(parse_err)?;
-            Ok(Call::Glob(glob_defaults(&req)))
-        }
-        method => Call::parse(method, input).map_err(|e| e.to_string()),
-    }
-}
-
-/// Replace `{tree}` by `real` in every string of `value`.
-fn substitute_tree(value: &mut Value, real: &str) {
-    match value {
-        Value::String(s) if s.contains(TREE) => *s = s.replace(TREE, real),
-        Value::Array(items) => items.iter_mut().for_each(|v| substitute_tree(v, real)),
-        Value::Object(map) => map.values_mut().for_each(|v| substitute_tree(v, real)),
-        _ => {}
-    }
-}
-
-/// What a law's input writes for the tree's absolute path.
-const TREE: &str = "{tree}";
 
 /// Run one law on one peer: [`Setup::new`], then [`Setup::judge`].
 pub fn run(law: &LoadedLaw, peer: &dyn Search) -> LawOutcome {
@@ -256,8 +200,4 @@ fn with_message(peer: &dyn Search, call: &Call) -> Value {
         Ok(Err(e)) => serde_json::json!({ "failure": e.code, "message": e.message }),
         Err(payload) => serde_json::json!({ "panic": crate::kit::case::panic_message(&*payload) }),
     }
-}
-
-fn table_to_json(table: &toml::Table) -> Result<Value, String> {
-    serde_json::to_value(table).map_err(|e| e.to_string())
 }

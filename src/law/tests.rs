@@ -161,8 +161,9 @@ mod hostile {
         load_dir(dir.path())
     }
 
-    /// A FIFO (or socket, or sized file) under a symlinked directory is
-    /// refused like an ordinary file: nothing is made outside the tree.
+    /// A FIFO (or socket, or sized file) under a symlink to the tree's
+    /// parent is refused: the link itself leaves the tree, so the law does
+    /// not load, and nothing is made outside the tree.
     #[test]
     fn special_entries_cannot_escape_through_a_symlink() {
         let name = format!("lawsuite-pwned-{}", std::process::id());
@@ -170,12 +171,14 @@ mod hostile {
             let (laws, errors) = one(&format!(
                 "[[law]]\nname = \"escape\"\nspec = \"read-ls-flows §2.1\"\nmethod = \"flow/ls\"\ninput = {{ path = \".\" }}\ntree.out = {{ symlink = \"..\" }}\ntree.\"out/{name}\" = {{ {kind} }}\nexpect = {{ total = 0, truncated = false }}\n"
             ));
-            assert!(errors.is_empty(), "{errors:?}");
-            let outcome = run(&laws[0], &crate::portable::Portable::default());
-            let LawOutcome::Broken(why) = outcome else {
-                panic!("{kind}: {outcome:?}")
-            };
-            assert!(why.contains("symlink"), "{why}");
+            // Refused when the law is loaded: its link leaves the tree.
+            assert!(laws.is_empty(), "{kind}");
+            assert!(
+                errors
+                    .iter()
+                    .any(|e| e.to_string().contains("points outside the tree")),
+                "{errors:?}"
+            );
             assert!(
                 !crate::environment::trees_dir().join(&name).exists(),
                 "{kind} made outside the tree"
@@ -264,4 +267,24 @@ fn an_input_of_the_wrong_shape_is_a_load_error() {
         "{said}"
     );
     assert!(said.contains("not valid for glob"), "{said}");
+}
+
+/// A symlink whose relative target climbs out of the tree is refused at
+/// load, as an absolute one is: a peer would read outside the tree.
+#[test]
+fn a_symlink_climbing_out_of_the_tree_is_a_load_error() {
+    let law = |target: &str| {
+        format!(
+            "[[law]]\nname = \"x\"\nspec = \"search-contract §7\"\nmethod = \"glob\"\ninput = {{ pattern = \"*\" }}\ntree.\"d/link\" = {{ symlink = \"{target}\" }}\nexpect_error = \"not_found\"\n"
+        )
+    };
+    let (_, problems) = super::load_text("glob/link.toml", &law("../../etc/passwd"));
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.to_string().contains("points outside the tree")),
+        "{problems:?}"
+    );
+    let (laws, problems) = super::load_text("glob/link.toml", &law("../sibling"));
+    assert!(problems.is_empty() && laws.len() == 1, "{problems:?}");
 }

@@ -129,7 +129,18 @@ pub struct RunDiff {
 /// verdict says.
 pub fn reason(verdict: &Verdict) -> Option<String> {
     match verdict {
-        Verdict::Fail { report } => Some(report.summary.clone()),
+        // What is wrong, as the report's first problem says it ("/paths:
+        // expected 2 entries, got 1"), else its one-line summary.
+        Verdict::Fail { report } => Some(
+            report
+                .cases
+                .first()
+                .and_then(|c| c.problems.first())
+                .map_or_else(
+                    || report.summary.clone(),
+                    |p| format!("{}: {p}", report.summary),
+                ),
+        ),
         Verdict::UnexpectedPass { reason, source } => Some(format!(
             "passed, but {source} lists it as failing ({reason}): remove the listing"
         )),
