@@ -676,6 +676,7 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
 
 mod bench;
 mod differ;
+mod fuzz;
 mod init;
 mod interrupt;
 mod peers;
@@ -782,7 +783,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Docs { name, write } => init::docs(name.as_deref(), write.as_deref()),
         Command::Merge(args) => run::merge(&args),
         Command::Diff(args) => run::diff(&args),
-        Command::Fuzz(args) => run::fuzz(&args),
+        Command::Fuzz(args) => fuzz::fuzz(&args),
         Command::History {
             files,
             format,
