@@ -159,7 +159,7 @@ pub struct Group {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct State {
-    /// [`STATE_FORMAT`].
+    /// The state file's format number (1 today); another is refused.
     pub format: u32,
     /// Campaigns run so far.
     pub campaigns: u64,
