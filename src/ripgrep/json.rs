@@ -26,6 +26,20 @@ pub struct RgRow {
     pub kind: RowKind,
 }
 
+/// Drift 5: a `match` message whose `submatches` is an empty array is a
+/// line rg did not match. With `--crlf`, `--max-count` and after-context,
+/// rg 15 classifies an after-context line as a match when the pattern
+/// matches the empty text after the line's `\n` (`^$` on `first\n`), then
+/// finds no submatch in the line when it prints it. Counted as a hit, such
+/// a line would move `maxCount`'s cut (native-peer §2.6 step 3). Every real
+/// match has at least one submatch, an empty one included (`^` on `one` is
+/// `[{start: 0, end: 0}]`); a message without the key keeps its type.
+fn no_submatch(data: &Value) -> bool {
+    data.get("submatches")
+        .and_then(Value::as_array)
+        .is_some_and(Vec::is_empty)
+}
+
 /// Parse a whole `--json` stdout into its rows, checking every message.
 pub fn parse_stream(stdout: &[u8]) -> Result<Vec<RgRow>, StdError> {
     let mut rows = Vec::new();
@@ -61,7 +75,7 @@ pub fn parse_stream(stdout: &[u8]) -> Result<Vec<RgRow>, StdError> {
                         return Err(malformed());
                     },
                     text,
-                    kind: if kind == "match" {
+                    kind: if kind == "match" && !no_submatch(data) {
                         RowKind::Match
                     } else {
                         RowKind::Context
@@ -113,12 +127,29 @@ mod tests {
 
     const SUMMARY: &str = r#"{"type":"summary","data":{"stats":{"searches":1}}}"#;
 
+    /// Drift 5, as rg 15.2 prints it for `rg --json --crlf -m2 -A1 '^$'`
+    /// on `"\n\nfirst\n"`: line 3 is a `match` with no submatch.
+    #[test]
+    fn a_match_without_a_submatch_is_context() {
+        let stream = format!(
+            "{}\n{}\n{SUMMARY}\n",
+            r#"{"type":"match","data":{"path":{"text":"b.txt"},"lines":{"text":"\n"},"line_number":2,"absolute_offset":1,"submatches":[{"match":{"text":""},"start":0,"end":0}]}}"#,
+            r#"{"type":"match","data":{"path":{"text":"b.txt"},"lines":{"text":"first\n"},"line_number":3,"absolute_offset":2,"submatches":[]}}"#,
+        );
+        let kinds: Vec<RowKind> = parse_stream(stream.as_bytes())
+            .unwrap()
+            .into_iter()
+            .map(|row| row.kind)
+            .collect();
+        assert_eq!(kinds, [RowKind::Match, RowKind::Context]);
+    }
+
     #[test]
     fn accepts_a_well_formed_stream() {
         let stream = format!(
             "{}\n{}\n{}\n{SUMMARY}\n",
             r#"{"type":"begin","data":{"path":{"text":"a.txt"}}}"#,
-            r#"{"type":"match","data":{"path":{"text":"a.txt"},"lines":{"text":"needle\n"},"line_number":2,"absolute_offset":4,"submatches":[]}}"#,
+            r#"{"type":"match","data":{"path":{"text":"a.txt"},"lines":{"text":"needle\n"},"line_number":2,"absolute_offset":4,"submatches":[{"match":{"text":"needle"},"start":0,"end":6}]}}"#,
             r#"{"type":"end","data":{"path":{"text":"a.txt"},"binary_offset":null,"stats":{}}}"#,
         );
         let rows = parse_stream(stream.as_bytes()).unwrap();

@@ -82,6 +82,16 @@
 //!    spelling), `offset` (kind, then its value), `limit` (likewise).
 //! 8. *Ls calls*, `calls` of them, each: target (kind, then its pick and,
 //!    for a directory, the trailing-`/` draw), `offset`, `limit`.
+//! 9. *Corners* (version 4), only when `files > 0` and `calls > 0`: under
+//!    `corners/`, each gated by one percentage draw and then its own draws,
+//!    a nested `.gitignore` with brace rules, a glob whose alternatives
+//!    share 64 bytes or more, a long valid glob, an empty-line grep, a file
+//!    longer than one 64 KiB read with before-context across the read, and
+//!    a `read` of a missing relative path (`corners`'s module doc says why
+//!    each). Their calls go after steps 4, 5 and 7's.
+//!
+//! Step 9 comes after every earlier draw, so version 4 kept every call of
+//! version 3 (and its tree, plus `corners/`).
 //!
 //! Steps 6–8 come after every earlier draw, so version 2 kept each seed's
 //! tree (plus the fixture) and its grep and glob calls from version 1. The
@@ -124,9 +134,12 @@
 //! let first = plan(7, "/r", &options);
 //! assert_eq!((first.generator.as_str(), first.version, first.seed), (GENERATOR, VERSION, 7));
 //! // 16 grep and 16 glob draws: at the seam when validation passes them,
-//! // else asked of the flow (`flow/grep`, `flow/glob`).
-//! assert_eq!(first.grep.len() + first.glob.len() + first.flow.len(), 32);
-//! assert_eq!((first.read.len(), first.ls.len()), (16, 16));
+//! // else asked of the flow (`flow/grep`, `flow/glob`); then step 9's
+//! // corner calls (at most 2 grep, 3 glob and 1 read).
+//! let searches = first.grep.len() + first.glob.len() + first.flow.len();
+//! assert!((32..=32 + 5).contains(&searches));
+//! assert!((16..=17).contains(&first.read.len()));
+//! assert_eq!(first.ls.len(), 16);
 //! // Every call's root is the plan root or the plan root plus "/…".
 //! assert!(first.grep.iter().all(|call| call.root == "/r" || call.root.starts_with("/r/")));
 //! // Same seed, same bytes.
@@ -135,6 +148,7 @@
 //! ```
 
 mod content;
+mod corners;
 mod extras;
 mod flow_calls;
 mod flow_fixture;
@@ -152,6 +166,7 @@ use crate::call::Call;
 use crate::contract::{GlobInput, GlobRequest, GrepInput, GrepRequest};
 use crate::kit::draws::Draws;
 use crate::kit::plan::Plan;
+use corners::corners;
 use extras::{full_extras, skip_list_extras};
 use flow_calls::{FlowContext, ls_call, read_call};
 use flow_fixture::flow_fixture;
@@ -166,7 +181,7 @@ pub const GENERATOR: &str = "lawsuite";
 /// The version recorded in [`Plan::version`]. Bump it with any change to
 /// the draw order, a weight table or a vocabulary (see the module doc), so
 /// that a regression file is never replayed against a different tree.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// The ground a plan covers: the peer seam's [`Ground`], re-exported here
 /// because the generator is what it chooses between.
@@ -207,14 +222,16 @@ impl Default for GeneratorOptions {
 
 /// Builds a plan for `seed`: the tree, then `options.calls` grep calls,
 /// as many glob calls, then (version 2) the file-flow fixture and as many
-/// `read` and `ls` calls (draw order in the module doc).
+/// `read` and `ls` calls, then (version 4) the corners (draw order in the
+/// module doc).
 ///
 /// Every call's `root` (or `path`) is `root` itself or `"{root}/{relative}"`
 /// by plain concatenation (as in [`crate::kit::smthrs::plan`]), so a caller
 /// can rebase a plan by replacing that prefix. The tree holds at most
 /// `options.files` generated files plus extras: five skip-list entries,
-/// three `.gitignore` files, and on the full ground at most eleven links,
-/// directories and unreadable entries; and the file-flow fixture under
+/// three `.gitignore` files, on the full ground at most eleven links,
+/// directories and unreadable entries, and at most 17 files of step 9's
+/// corners; and the file-flow fixture under
 /// `flows.fixture/node_modules/`, which grep and glob never see: at most
 /// five files for `read`, a directory of at most 1,005 entries for `ls`,
 /// and two links. Nothing here panics, whatever the options.
@@ -225,7 +242,7 @@ impl Default for GeneratorOptions {
 ///
 /// let plan = plan(0, "/r", &GeneratorOptions::default());
 /// let fixture = plan.files.iter().filter(|f| f.path.starts_with("flows.fixture/")).count();
-/// assert!(plan.files.len() - fixture <= 24 + 5 + 3);
+/// assert!(plan.files.len() - fixture <= 24 + 5 + 3 + 17);
 /// assert!(fixture <= 5 + 1 + 1005);
 /// let tree = TempTree::with_files(&plan.files)?;
 /// assert!(tree.path().join(".gitignore").is_file());
@@ -233,6 +250,20 @@ impl Default for GeneratorOptions {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn plan(seed: u64, root: &str, options: &GeneratorOptions) -> Plan {
+    generate(seed, root, options).0
+}
+
+/// How many of a plan's calls step 9 added (they are the last of their
+/// lists), for the tests that check steps 1–8's ranges.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct CornerCalls {
+    pub(super) grep: usize,
+    pub(super) glob: usize,
+    pub(super) read: usize,
+}
+
+/// [`plan`], and how many of its calls are corners.
+pub(super) fn generate(seed: u64, root: &str, options: &GeneratorOptions) -> (Plan, CornerCalls) {
     let mut draws = Draws::seeded(seed);
     let full = options.ground == Ground::Full;
     let mut tree = Tree::default();
@@ -279,14 +310,39 @@ pub fn plan(seed: u64, root: &str, options: &GeneratorOptions) -> Plan {
         Vec::new()
     };
     let flows = FlowContext::new(&context, &tree, fixture);
-    let read = (0..options.calls)
+    let mut read: Vec<_> = (0..options.calls)
         .map(|_| read_call(&mut draws, &flows))
         .collect();
     let ls = (0..options.calls)
         .map(|_| ls_call(&mut draws, &flows))
         .collect();
 
-    Plan {
+    // Version 4: the corners, drawn last so every earlier draw is the same.
+    // A plan asked for no files or no calls gets none.
+    let mut added = CornerCalls::default();
+    if options.files > 0 && options.calls > 0 {
+        let corners = corners(&mut draws, &mut tree, root);
+        added = CornerCalls {
+            grep: corners.grep.len(),
+            glob: corners.glob.len(),
+            read: corners.read.len(),
+        };
+        for input in corners.grep {
+            match seam_or_flow_grep(input) {
+                Ok(input) => grep.push(input),
+                Err(call) => flow.push(*call),
+            }
+        }
+        for input in corners.glob {
+            match seam_or_flow_glob(input) {
+                Ok(input) => glob.push(input),
+                Err(call) => flow.push(*call),
+            }
+        }
+        read.extend(corners.read);
+    }
+
+    let plan = Plan {
         generator: GENERATOR.to_string(),
         version: VERSION,
         seed,
@@ -298,7 +354,8 @@ pub fn plan(seed: u64, root: &str, options: &GeneratorOptions) -> Plan {
         read,
         ls,
         flow,
-    }
+    };
+    (plan, added)
 }
 
 /// `input` normalised for the seam when validation passes it

@@ -51,7 +51,7 @@ fn same_seed_same_bytes() -> TestResult {
 /// output does; update them **together with [`VERSION`]**, never alone.
 #[test]
 fn golden_hashes_pin_the_draw_order() -> TestResult {
-    assert_eq!(VERSION, 3);
+    assert_eq!(VERSION, 4);
     let shared = serde_json::to_string(&plan(0, "/r", &GeneratorOptions::default()))?;
     // A full-ground plan names its ground (so a replay knows it); the
     // draws are pinned by the rest of the plan, hashed as before.
@@ -76,8 +76,12 @@ fn golden_hashes_pin_the_draw_order() -> TestResult {
 // glob call that validation refuses moved from the seam to the plan's
 // `flow` calls, and seam calls carry the normalised input (v2 hashes:
 // 10604507409621557384, 16896025765646918678).
-const GOLDEN_SHARED_0: u64 = 12031549120750662757;
-const GOLDEN_FULL_7: u64 = 5428331139100247037;
+// Version 4 added step 9's corners after every earlier draw: the tree
+// gains `corners/` and the call lists gain their corner calls at the end;
+// everything before is version 3's (v3 hashes: 12031549120750662757,
+// 5428331139100247037).
+const GOLDEN_SHARED_0: u64 = 14553102016861849656;
+const GOLDEN_FULL_7: u64 = 4860968462596454920;
 
 /// Seam calls carry only what validation passes, normalised; what it
 /// refuses is asked of the flow (search-contract §3–§5).
@@ -509,10 +513,25 @@ fn every_feature_appears_over_500_seeds() {
 fn calls_respect_their_ranges() {
     for seed in 0..200 {
         for options in [GeneratorOptions::default(), full()] {
-            let plan = plan(seed, "/r", &options);
-            // Every drawn call is at the seam or, refused, in the flow.
-            assert_eq!(plan.grep.len() + plan.glob.len() + plan.flow.len(), 32);
-            for call in &plan.grep {
+            let (plan, corners) = generate(seed, "/r", &options);
+            // Every drawn call is at the seam or, refused, in the flow;
+            // the corners all pass validation.
+            assert_eq!(
+                plan.grep.len() + plan.glob.len() + plan.flow.len(),
+                32 + corners.grep + corners.glob
+            );
+            assert!(
+                corners.grep <= 2 && corners.glob <= 3 && corners.read <= 1,
+                "{corners:?}"
+            );
+            let refused_corner = plan.flow.iter().any(|call| {
+                serde_json::to_string(call).is_ok_and(|json| json.contains("/r/corners"))
+            });
+            assert!(
+                !refused_corner,
+                "seed {seed}: a corner call failed validation"
+            );
+            for call in &plan.grep[..plan.grep.len() - corners.grep] {
                 assert!(
                     call.root == "/r" || call.root.starts_with("/r/"),
                     "{}",
@@ -523,7 +542,7 @@ fn calls_respect_their_ranges() {
                 assert!([0, 1, 2, 5, 40, 200].contains(&call.limit));
                 assert!(call.globs.len() <= 3);
             }
-            for call in &plan.glob {
+            for call in &plan.glob[..plan.glob.len() - corners.glob] {
                 assert!(
                     call.root == "/r" || call.root.starts_with("/r/"),
                     "{}",
@@ -531,7 +550,66 @@ fn calls_respect_their_ranges() {
                 );
                 assert!(call.limit <= 1000);
             }
+            for call in &plan.grep[plan.grep.len() - corners.grep..] {
+                assert!(call.root.starts_with("/r/corners"), "{}", call.root);
+            }
+            for call in &plan.glob[plan.glob.len() - corners.glob..] {
+                assert!(
+                    call.root == "/r" || call.root == "/r/corners/rules",
+                    "{}",
+                    call.root
+                );
+            }
+            for call in &plan.read[plan.read.len() - corners.read..] {
+                assert!(!call.path.starts_with('/'), "{}", call.path);
+                assert!(
+                    matches!(call.cwd.as_deref(), Some("/r" | "/r/corners")),
+                    "{call:?}"
+                );
+            }
         }
+    }
+}
+
+/// Step 9 puts every corner before a default run: each one's calls show up
+/// in at least five of the `lawsuite` generator's 64 default seeds.
+#[test]
+fn the_default_seeds_reach_every_corner() {
+    let mut seen = HashMap::new();
+    for seed in 0..64 {
+        let plan = plan(seed, "/r", &GeneratorOptions::default());
+        let mut note =
+            |what: &'static str, hit: bool| *seen.entry(what).or_insert(0) += usize::from(hit);
+        note(
+            "a brace rule",
+            plan.files
+                .iter()
+                .any(|f| f.path == "corners/rules/.gitignore"),
+        );
+        note(
+            "a shared-text glob",
+            plan.glob.iter().any(|c| c.pattern.contains("shared-text")),
+        );
+        note(
+            "a long glob",
+            plan.glob.iter().any(|c| c.pattern.len() > 18_000),
+        );
+        note(
+            "an empty-line grep",
+            plan.grep.iter().any(|c| c.pattern.ends_with('$')),
+        );
+        note(
+            "the long file",
+            plan.grep.iter().any(|c| c.pattern == "cornered"),
+        );
+        note(
+            "a relative read",
+            plan.read.iter().any(|c| !c.path.starts_with('/')),
+        );
+    }
+    assert_eq!(seen.len(), 6);
+    for (what, count) in &seen {
+        assert!(*count >= 5, "{what}: only {count} of 64 seeds: {seen:?}");
     }
 }
 
@@ -703,16 +781,20 @@ proptest! {
     ) {
         let ground = if full_ground { Ground::Full } else { Ground::Shared };
         let options = GeneratorOptions { files, calls, ground };
-        let plan = plan(seed, &root, &options);
+        let (plan, corners) = generate(seed, &root, &options);
         prop_assert!(validate(&plan.files).is_ok(), "{:?}", validate(&plan.files));
         let visible = search_visible(&plan);
+        // Skip-list entries, `.gitignore` files, full-ground notables, and
+        // step 9's corners (5 + 9 + 1 + 1 + 1 files).
+        let corner_files = if files > 0 && calls > 0 { 17 } else { 0 };
         let extras = if files == 0 { 0 } else if full_ground { 5 + 3 + 11 } else { 5 + 3 };
+        let extras = extras + corner_files;
         prop_assert!(visible.files.len() <= files + extras);
         // The fixture: at most 5 read files, the listed directory, 1,005
         // entries and 2 links.
         prop_assert!(plan.files.len() - visible.files.len() <= 5 + 1 + 1005 + 2);
-        prop_assert_eq!(plan.grep.len() + plan.glob.len() + plan.flow.len(), 2 * calls);
-        prop_assert_eq!((plan.read.len(), plan.ls.len()), (calls, calls));
+        prop_assert_eq!(plan.grep.len() + plan.glob.len() + plan.flow.len(), 2 * calls + corners.grep + corners.glob);
+        prop_assert_eq!((plan.read.len(), plan.ls.len()), (calls + corners.read, calls));
         // No entry sits under a file or a link, and no path repeats.
         let leaves: HashSet<&str> = plan
             .files
@@ -730,7 +812,8 @@ proptest! {
         }
         let prefix = format!("{root}/");
         let roots = plan.grep.iter().map(|c| &c.root).chain(plan.glob.iter().map(|c| &c.root));
-        let paths = plan.read.iter().map(|c| &c.path).chain(plan.ls.iter().map(|c| &c.path));
+        // A read relative to its `cwd` is checked by its `cwd`.
+        let paths = plan.read.iter().map(|c| c.cwd.as_ref().unwrap_or(&c.path)).chain(plan.ls.iter().map(|c| &c.path));
         for call_root in roots.chain(paths) {
             prop_assert!(*call_root == root || call_root.starts_with(&prefix));
         }
