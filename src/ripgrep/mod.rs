@@ -19,6 +19,12 @@
 //! line of NULs) took it 8–22 s and 3.86 GB per call, then failed the call
 //! at its memory bound; the scan stops at the file's first NUL.
 //!
+//! And one rg 15 bug worked around (drift 5, in `json`): with `--crlf`,
+//! `--max-count` and after-context, rg reports an after-context line as a
+//! `match` with no submatch when the pattern can match the empty text after
+//! its `\n`; such a message is read as context, so it never moves the
+//! `maxCount` cut (`grep::limit::max-count-with-an-empty-line-pattern-…`).
+//!
 //! [`walk_peer`] holds the sibling peer, `ripgrep-walk`, which lets `rg`
 //! walk so that the shared walk itself is checked.
 //!
