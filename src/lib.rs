@@ -171,6 +171,7 @@ pub mod ripgrep;
 pub mod scaffold;
 pub mod shipped;
 pub mod suite;
+pub mod testing;
 
 /// The README's Rust blocks, compiled as doc tests so its setup stays
 /// true as written.

@@ -484,47 +484,21 @@ mod tests {
     use crate::contract::{GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
     use crate::kit::materialize::TempTree;
     use crate::portable::Portable;
+    use crate::testing::Altered;
 
     /// Answers like `portable` but drops the first path of every glob: fast
     /// and wrong.
-    struct Wrong(Portable);
-
-    impl Search for Wrong {
-        fn name(&self) -> &str {
-            "wrong"
-        }
-        fn version(&self) -> String {
-            "0".into()
-        }
-        fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
-            self.0.grep(input)
-        }
-        fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
-            let mut out = self.0.glob(input)?;
+    fn wrong() -> Altered {
+        Altered::new("wrong").on_glob(|_, answer| {
+            let mut out = answer?;
             out.paths.remove(0);
             Ok(out)
-        }
+        })
     }
 
     /// Answers grep only.
-    struct GrepOnly(Portable);
-
-    impl Search for GrepOnly {
-        fn name(&self) -> &str {
-            "grep-only"
-        }
-        fn version(&self) -> String {
-            "0".into()
-        }
-        fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
-            self.0.grep(input)
-        }
-        fn glob(&self, _: &GlobInput) -> Result<GlobOutput, StdError> {
-            unreachable!("never called: glob is not supported")
-        }
-        fn supports(&self, method: crate::peer::Method) -> bool {
-            method == crate::peer::Method::Grep
-        }
+    fn grep_only() -> Altered {
+        Altered::new("grep-only").only(&[crate::peer::Method::Grep])
     }
 
     fn tree() -> TempTree {
@@ -554,7 +528,7 @@ mod tests {
         let root = dir.path().to_str().unwrap();
         let peers = [
             Contender::new("portable", Arc::new(Portable::with_threads(1))),
-            Contender::new("wrong", Arc::new(Wrong(Portable::with_threads(1)))),
+            Contender::new("wrong", Arc::new(wrong())),
             Contender::new("portable-2", Arc::new(Portable::with_threads(2))),
         ];
         let mut lines = Vec::new();
@@ -617,7 +591,7 @@ mod tests {
         let root = dir.path().to_str().unwrap();
         let peers = [
             Contender::new("portable", Arc::new(Portable::with_threads(1))),
-            Contender::new("wrong", Arc::new(Wrong(Portable::with_threads(1)))),
+            Contender::new("wrong", Arc::new(wrong())),
             Contender::new("portable-2", Arc::new(Portable::with_threads(2))),
         ];
         let options = Options {
@@ -703,7 +677,7 @@ mod tests {
         assert!(report.table().contains("DISAGREES (faulted)"));
     }
 
-    /// Answers like `portable` (or, when `wrong`, like [`Wrong`]) for its
+    /// Answers like `portable` (or, when `wrong`, like [`wrong`]) for its
     /// first `good` globs, then fails fast: an external peer that crashed
     /// and answers `request_failed`.
     struct Breaks {
@@ -735,7 +709,7 @@ mod tests {
         fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
             let n = self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             if n < self.good && self.wrong {
-                Wrong(Portable::with_threads(1)).glob(input)
+                wrong().glob(input)
             } else if n < self.good {
                 Portable::with_threads(1).glob(input)
             } else {
@@ -866,7 +840,7 @@ mod tests {
         let dir = tree();
         let root = dir.path().to_str().unwrap();
         let peers = [
-            Contender::new("grep-only", Arc::new(GrepOnly(Portable::with_threads(1)))),
+            Contender::new("grep-only", Arc::new(grep_only())),
             Contender::new("portable", Arc::new(Portable::with_threads(1))),
         ];
         let report = run(&calls(root), &peers, &Options::default(), &mut |_| {});

@@ -2,23 +2,13 @@ use super::*;
 use crate::contract::{GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
 use crate::peer::Method;
 use crate::portable::Portable;
+use crate::testing::{Altered, refusal};
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::SeqCst;
 
 /// Right about `grep`, wrong about every `glob` that finds something.
-struct NoGlob;
-
-impl Search for NoGlob {
-    fn name(&self) -> &str {
-        "no-glob"
-    }
-    fn version(&self) -> String {
-        "0".into()
-    }
-    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
-        Portable::with_threads(1).grep(input)
-    }
-    fn glob(&self, _: &GlobInput) -> Result<GlobOutput, StdError> {
-        Ok(GlobOutput::default())
-    }
+fn no_glob() -> Altered {
+    Altered::new("no-glob").on_glob(|_, _| Ok(GlobOutput::default()))
 }
 
 fn law(text: &str) -> LoadedLaw {
@@ -45,7 +35,7 @@ fn verdicts(engine: &Engine) -> Vec<(String, &'static str)> {
 
 #[test]
 fn a_failing_law_reports_its_section_tree_call_and_diff() {
-    let mut engine = engine_with(vec![Subject::new("mine", NoGlob)]);
+    let mut engine = engine_with(vec![Subject::new("mine", no_glob())]);
     engine.add_laws(vec![law(GLOB_LAW)], vec![]);
     let trials = engine.trials();
     assert_eq!(trials[1].id, "law::x::finds-a::mine");
@@ -70,24 +60,8 @@ fn a_failing_law_reports_its_section_tree_call_and_diff() {
 }
 
 /// A peer that refuses every grep.
-struct RefusesGrep;
-
-impl Search for RefusesGrep {
-    fn name(&self) -> &str {
-        "refuses-grep"
-    }
-    fn version(&self) -> String {
-        "0".into()
-    }
-    fn grep(&self, _: &GrepInput) -> Result<GrepOutput, StdError> {
-        Err(StdError::new(
-            crate::contract::ErrorCode::RequestFailed,
-            "no",
-        ))
-    }
-    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
-        Portable::with_threads(1).glob(input)
-    }
+fn refuses_grep() -> Altered {
+    Altered::new("refuses-grep").on_grep(|_, _| Err(refusal("no")))
 }
 
 /// A law's expectation comes from TOML sorted by key; where the peer's
@@ -96,7 +70,7 @@ impl Search for RefusesGrep {
 /// matches, …`.
 #[test]
 fn an_expected_answer_is_shown_in_the_wire_order_beside_a_failure() {
-    let mut engine = engine_with(vec![Subject::new("mine", RefusesGrep)]);
+    let mut engine = engine_with(vec![Subject::new("mine", refuses_grep())]);
     engine.add_laws(
         vec![law(
             "[[law]]\nname = \"finds-nothing\"\nspec = \"search-contract §6\"\nmethod = \"grep\"\ninput = { pattern = \"zzz\" }\ntree.\"a.ts\" = \"x\\n\"\nexpect = { matches = [], files = [], filesSearched = 1, skippedBinary = 0, truncated = false }\n",
@@ -135,7 +109,7 @@ fn an_expected_answer_is_shown_in_the_wire_order_beside_a_failure() {
 
 #[test]
 fn expectations_follow_the_registered_name_and_a_broken_law_never_satisfies_one() {
-    let mut engine = engine_with(vec![Subject::new("mine", NoGlob)]);
+    let mut engine = engine_with(vec![Subject::new("mine", no_glob())]);
     let broken = law(
         // A tree that cannot be written (`a` is a file and a directory):
         // the law loads, and its trials are broken.
@@ -163,7 +137,7 @@ fn expectations_follow_the_registered_name_and_a_broken_law_never_satisfies_one(
 fn a_seed_is_judged_per_subject_by_position_even_for_twins() {
     let mut engine = engine_with(vec![
         Subject::new("right", Portable::with_threads(1)),
-        Subject::new("wrong", NoGlob),
+        Subject::new("wrong", no_glob()),
     ]);
     engine.add_seeds(Generator::Smthrs, Ground::Shared, &[4], None);
     let trials = engine.trials();
@@ -190,7 +164,7 @@ fn a_seed_range_holds_the_trials_of_its_seeds_one_by_one() {
     let subjects = || {
         vec![
             Subject::new("right", Portable::with_threads(1)),
-            Subject::new("wrong", NoGlob),
+            Subject::new("wrong", no_glob()),
         ]
     };
     let mut one_by_one = engine_with(subjects());
@@ -326,7 +300,7 @@ fn sections_group_by_top_level() {
     assert_eq!(section_of("read-ls-flows §1.6"), "read-ls-flows §1");
 }
 
-/// [`NoGlob`]'s answers, from a peer that claims only the shared ground.
+/// [`no_glob`]'s answers, from a peer that claims only the shared ground.
 struct SharedOnly;
 
 impl Search for SharedOnly {
@@ -337,10 +311,10 @@ impl Search for SharedOnly {
         "0".into()
     }
     fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
-        NoGlob.grep(input)
+        no_glob().grep(input)
     }
     fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
-        NoGlob.glob(input)
+        no_glob().glob(input)
     }
     fn ground(&self) -> Ground {
         Ground::Shared
@@ -362,7 +336,7 @@ fn a_shared_ground_peer_sits_out_full_ground_plans_only() {
 
 #[test]
 fn a_seed_that_cannot_be_planned_is_broken_not_a_panic() {
-    let mut engine = engine_with(vec![Subject::new("x", NoGlob)]);
+    let mut engine = engine_with(vec![Subject::new("x", no_glob())]);
     engine.add_seeds(Generator::Smthrs, Ground::Shared, &[u64::MAX], None);
     let outcome = engine.run_trial(&engine.trials()[0]);
     let Verdict::Broken { why } = &outcome.verdict else {
@@ -373,15 +347,15 @@ fn a_seed_that_cannot_be_planned_is_broken_not_a_panic() {
 
 #[test]
 fn only_call_keeps_one_call_per_plan_and_the_replay_names_it() {
-    let mut engine = engine_with(vec![Subject::new("no-glob", NoGlob)]);
-    // Call 0 is a grep call, which NoGlob answers right.
+    let mut engine = engine_with(vec![Subject::new("no-glob", no_glob())]);
+    // Call 0 is a grep call, which no_glob answers right.
     engine.add_seeds(Generator::Smthrs, Ground::Shared, &[1, 2, 3], Some(0));
     assert!(verdicts(&engine).iter().all(|(_, v)| *v == "pass"));
     engine.set_replay(Replay::Cli {
         program: "lawsuite".into(),
         flags: vec!["--registry".into(), "/p/peers.toml".into()],
     });
-    let mut glob = engine_with(vec![Subject::new("no-glob", NoGlob)]);
+    let mut glob = engine_with(vec![Subject::new("no-glob", no_glob())]);
     glob.set_replay(Replay::Cli {
         program: "lawsuite".into(),
         flags: vec!["--registry".into(), "/p/peers.toml".into()],
@@ -412,7 +386,7 @@ fn a_one_call_run_names_its_call_as_the_whole_plan_does() {
         program: "lawsuite".into(),
         flags: vec![],
     };
-    let mut whole = engine_with(vec![Subject::new("no-glob", NoGlob)]);
+    let mut whole = engine_with(vec![Subject::new("no-glob", no_glob())]);
     whole.set_replay(replay.clone());
     whole.add_seeds(Generator::Lawsuite, Ground::Full, &[3], None);
     let outcome = whole.run_trial(&whole.trials()[0]);
@@ -420,7 +394,7 @@ fn a_one_call_run_names_its_call_as_the_whole_plan_does() {
         .call_index
         .unwrap();
     assert_ne!(index, 0, "the first divergent call is a glob, after greps");
-    let mut one = engine_with(vec![Subject::new("no-glob", NoGlob)]);
+    let mut one = engine_with(vec![Subject::new("no-glob", no_glob())]);
     one.set_replay(replay);
     one.add_seeds(Generator::Lawsuite, Ground::Full, &[3], Some(index));
     let outcome = one.run_trial(&one.trials()[0]);
@@ -592,46 +566,22 @@ fn a_peer_never_reads_another_peers_law_tree() {
     assert_eq!(one, two, "the built-ins share a tree");
 }
 
-/// Wrong on every second call it answers (a glob total off by 1,000, which
-/// no law expects), right on the others, counting the wrong ones.
-struct EverySecond {
-    calls: std::sync::atomic::AtomicUsize,
-    wrong: std::sync::atomic::AtomicUsize,
-}
-
-impl Search for EverySecond {
-    fn name(&self) -> &str {
-        "every-second"
-    }
-    fn version(&self) -> String {
-        "0".into()
-    }
-    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
-        Portable::with_threads(1).grep(input)
-    }
-    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
-        use std::sync::atomic::Ordering::SeqCst;
-        let mut answer = Portable::with_threads(1).glob(input)?;
-        if self.calls.fetch_add(1, SeqCst) % 2 == 1 {
-            self.wrong.fetch_add(1, SeqCst);
+/// An engine whose one subject, `every-second`, is wrong on every second
+/// glob call it answers (a total off by 1,000, which no law expects) and
+/// right on the others, over the first `laws` shipped glob laws; and the
+/// count of its wrong answers.
+fn every_second_on_glob_laws(laws: usize) -> (Arc<AtomicUsize>, Engine) {
+    let (calls, wrong) = (AtomicUsize::new(0), Arc::new(AtomicUsize::new(0)));
+    let counted = wrong.clone();
+    let peer = Altered::new("every-second").on_glob(move |_, answer| {
+        let mut answer = answer?;
+        if calls.fetch_add(1, SeqCst) % 2 == 1 {
+            counted.fetch_add(1, SeqCst);
             answer.total += 1000;
         }
         Ok(answer)
-    }
-}
-
-/// An engine whose one subject, `every-second`, is wrong on every second
-/// call, over the first `laws` shipped glob laws.
-fn every_second_on_glob_laws(laws: usize) -> (Arc<EverySecond>, Engine) {
-    let peer = Arc::new(EverySecond {
-        calls: Default::default(),
-        wrong: Default::default(),
     });
-    let mut engine = engine_with(vec![Subject {
-        name: "every-second".into(),
-        builtin: None,
-        peer: peer.clone(),
-    }]);
+    let mut engine = engine_with(vec![Subject::new("every-second", peer)]);
     let (shipped, problems) = law::shipped();
     assert!(problems.is_empty(), "{problems:?}");
     engine.add_laws(
@@ -642,7 +592,7 @@ fn every_second_on_glob_laws(laws: usize) -> (Arc<EverySecond>, Engine) {
             .collect(),
         vec![],
     );
-    (peer, engine)
+    (wrong, engine)
 }
 
 /// A peer wrong on every second call fails every law it answered wrongly:
@@ -651,10 +601,10 @@ fn every_second_on_glob_laws(laws: usize) -> (Arc<EverySecond>, Engine) {
 /// second verdict kept).
 #[test]
 fn a_failure_gets_no_second_chance() {
-    let (peer, engine) = every_second_on_glob_laws(usize::MAX);
+    let (wrong_answers, engine) = every_second_on_glob_laws(usize::MAX);
     let trials = engine.trials_where(|id| id.ends_with("::every-second"));
     for jobs in [1, 2] {
-        let wrong_before = peer.wrong.load(std::sync::atomic::Ordering::SeqCst);
+        let wrong_before = wrong_answers.load(SeqCst);
         let outcomes = engine.run(
             &trials,
             RunOptions {
@@ -663,7 +613,7 @@ fn a_failure_gets_no_second_chance() {
             },
             |_| {},
         );
-        let wrong = peer.wrong.load(std::sync::atomic::Ordering::SeqCst) - wrong_before;
+        let wrong = wrong_answers.load(SeqCst) - wrong_before;
         let failed = outcomes.iter().filter(|o| o.verdict.is_failure()).count();
         assert!(wrong > 100, "{wrong} wrong answers of {}", trials.len());
         // Each glob law asks one glob call (a refused input asks none).
@@ -920,7 +870,7 @@ fn a_peer_is_never_excused_by_its_own_say() {
 /// law it means.
 #[test]
 fn a_listed_id_with_a_law_prefix_gets_a_hint() {
-    let mut engine = engine_with(vec![Subject::new("mine", NoGlob)]);
+    let mut engine = engine_with(vec![Subject::new("mine", no_glob())]);
     engine.add_laws(vec![law(GLOB_LAW)], vec![]);
     let mut e = Expectations::default();
     e.add("mine", "law::x::finds-a", "globs are not done", "mine.toml");
@@ -942,27 +892,20 @@ fn a_listed_id_with_a_law_prefix_gets_a_hint() {
 
 /// Answers every call past its bounds (one path or match more than its
 /// limit): the harness refuses each answer, so it never answers at all.
-struct PastBounds;
-
-impl Search for PastBounds {
-    fn name(&self) -> &str {
-        "past-bounds"
-    }
-    fn version(&self) -> String {
-        "0".into()
-    }
-    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
-        Ok(GrepOutput {
-            files: vec!["x".into(); input.limit as usize + 1],
-            ..GrepOutput::default()
+fn past_bounds() -> Altered {
+    Altered::new("past-bounds")
+        .on_grep(|input, _| {
+            Ok(GrepOutput {
+                files: vec!["x".into(); input.limit as usize + 1],
+                ..GrepOutput::default()
+            })
         })
-    }
-    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
-        Ok(GlobOutput {
-            paths: vec!["x".into(); input.limit as usize + 1],
-            ..GlobOutput::default()
+        .on_glob(|input, _| {
+            Ok(GlobOutput {
+                paths: vec!["x".into(); input.limit as usize + 1],
+                ..GlobOutput::default()
+            })
         })
-    }
 }
 
 fn seed_verdicts(reference: Subject, subject: Subject) -> Vec<Verdict> {
@@ -980,8 +923,8 @@ fn seed_verdicts(reference: Subject, subject: Subject) -> Vec<Verdict> {
 #[test]
 fn a_call_the_reference_did_not_answer_is_never_an_agreement() {
     let verdicts = seed_verdicts(
-        Subject::new("faulty", PastBounds),
-        Subject::new("also-faulty", PastBounds),
+        Subject::new("faulty", past_bounds()),
+        Subject::new("also-faulty", past_bounds()),
     );
     assert_eq!(verdicts.len(), 2);
     for verdict in verdicts {
@@ -1006,7 +949,7 @@ fn a_call_the_reference_did_not_answer_is_never_an_agreement() {
 #[test]
 fn a_reference_fault_is_named_as_the_references() {
     for verdict in seed_verdicts(
-        Subject::new("faulty", PastBounds),
+        Subject::new("faulty", past_bounds()),
         Subject::new("portable", Portable::default()),
     ) {
         let Verdict::Broken { why } = &verdict else {
@@ -1017,7 +960,7 @@ fn a_reference_fault_is_named_as_the_references() {
     // And a subject that faults where the reference answered fails.
     for verdict in seed_verdicts(
         Subject::new("portable", Portable::default()),
-        Subject::new("faulty", PastBounds),
+        Subject::new("faulty", past_bounds()),
     ) {
         assert_eq!(verdict.tag(), "fail", "{verdict:?}");
     }

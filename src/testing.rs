@@ -1,0 +1,185 @@
+//! Peers that are wrong on purpose, for checking that a suite catches
+//! them.
+//!
+//! A conformance suite that passes a correct peer proves little until it
+//! is seen to fail a wrong one. [`Altered`] is the reference peer
+//! (`portable`, one thread) with one or more of its answers replaced or
+//! changed by a closure: wrong on one method, wrong on every second call,
+//! refusing a method, answering past the call's bounds, or answering only
+//! some methods. lawsuite's own tests build their wrong peers with it, and
+//! a peer author can do the same to check that their laws and regressions
+//! bite.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use std::sync::atomic::{AtomicUsize, Ordering};
+//! use lawsuite::conformance::{Engine, Subject, Verdict};
+//! use lawsuite::kit::Generator;
+//! use lawsuite::peer::Ground;
+//! use lawsuite::portable::Portable;
+//! use lawsuite::testing::Altered;
+//!
+//! // Wrong on every second glob: its total is off by 1,000.
+//! let calls = Arc::new(AtomicUsize::new(0));
+//! let wrong = Altered::new("every-second").on_glob(move |_, answer| {
+//!     let mut answer = answer?;
+//!     if calls.fetch_add(1, Ordering::SeqCst) % 2 == 1 {
+//!         answer.total += 1000;
+//!     }
+//!     Ok(answer)
+//! });
+//! let mut engine = Engine::new(
+//!     Subject::new("portable", Portable::default()),
+//!     vec![Subject::new("every-second", wrong)],
+//! );
+//! engine.add_seeds(Generator::Smthrs, Ground::Shared, &[4], None);
+//! let outcome = engine.run_trial(&engine.trials()[0]);
+//! assert!(matches!(outcome.verdict, Verdict::Fail { .. }), "{outcome:?}");
+//! ```
+
+use std::fmt;
+
+use crate::contract::{ErrorCode, GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
+#[cfg(unix)]
+use crate::flow::{BashOutput, BashRequest};
+use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest};
+use crate::peer::{Method, Search};
+use crate::portable::Portable;
+
+/// What an [`Altered`] peer makes of one `grep` call: the input, and the
+/// answer `portable` gave it.
+type GrepAlteration =
+    dyn Fn(&GrepInput, Result<GrepOutput, StdError>) -> Result<GrepOutput, StdError> + Send + Sync;
+
+/// What an [`Altered`] peer makes of one `glob` call.
+type GlobAlteration =
+    dyn Fn(&GlobInput, Result<GlobOutput, StdError>) -> Result<GlobOutput, StdError> + Send + Sync;
+
+/// The reference peer with some answers altered (the [module
+/// documentation](self) has an example). Unaltered methods answer as
+/// `portable` on one thread does, so the peer is right everywhere but
+/// where it is told to be wrong.
+pub struct Altered {
+    name: String,
+    inner: Portable,
+    grep: Option<Box<GrepAlteration>>,
+    glob: Option<Box<GlobAlteration>>,
+    only: Option<Vec<Method>>,
+}
+
+impl Altered {
+    /// A peer named `name` that answers as `portable` does, until told
+    /// otherwise.
+    pub fn new(name: impl Into<String>) -> Altered {
+        Altered {
+            name: name.into(),
+            inner: Portable::with_threads(1),
+            grep: None,
+            glob: None,
+            only: None,
+        }
+    }
+
+    /// Every `grep` answer goes through `alter`, which gets the input and
+    /// `portable`'s answer and returns the peer's.
+    pub fn on_grep(
+        mut self,
+        alter: impl Fn(&GrepInput, Result<GrepOutput, StdError>) -> Result<GrepOutput, StdError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Altered {
+        self.grep = Some(Box::new(alter));
+        self
+    }
+
+    /// Every `glob` answer goes through `alter`, as [`Altered::on_grep`].
+    pub fn on_glob(
+        mut self,
+        alter: impl Fn(&GlobInput, Result<GlobOutput, StdError>) -> Result<GlobOutput, StdError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Altered {
+        self.glob = Some(Box::new(alter));
+        self
+    }
+
+    /// The peer answers only `methods` ([`Search::supports`]); the engine
+    /// skips the calls of the others and says so.
+    ///
+    /// ```
+    /// use lawsuite::peer::{Method, Search};
+    /// use lawsuite::testing::Altered;
+    /// let grep_only = Altered::new("grep-only").only(&[Method::Grep]);
+    /// assert!(grep_only.supports(Method::Grep) && !grep_only.supports(Method::Glob));
+    /// ```
+    pub fn only(mut self, methods: &[Method]) -> Altered {
+        self.only = Some(methods.to_vec());
+        self
+    }
+}
+
+/// A `request_failed` error saying `message`, for a peer that refuses.
+///
+/// ```
+/// use lawsuite::contract::ErrorCode;
+/// use lawsuite::peer::Search;
+/// use lawsuite::testing::{Altered, refusal};
+/// let refuses = Altered::new("refuses-grep").on_grep(|_, _| Err(refusal("no")));
+/// let input = lawsuite::contract::GrepInput::new("x", ".");
+/// assert_eq!(refuses.grep(&input).unwrap_err().code, ErrorCode::RequestFailed);
+/// ```
+pub fn refusal(message: &str) -> StdError {
+    StdError::new(ErrorCode::RequestFailed, message)
+}
+
+impl fmt::Debug for Altered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Altered")
+            .field("name", &self.name)
+            .field("grep altered", &self.grep.is_some())
+            .field("glob altered", &self.glob.is_some())
+            .field("only", &self.only)
+            .finish()
+    }
+}
+
+impl Search for Altered {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn version(&self) -> String {
+        "0".into()
+    }
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        let answer = self.inner.grep(input);
+        match &self.grep {
+            Some(alter) => alter(input, answer),
+            None => answer,
+        }
+    }
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        let answer = self.inner.glob(input);
+        match &self.glob {
+            Some(alter) => alter(input, answer),
+            None => answer,
+        }
+    }
+    fn read(&self, input: &ReadRequest) -> Result<ReadOutput, StdError> {
+        self.inner.read(input)
+    }
+    fn ls(&self, input: &LsRequest) -> Result<LsOutput, StdError> {
+        self.inner.ls(input)
+    }
+    #[cfg(unix)]
+    fn bash(&self, input: &BashRequest) -> Result<BashOutput, StdError> {
+        self.inner.bash(input)
+    }
+    fn supports(&self, method: Method) -> bool {
+        match &self.only {
+            Some(methods) => methods.contains(&method),
+            None => self.inner.supports(method),
+        }
+    }
+}
