@@ -26,18 +26,30 @@ pub struct RgRow {
     pub kind: RowKind,
 }
 
-/// Drift 5: a `match` message whose `submatches` is an empty array is a
-/// line rg did not match. With `--crlf`, `--max-count` and after-context,
-/// rg 15 classifies an after-context line as a match when the pattern
-/// matches the empty text after the line's `\n` (`^$` on `first\n`), then
-/// finds no submatch in the line when it prints it. Counted as a hit, such
-/// a line would move `maxCount`'s cut (native-peer §2.6 step 3). Every real
-/// match has at least one submatch, an empty one included (`^` on `one` is
-/// `[{start: 0, end: 0}]`); a message without the key keeps its type.
-fn no_submatch(data: &Value) -> bool {
-    data.get("submatches")
-        .and_then(Value::as_array)
-        .is_some_and(Vec::is_empty)
+/// Drift 5: a `match` message whose `submatches` is an empty array, on a
+/// line that ends with its terminator, is a line rg did not match. With
+/// `--crlf`, `--max-count` and after-context, rg 15 classifies an
+/// after-context line as a match when the pattern matches the empty text
+/// after the line's `\n` (`^$` on `first\n`), then finds no submatch in the
+/// line when it prints it. Counted as a hit, such a line would move
+/// `maxCount`'s cut (native-peer §2.6 step 3).
+///
+/// The terminator decides because rg 15 has a second submatch-less match
+/// that *is* a hit: an empty match at the very end of a last line with no
+/// terminator (`$` on `a` with no `\n`, or on a lone invalid byte) is found
+/// by the line search but not by the submatch search, so `printf a | rg
+/// --json '$'` prints a `match` with `submatches: []`. Drift 5 never labels
+/// such a line: rg's after-context of an unterminated last line is a
+/// `context` message (`printf 'a\n\nb' | rg --json --crlf -m1 -A2 '^$'`).
+/// Every other real match has at least one submatch, an empty one included
+/// (`^` on `one` is `[{start: 0, end: 0}]`); a message without the key keeps
+/// its type.
+fn is_drift_5_context(data: &Value, text: &str) -> bool {
+    text.ends_with('\n')
+        && data
+            .get("submatches")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
 }
 
 /// Parse a whole `--json` stdout into its rows, checking every message.
@@ -66,6 +78,11 @@ pub fn parse_stream(stdout: &[u8]) -> Result<Vec<RgRow>, StdError> {
                     .get("line_number")
                     .and_then(Value::as_f64)
                     .ok_or_else(malformed)?;
+                let kind = if kind == "match" && !is_drift_5_context(data, &text) {
+                    RowKind::Match
+                } else {
+                    RowKind::Context
+                };
                 rows.push(RgRow {
                     path,
                     // rg prints positive integers; anything else is no line we can use.
@@ -75,11 +92,7 @@ pub fn parse_stream(stdout: &[u8]) -> Result<Vec<RgRow>, StdError> {
                         return Err(malformed());
                     },
                     text,
-                    kind: if kind == "match" && !no_submatch(data) {
-                        RowKind::Match
-                    } else {
-                        RowKind::Context
-                    },
+                    kind,
                 });
             }
             "begin" => {
@@ -142,6 +155,24 @@ mod tests {
             .map(|row| row.kind)
             .collect();
         assert_eq!(kinds, [RowKind::Match, RowKind::Context]);
+    }
+
+    /// rg 15.2's `printf 'a\n\x80' | rg --json --crlf '$'`: the empty
+    /// match at the end of the unterminated last line has no submatch, and
+    /// it is a hit all the same.
+    #[test]
+    fn a_match_without_a_submatch_on_an_unterminated_last_line_is_a_match() {
+        let stream = format!(
+            "{}\n{}\n{SUMMARY}\n",
+            r#"{"type":"match","data":{"path":{"text":"a.txt"},"lines":{"text":"a\n"},"line_number":1,"absolute_offset":0,"submatches":[{"match":{"text":""},"start":1,"end":1}]}}"#,
+            r#"{"type":"match","data":{"path":{"text":"a.txt"},"lines":{"text":"\ufffd"},"line_number":2,"absolute_offset":2,"submatches":[]}}"#,
+        );
+        let kinds: Vec<RowKind> = parse_stream(stream.as_bytes())
+            .unwrap()
+            .into_iter()
+            .map(|row| row.kind)
+            .collect();
+        assert_eq!(kinds, [RowKind::Match, RowKind::Match]);
     }
 
     #[test]

@@ -22,8 +22,12 @@
 //! And one rg 15 bug worked around (drift 5, in `json`): with `--crlf`,
 //! `--max-count` and after-context, rg reports an after-context line as a
 //! `match` with no submatch when the pattern can match the empty text after
-//! its `\n`; such a message is read as context, so it never moves the
-//! `maxCount` cut (`grep::limit::max-count-with-an-empty-line-pattern-…`).
+//! its `\n`; such a message on a terminated line is read as context, so it
+//! never moves the `maxCount` cut
+//! (`grep::limit::max-count-with-an-empty-line-pattern-…`). On a last line
+//! with no terminator the same message is a real hit (`$` at the end of
+//! input gets no submatch from rg:
+//! `text::lines::dollar-matches-the-end-of-an-unterminated-last-line`).
 //!
 //! [`walk_peer`] holds the sibling peer, `ripgrep-walk`, which lets `rg`
 //! walk so that the shared walk itself is checked.
