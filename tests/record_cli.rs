@@ -10,7 +10,9 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use lawsuite::call::Validation;
+use lawsuite::kit::Generator;
 use lawsuite::kit::regression::{Regression, list};
+use lawsuite::peer::Ground;
 use lawsuite::portable::Portable;
 
 fn lawsuite(dir: &Path, args: &[&str], record: bool) -> Output {
@@ -148,8 +150,19 @@ fn max_reports_counts_divergent_calls() {
     // Seeds end in any order: the third case may end a trial's cases or
     // cut them; either way the rest is said to be left out.
     assert!(text.contains(" not shown in full"), "{text}");
-    // The summary says how many calls the seeds compared: 4 plans of 64.
-    assert!(text.contains(" divergent of 256 calls compared"), "{text}");
+    // The summary says how many calls the seeds compared: every call of
+    // the 4 plans.
+    let calls: usize = (0..4)
+        .map(|seed| {
+            lawsuite::kit::generate(Generator::Lawsuite, seed, "/r", Ground::Shared)
+                .unwrap()
+                .call_count()
+        })
+        .sum();
+    assert!(
+        text.contains(&format!(" divergent of {calls} calls compared")),
+        "{calls}: {text}"
+    );
 
     let mut args = base.to_vec();
     args.extend(["--format", "jsonl"]);
@@ -251,6 +264,9 @@ fn a_recorded_finding_becomes_a_law_that_fails_the_buggy_peer() {
         String::from_utf8_lossy(&recorded.stderr)
     );
     assert!(said.contains("drafted the law law::"), "{said}");
+    // The project lists no law directory, so the default one the draft
+    // made is run from now on, and the user is told so.
+    assert!(said.contains("runs it on every peer"), "{said}");
     for file in &files {
         let out = lawsuite(d, &["as-law", file.to_str().unwrap()], false);
         let text = format!(
@@ -300,6 +316,30 @@ fn a_recorded_finding_becomes_a_law_that_fails_the_buggy_peer() {
     );
     let report: serde_json::Value = serde_json::from_slice(&run.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stderr)));
+    // The project's law directory named again on the command line is one
+    // directory: every drafted law is one trial a peer.
+    let listed = lawsuite(
+        d,
+        &[
+            "run",
+            "--registry",
+            registry,
+            "--laws",
+            laws.to_str().unwrap(),
+            "--list",
+            "law::grep::found::",
+            "law::glob::found::",
+        ],
+        false,
+    );
+    let ids: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let mut once = ids.clone();
+    once.sort();
+    once.dedup();
+    assert!(!ids.is_empty() && once.len() == ids.len(), "{ids:?}");
     let by_peer = &report["summary"]["byPeer"];
     assert_eq!(by_peer["portable"]["fail"], 0, "{by_peer}");
     assert!(

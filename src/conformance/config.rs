@@ -413,7 +413,16 @@ impl Config {
                     engine.add_coverage();
                 }
             }
+            // The project's directory named again with `--laws` is one
+            // directory: loaded twice, each of its laws would be two trials
+            // of one id.
+            let mut loaded = Vec::new();
             for dir in self.law_dirs.iter().filter(|d| d.is_dir()) {
+                let same = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+                if loaded.contains(&same) {
+                    continue;
+                }
+                loaded.push(same);
                 let (laws, errors) = crate::law::load_dir(dir);
                 if laws.is_empty() && errors.is_empty() {
                     problems.push(ConfigError::LawDirEmpty(dir.clone()));

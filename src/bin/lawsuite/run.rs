@@ -1037,9 +1037,12 @@ fn say_drafted(
 ) -> anyhow::Result<()> {
     let id = format!("law::{}::found::{}", draft.area, draft.name);
     writeln!(out, "drafted the law {id} in {}", path.display())?;
+    // A project file that lists no law directory has the default one run
+    // from the moment it exists, which the draft just made it.
+    let default = project.root.join(lawsuite::project::DEFAULT_LAWS);
     let picked_up = path
         .ancestors()
-        .any(|a| project.laws.iter().any(|l| l == a));
+        .any(|a| project.laws.iter().any(|l| l == a) || (project.laws.is_empty() && a == default));
     if picked_up {
         writeln!(
             out,
