@@ -777,11 +777,35 @@ impl Engine {
         // peer's doing and its answer stands: asking again and keeping the
         // second verdict let a peer wrong on every second call pass every
         // law.
-        let outcome = match setup {
+        let mut outcome = match setup {
             Some(Ok(setup)) => setup.judge(subject.peer.as_ref()),
             Some(Err(why)) => LawOutcome::Broken(why.clone()),
             None => law::run(l, subject.peer.as_ref()),
         };
+        // A built-in only reads, so a change to its tree made while it was
+        // asked is another process's doing (a peer writing outside its own
+        // tree, at the same time): its answer was given on a spoiled tree,
+        // which is no verdict, and it is asked once on a fresh one, as
+        // `Engine::setup` does for a change found before the call. A
+        // second spoiled tree is broken, the built-in never blamed.
+        let spoiled = |setup: &law::Setup| setup.shared() && setup.tree().changes().is_some();
+        if subject.builtin.is_some()
+            && matches!(outcome, LawOutcome::Fail(_))
+            && matches!(setup, Some(Ok(s)) if spoiled(s))
+        {
+            outcome = match law::Setup::new(l) {
+                Ok(fresh) => match fresh.judge(subject.peer.as_ref()) {
+                    LawOutcome::Fail(_) if spoiled(&fresh) => LawOutcome::Broken(format!(
+                        "the tree of {} was changed while it was asked, twice, by something \
+                         other than it (a built-in only reads): another process writes where \
+                         it should not",
+                        subject.name
+                    )),
+                    again => again,
+                },
+                Err(why) => LawOutcome::Broken(why),
+            };
+        }
         match outcome {
             LawOutcome::Pass => Judged::Pass,
             LawOutcome::Broken(why) => Judged::Broken(why),

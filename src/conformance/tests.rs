@@ -1072,3 +1072,37 @@ fn a_listed_flaky_trial_is_an_expected_failure() {
     assert_eq!(verdict.tag(), "flaky");
     assert_eq!(Verdict::of_repeats(vec![fail.clone(), fail]).tag(), "fail");
 }
+
+/// A built-in's law tree changed while it is asked (by another process:
+/// here, the first call itself, standing in for a peer that writes
+/// outside its own tree at that moment) is no verdict on the built-in: it
+/// is asked once more on a fresh tree, and passes. (A peer removing the
+/// run's temporary directory once failed `portable` this way, about one
+/// run in twelve.)
+#[test]
+fn a_builtin_whose_tree_is_changed_during_its_call_is_asked_on_a_fresh_one() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let vandalised = Altered::new("vandalised").on_glob(move |input, answer| {
+        if counted.fetch_add(1, SeqCst) == 0 {
+            if let Some(tree) = own_tree(&input.root) {
+                Appender::append(&tree);
+            }
+        }
+        answer
+    });
+    let mut engine = engine_with(vec![Subject::builtin(
+        "vandalised",
+        "portable",
+        Arc::new(vandalised),
+    )]);
+    engine.add_laws(vec![law(GLOB_LAW)], vec![]);
+    let trial = engine
+        .trials()
+        .into_iter()
+        .find(|t| t.id == "law::x::finds-a::vandalised")
+        .unwrap();
+    let outcome = engine.run_trial(&trial);
+    assert_eq!(outcome.verdict, Verdict::Pass, "{outcome:?}");
+    assert_eq!(calls.load(SeqCst), 2);
+}
