@@ -81,8 +81,8 @@ impl Expectations {
     pub fn load_dir(&mut self, dir: &Path) {
         for file in toml_files(dir) {
             let source = file.display().to_string();
-            let parsed = crate::regular_file::read_to_string(&file)
-                .map_err(|e| format!("cannot be read ({e})"))
+            let parsed = crate::file_error::FileError::read_to_string(&file)
+                .map_err(|e| format!("cannot be read ({})", e.kind()))
                 .and_then(|text| toml::from_str::<PeerTable>(&text).map_err(|e| e.to_string()));
             match parsed {
                 Ok(tables) => insert(&mut self.by_name, tables, &source),

@@ -129,7 +129,7 @@ pub struct Engine {
 type TreeKey = (String, String);
 
 /// A law's setup, or why it cannot be set up, shared by its trials.
-type SharedSetup = Arc<Result<law::Setup, String>>;
+type SharedSetup = Arc<Result<law::Setup, law::SetupError>>;
 
 /// How many law trees [`Engine::setup`] keeps per peer: enough for the
 /// trials of one law running side by side on every thread.
@@ -588,7 +588,7 @@ impl Engine {
 
     /// A written tree for law `l` and `owner`: a kept one with the same
     /// [`law::Tree::key`], else a new one (then kept).
-    fn tree(&self, l: &LoadedLaw, owner: &str) -> Result<Arc<law::Tree>, String> {
+    fn tree(&self, l: &LoadedLaw, owner: &str) -> Result<Arc<law::Tree>, law::SetupError> {
         let lock = || {
             self.trees
                 .lock()
@@ -730,7 +730,7 @@ impl Engine {
         item: &Item,
         subject: &Subject,
         health: &dyn Fn() -> Option<Health>,
-        setup: Option<&Result<law::Setup, String>>,
+        setup: Option<&Result<law::Setup, law::SetupError>>,
     ) -> Verdict {
         let (key, result) = match item {
             Item::Law(l) => (l.id.clone(), self.judge_law(l, subject, health, setup)),
@@ -769,7 +769,7 @@ impl Engine {
         l: &LoadedLaw,
         subject: &Subject,
         health: &dyn Fn() -> Option<Health>,
-        setup: Option<&Result<law::Setup, String>>,
+        setup: Option<&Result<law::Setup, law::SetupError>>,
     ) -> Judged {
         // One asking, one verdict. A peer is only ever asked on a tree of
         // its own or one shared with the built-ins, which only read
@@ -779,7 +779,7 @@ impl Engine {
         // law.
         let outcome = match setup {
             Some(Ok(setup)) => setup.judge(subject.peer.as_ref()),
-            Some(Err(why)) => LawOutcome::Broken(why.clone()),
+            Some(Err(why)) => LawOutcome::Broken(why.to_string()),
             None => law::run(l, subject.peer.as_ref()),
         };
         match outcome {

@@ -54,13 +54,12 @@ impl Engine {
                 .iter()
                 .map(|(_, s)| s.peer.health().map_or(0, |h| h.faults))
                 .collect();
-            let plan =
-                generate(seed.generator, seed.seed, PLAN_ROOT, seed.ground).map(|plan| match seed
-                    .only_call
-                {
+            let plan = generate(seed.generator, seed.seed, PLAN_ROOT, seed.ground)
+                .map(|plan| match seed.only_call {
                     Some(call) => plan.only_call(call),
                     None => plan,
-                });
+                })
+                .map_err(|e| e.to_string());
             // A subject's documented differences are its registered
             // built-in's, never the peer's own say.
             let subjects: Vec<Compared<'_>> = asked

@@ -282,7 +282,7 @@ fn checks_and_problems_are_trials_of_their_own() {
         vec![law::LawError {
             file: "laws/grep/x.toml".into(),
             law: None,
-            message: "is not a valid law file".into(),
+            problem: law::LawProblem::NotADirectory,
         }],
     );
     engine.add_coverage();

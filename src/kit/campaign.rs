@@ -47,7 +47,7 @@ use serde::{Deserialize, Serialize};
 
 use super::compare::{Compared, calls, compare_plan_with, difference_fields};
 use super::plan::{FileKind, Plan};
-use super::regression::{Regression, shrink_to_regression};
+use super::regression::{RecordError, Regression, shrink_to_regression};
 use super::{Generator, generate};
 use crate::peer::Ground;
 
@@ -496,7 +496,7 @@ impl Campaign {
                                                 g.regression = Some(path.display().to_string());
                                                 g.shape = Some(shape);
                                             }
-                                            Err(why) => g.not_kept = Some(why),
+                                            Err(why) => g.not_kept = Some(why.to_string()),
                                         }
                                     }
                                     // Saved at once: a campaign killed now
@@ -561,14 +561,14 @@ impl Campaign {
         call: crate::call::Call,
         reference: Compared<'_>,
         subject: Compared<'_>,
-    ) -> Result<(PathBuf, String), String> {
+    ) -> Result<(PathBuf, String), RecordError> {
         let (regression, _) =
             shrink_to_regression(plan, call_index, call, reference.peer, subject.peer, None)
-                .map_err(|e| e.to_string())?;
+                .map_err(RecordError::Shrink)?;
         let shape = shape_of(&regression);
         let path = regression
             .write(&self.regressions, &regression.default_name())
-            .map_err(|e| e.to_string())?;
+            .map_err(RecordError::Write)?;
         Ok((path, shape))
     }
 }
