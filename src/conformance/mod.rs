@@ -51,6 +51,7 @@ mod seed;
 pub mod shard;
 pub mod slow;
 mod summary;
+mod trial_id;
 mod trials;
 pub mod verdict;
 
@@ -66,6 +67,7 @@ pub use item::{Item, Kind, Outcome, Replay, SeedItem, SeedRange, Trial, shell_wo
 pub use peers::Subject;
 use seed::faults_since;
 pub use summary::{Counts, Summary, section_of};
+pub use trial_id::{BadId, ItemId, TrialId};
 pub use trials::TrialsIter;
 pub use verdict::{Case, Report, TreeEntry, Verdict};
 
@@ -235,11 +237,11 @@ impl Engine {
                 .collect();
             let stem = parts.into_iter().rev().collect::<Vec<_>>().join("::");
             self.push(Item::Problem {
-                id: format!(
-                    "law::invalid::{stem}::{}",
-                    problem.law.as_deref().unwrap_or("file")
-                ),
                 message: problem.to_string(),
+                id: ItemId::InvalidLaw {
+                    file: stem,
+                    law: problem.law,
+                },
             });
         }
         for law in laws {
@@ -279,7 +281,7 @@ impl Engine {
                     regression: Arc::new(regression),
                 }),
                 Err(e) => self.push(Item::Problem {
-                    id: format!("regression::invalid::{name}"),
+                    id: ItemId::InvalidRegression(name),
                     message: e.to_string(),
                 }),
             }
@@ -332,8 +334,7 @@ impl Engine {
             .items
             .iter()
             .filter_map(|i| match i {
-                Item::Law(l) => Some(l.id.clone()),
-                Item::Regression { name, .. } => Some(format!("regression::{name}")),
+                Item::Law(_) | Item::Regression { .. } => Some(expectation_key(i)),
                 _ => None,
             })
             .collect();
@@ -342,14 +343,21 @@ impl Engine {
             .problems
             .iter()
             .map(|(file, message)| Item::Problem {
-                id: format!("expected::invalid::{file}"),
+                id: ItemId::InvalidExpected(file.clone()),
                 message: format!("the expected-failures file {file} is not valid: {message}"),
             })
             .collect();
         for (peer, id, listing) in self.expectations.unknown(&|id| known.contains(id)) {
+            let law = id.parse::<ItemId>().ok().and_then(|item| match item {
+                ItemId::Law(bare) => Some(bare),
+                _ => None,
+            });
             problems.push(Item::Problem {
-                id: format!("expected::unknown::{peer}::{id}"),
-                message: match id.strip_prefix("law::").filter(|bare| known.contains(*bare)) {
+                id: ItemId::UnknownExpected {
+                    peer: peer.to_string(),
+                    id: id.to_string(),
+                },
+                message: match law.filter(|bare| known.contains(bare)) {
                     Some(bare) => format!(
                         "{} lists {id:?} as an expected failure of {peer}; law ids have no law:: prefix: write {bare:?}",
                         listing.source
@@ -377,8 +385,7 @@ impl Engine {
             return false;
         };
         let key = match self.items.get(trial.item) {
-            Some(Item::Law(l)) => l.id.clone(),
-            Some(Item::Regression { name, .. }) => format!("regression::{name}"),
+            Some(item @ (Item::Law(_) | Item::Regression { .. })) => expectation_key(item),
             _ => return false,
         };
         self.expectations
@@ -489,7 +496,7 @@ impl Engine {
         let item = &*self.resolve(index, seed);
         let started = Instant::now();
         let _slow = slow::watch(|| match peers {
-            [Some(p)] => format!("{}::{}", item.id(), self.everyone[*p].name),
+            [Some(p)] => item.trial_id(&self.everyone[*p].name),
             [_] => item.id(),
             _ => format!("{} ({} peers)", item.id(), peers.len()),
         });
@@ -623,13 +630,13 @@ impl Engine {
         documented: BTreeMap<String, usize>,
         started: Instant,
     ) -> Outcome {
-        let item_id = item.id();
+        let item_id = item.item_id();
         Outcome {
             id: match subject {
-                Some(s) => format!("{item_id}::{}", s.name),
-                None => item_id.clone(),
+                Some(s) => item_id.clone().on(&s.name).to_string(),
+                None => item_id.to_string(),
             },
-            item: item_id,
+            item: item_id.to_string(),
             kind: item.kind(),
             peer: subject.map(|s| s.name.clone()),
             spec: item.spec().map(str::to_string),
@@ -701,7 +708,7 @@ impl Engine {
         if stopped.contains_key(&subject.name) {
             return verdict;
         }
-        let at = format!("{}::{}", item.id(), subject.name);
+        let at = item.trial_id(&subject.name);
         stopped.insert(subject.name.clone(), (at, why.clone()));
         match verdict {
             Verdict::Fail { .. } => verdict,
@@ -732,18 +739,16 @@ impl Engine {
         health: &dyn Fn() -> Option<Health>,
         setup: Option<&Result<law::Setup, law::SetupError>>,
     ) -> Verdict {
-        let (key, result) = match item {
-            Item::Law(l) => (l.id.clone(), self.judge_law(l, subject, health, setup)),
+        let result = match item {
+            Item::Law(l) => self.judge_law(l, subject, health, setup),
             Item::Regression {
                 name,
                 path,
                 regression,
-            } => (
-                format!("regression::{name}"),
-                self.judge_regression(item, name, path, regression, subject, health),
-            ),
+            } => self.judge_regression(item, name, path, regression, subject, health),
             _ => unreachable!("only laws and regressions are judged on a peer"),
         };
+        let key = expectation_key(item);
         let listed = self
             .expectations
             .lookup(&subject.name, subject.builtin.as_deref(), &key);
@@ -786,7 +791,7 @@ impl Engine {
             LawOutcome::Pass => Judged::Pass,
             LawOutcome::Broken(why) => Judged::Broken(why),
             LawOutcome::Fail(failure) => {
-                let trial = format!("law::{}::{}", l.id, subject.name);
+                let trial = ItemId::Law(l.id.clone()).on(&subject.name).to_string();
                 let call = serde_json::json!({
                     "method": l.law.method.name(),
                     "input": l.law.input,
@@ -844,7 +849,7 @@ impl Engine {
             Ok(Ok(())) => Judged::Pass,
             Err(e) => Judged::Broken(e.to_string()),
             Ok(Err(mismatch)) => {
-                let trial = format!("regression::{name}::{}", subject.name);
+                let trial = item.trial_id(&subject.name);
                 let case = Case {
                     title: format!("regression {name} ({})", path.display()),
                     spec: None,
@@ -905,6 +910,16 @@ enum Judged {
     Pass,
     Fail(Report),
     Broken(String),
+}
+
+/// The key an expected-failures table lists a law or regression under:
+/// a law's own id (`grep::x::y`, without `law::`), a regression's item id
+/// (`regression::r1`).
+fn expectation_key(item: &Item) -> String {
+    match item {
+        Item::Law(l) => l.id.clone(),
+        item => item.id(),
+    }
 }
 
 #[cfg(test)]

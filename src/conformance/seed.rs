@@ -212,7 +212,7 @@ impl Engine {
                 None => (Verdict::Pass, documented),
             };
         }
-        let trial = format!("{}::{}", item.id(), subject.name);
+        let trial = item.trial_id(&subject.name);
         let total = cases.len();
         // One tree per seed, with its first divergent call: every file any
         // of its divergent calls or answers names, every ignore file, then

@@ -15,7 +15,8 @@ use lawsuite::conformance::config::{SeedSet, Seeds};
 use lawsuite::conformance::peers::PeerSet;
 use lawsuite::conformance::shard::in_shard;
 use lawsuite::conformance::{
-    Engine, Event, Item, Kind, Outcome, Replay, RunOptions, SeedItem, Summary, Trial, Verdict,
+    Engine, Event, Item, ItemId, Kind, Outcome, Replay, RunOptions, SeedItem, Summary, Trial,
+    TrialId, Verdict,
 };
 use lawsuite::kit::compare::{Materialized, calls};
 use lawsuite::kit::materialize::materialize;
@@ -81,8 +82,10 @@ impl Filter<'_> {
             Some(f) => {
                 trial.kind != Kind::Law
                     || id
-                        .strip_prefix("law::")
-                        .is_some_and(|law| law.starts_with(f))
+                        .parse::<TrialId>()
+                        .ok()
+                        .and_then(|t| t.item().law().map(|law| law.starts_with(f)))
+                        .unwrap_or(false)
             }
             None => true,
         };
@@ -165,11 +168,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // A `--law` prefix that names no law is a typo, not an empty run
     // (`--law grep::contxt` ran the seeds alone and passed).
     if let Some(prefix) = &args.law {
-        let named = engine.items().iter().any(|i| {
-            i.id()
-                .strip_prefix("law::")
-                .is_some_and(|law| law.starts_with(prefix.as_str()))
-        });
+        let named = engine
+            .items()
+            .iter()
+            .any(|i| matches!(i, Item::Law(l) if l.id.starts_with(prefix.as_str())));
         if !named {
             bail!(
                 "--law {prefix} names no law; law ids look like grep::context::… (`lawsuite run --no-seeds --list` lists them)"
@@ -1035,7 +1037,7 @@ fn say_drafted(
     draft: &lawsuite::law::draft::Draft,
     project: &lawsuite::project::Project,
 ) -> anyhow::Result<()> {
-    let id = format!("law::{}::found::{}", draft.area, draft.name);
+    let id = ItemId::Law(format!("{}::found::{}", draft.area, draft.name));
     writeln!(out, "drafted the law {id} in {}", path.display())?;
     let picked_up = path
         .ancestors()
@@ -1080,7 +1082,8 @@ fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<Strin
     let mut stale: std::collections::HashSet<(String, String)> = Default::default();
     let mut new: Vec<(String, String)> = Vec::new();
     for o in outcomes.iter().filter(|o| o.kind == Kind::Law) {
-        let (Some(peer), Some(id)) = (o.peer.clone(), o.item.strip_prefix("law::")) else {
+        let item = o.item.parse::<ItemId>().ok();
+        let (Some(peer), Some(id)) = (o.peer.clone(), item.as_ref().and_then(ItemId::law)) else {
             continue;
         };
         match &o.verdict {
