@@ -545,7 +545,7 @@ impl Suite {
                     id: t.id.clone(),
                     item: engine.trial_item(t).id(),
                     kind: t.kind,
-                    peer: t.peer.map(|p| engine.peers()[p].name.clone()),
+                    peer: t.peer.map(|p| engine.peer(p).name.clone()),
                     spec: engine.trial_item(t).spec().map(str::to_string),
                     verdict: Verdict::Skipped { why: why.clone() },
                     documented: Default::default(),

@@ -228,6 +228,35 @@ impl Item {
     }
 }
 
+/// One of an engine's peers: the reference, or a subject by its place in
+/// registry order ([`super::Engine::peer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PeerRef {
+    /// The peer every other is compared with.
+    Reference,
+    /// The subject at this place (0-based) among the peers under test.
+    Subject(usize),
+}
+
+impl PeerRef {
+    /// Its place in [`super::Engine::peers`]: the reference first, then
+    /// the subjects.
+    pub fn index(self) -> usize {
+        match self {
+            PeerRef::Reference => 0,
+            PeerRef::Subject(i) => i + 1,
+        }
+    }
+
+    /// The peer at place `index` of [`super::Engine::peers`].
+    pub fn at(index: usize) -> PeerRef {
+        match index.checked_sub(1) {
+            None => PeerRef::Reference,
+            Some(i) => PeerRef::Subject(i),
+        }
+    }
+}
+
 /// One item on one peer (or, for a check, on none).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Trial {
@@ -238,8 +267,8 @@ pub struct Trial {
     /// For a trial of a seed range ([`Item::Seeds`]), its seed; `None`
     /// for every other trial.
     pub seed: Option<u64>,
-    /// The peer: 0 is the reference, `i + 1` the subject `i`.
-    pub peer: Option<usize>,
+    /// The peer it asks; `None` for a check.
+    pub peer: Option<PeerRef>,
     /// The item's kind.
     pub kind: Kind,
     /// Why it does not run, when it does not.

@@ -63,7 +63,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 pub use expect::{Expectations, Expected};
-pub use item::{Item, Kind, Outcome, Replay, SeedItem, SeedRange, Trial, shell_word};
+pub use item::{Item, Kind, Outcome, PeerRef, Replay, SeedItem, SeedRange, Trial, shell_word};
 pub use peers::Subject;
 use seed::faults_since;
 pub use summary::{Counts, Summary, section_of};
@@ -173,6 +173,16 @@ impl Engine {
     /// The reference and the subjects, reference first.
     pub fn peers(&self) -> &[Subject] {
         &self.everyone
+    }
+
+    /// The peer `peer` names.
+    ///
+    /// # Panics
+    ///
+    /// When it names a subject this engine does not have: a [`PeerRef`]
+    /// comes from this engine's own trials.
+    pub fn peer(&self, peer: PeerRef) -> &Subject {
+        &self.everyone[peer.index()]
     }
 
     /// The items, in order.
@@ -381,7 +391,7 @@ impl Engine {
     /// door can say so before it runs: `cargo test` shows it beside the
     /// trial, rather than a plain `ok`.)
     pub fn is_listed_failure(&self, trial: &Trial) -> bool {
-        let Some(subject) = trial.peer.and_then(|p| self.everyone.get(p)) else {
+        let Some(subject) = trial.peer.and_then(|p| self.everyone.get(p.index())) else {
             return false;
         };
         let key = match self.items.get(trial.item) {
@@ -444,7 +454,7 @@ impl Engine {
 
     /// Run one trial.
     pub fn run_trial(&self, trial: &Trial) -> Outcome {
-        let mut outcomes = self.run_at(trial.item, trial.seed, &[trial.peer]);
+        let mut outcomes = self.run_at(trial.item, trial.seed, &[trial.peer.map(PeerRef::index)]);
         match outcomes.pop() {
             Some(o) => o,
             None => unreachable!("run_item answers every peer it is given"),
@@ -458,8 +468,9 @@ impl Engine {
     ///
     /// A seed range ([`Item::Seeds`]) runs seed by seed, by its trials
     /// ([`Engine::run_trial`]); asked as a whole, its trials are broken.
-    pub fn run_item(&self, index: usize, peers: &[Option<usize>]) -> Vec<Outcome> {
-        self.run_at(index, None, peers)
+    pub fn run_item(&self, index: usize, peers: &[Option<PeerRef>]) -> Vec<Outcome> {
+        let peers: Vec<Option<usize>> = peers.iter().map(|p| p.map(PeerRef::index)).collect();
+        self.run_at(index, None, &peers)
     }
 
     /// [`Engine::run_item`] of item `index`, or, for a seed range, of its

@@ -141,7 +141,7 @@ fn a_seed_is_judged_per_subject_by_position_even_for_twins() {
     ]);
     engine.add_seeds(Generator::Smthrs, Ground::Shared, &[4], None);
     let trials = engine.trials();
-    let together = engine.run_item(0, &[Some(1), Some(2)]);
+    let together = engine.run_item(0, &[Some(PeerRef::Subject(0)), Some(PeerRef::Subject(1))]);
     let alone: Vec<Outcome> = trials.iter().map(|t| engine.run_trial(t)).collect();
     for (a, b) in together.iter().zip(&alone) {
         assert_eq!((&a.id, &a.verdict), (&b.id, &b.verdict));
@@ -455,7 +455,7 @@ fn peers_share_a_law_tree_only_when_the_law_cannot_write_it() {
         .map(|t| t.item)
         .collect::<std::collections::BTreeSet<_>>()
     {
-        let peers: Vec<Option<usize>> = trials
+        let peers: Vec<Option<PeerRef>> = trials
             .iter()
             .filter(|t| t.item == item)
             .map(|t| t.peer)

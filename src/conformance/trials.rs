@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use super::{Engine, Item, ItemId, Kind, Trial};
+use super::{Engine, Item, ItemId, Kind, PeerRef, Trial};
 
 /// One trial before it is asked whether it runs: its id, its seed (in a
 /// seed range) and its peer.
@@ -147,7 +147,7 @@ impl Engine {
             id,
             item: index,
             seed,
-            peer,
+            peer: peer.map(PeerRef::at),
             kind: item.kind(),
             skip,
         }
