@@ -18,7 +18,7 @@
 //!         // Known gaps of `mine`, each with the reason; a listed law that
 //!         // passes fails, so the list stays true. Tables in the project's
 //!         // expected directory (`lawsuite/expected/*.toml`) work too.
-//!         .expect_failure("mine", "grep::context::context-tie-goes-to-the-earlier-match", "not done yet")
+//!         .expect_failure("mine", "law::grep::context::context-tie-goes-to-the-earlier-match", "not done yet")
 //!         .run()
 //! }
 //! ```
@@ -378,10 +378,11 @@ impl Suite {
         self
     }
 
-    /// List one expected failure: law `id` (e.g.
-    /// `grep::context::context-tie-goes-to-the-earlier-match`, without `law::`, or
+    /// List one expected failure: item `id` (e.g.
+    /// `law::grep::context::context-tie-goes-to-the-earlier-match`, or
     /// `regression::<file>`) fails on the peer registered as `peer`,
-    /// because `reason`.
+    /// because `reason`. A law without `law::` (the older spelling) is
+    /// read as that law, with a warning.
     pub fn expect_failure(mut self, peer: &str, id: &str, reason: &str) -> Suite {
         self.config.expected.push(ListedFailure {
             peer: peer.to_string(),
@@ -486,6 +487,14 @@ impl Suite {
         };
         let engine = match self.engine_for(exact.as_deref()) {
             Ok(engine) => match too_many_trials(&engine, &self.config) {
+                // Said once, by the process that lists or runs them all
+                // (nextest runs each trial in a process of its own).
+                None if exact.is_none() => {
+                    for warning in engine.warnings() {
+                        eprintln!("warning: {warning}");
+                    }
+                    Arc::new(engine)
+                }
                 None => Arc::new(engine),
                 Some(message) => {
                     return (

@@ -203,6 +203,12 @@ impl Engine {
         self.expectations = expectations;
     }
 
+    /// What a front door should say before it runs: expected failures
+    /// listed in an old spelling ([`Expectations::warnings`]).
+    pub fn warnings(&self) -> &[String] {
+        &self.expectations.warnings
+    }
+
     /// Run laws and regressions on the reference too (the default), or
     /// only on the subjects, the reference then being the oracle of the
     /// seeds alone: a peer crate's first `cargo test` spent about 60 % of
@@ -344,7 +350,7 @@ impl Engine {
             .items
             .iter()
             .filter_map(|i| match i {
-                Item::Law(_) | Item::Regression { .. } => Some(expectation_key(i)),
+                Item::Law(_) | Item::Regression { .. } => Some(i.id()),
                 _ => None,
             })
             .collect();
@@ -358,25 +364,15 @@ impl Engine {
             })
             .collect();
         for (peer, id, listing) in self.expectations.unknown(&|id| known.contains(id)) {
-            let law = id.parse::<ItemId>().ok().and_then(|item| match item {
-                ItemId::Law(bare) => Some(bare),
-                _ => None,
-            });
             problems.push(Item::Problem {
                 id: ItemId::UnknownExpected {
                     peer: peer.to_string(),
                     id: id.to_string(),
                 },
-                message: match law.filter(|bare| known.contains(bare)) {
-                    Some(bare) => format!(
-                        "{} lists {id:?} as an expected failure of {peer}; law ids have no law:: prefix: write {bare:?}",
-                        listing.source
-                    ),
-                    None => format!(
-                        "{} lists {id:?} as an expected failure of {peer}, but no law or regression has that id; correct or remove the entry",
-                        listing.source
-                    ),
-                },
+                message: format!(
+                    "{} lists {id:?} as an expected failure of {peer}, but no law or regression has that id; correct or remove the entry",
+                    listing.source
+                ),
             });
         }
         self.items.extend(problems);
@@ -395,7 +391,7 @@ impl Engine {
             return false;
         };
         let key = match self.items.get(trial.item) {
-            Some(item @ (Item::Law(_) | Item::Regression { .. })) => expectation_key(item),
+            Some(item @ (Item::Law(_) | Item::Regression { .. })) => item.id(),
             _ => return false,
         };
         self.expectations
@@ -759,7 +755,7 @@ impl Engine {
             } => self.judge_regression(item, name, path, regression, subject, health),
             _ => unreachable!("only laws and regressions are judged on a peer"),
         };
-        let key = expectation_key(item);
+        let key = item.id();
         let listed = self
             .expectations
             .lookup(&subject.name, subject.builtin.as_deref(), &key);
@@ -921,16 +917,6 @@ enum Judged {
     Pass,
     Fail(Report),
     Broken(String),
-}
-
-/// The key an expected-failures table lists a law or regression under:
-/// a law's own id (`grep::x::y`, without `law::`), a regression's item id
-/// (`regression::r1`).
-fn expectation_key(item: &Item) -> String {
-    match item {
-        Item::Law(l) => l.id.clone(),
-        item => item.id(),
-    }
 }
 
 #[cfg(test)]

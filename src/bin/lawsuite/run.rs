@@ -12,6 +12,7 @@ use std::time::Instant;
 use anyhow::{Context, anyhow, bail};
 use lawsuite::conformance::config::Config;
 use lawsuite::conformance::config::{SeedSet, Seeds};
+use lawsuite::conformance::expect::key_of;
 use lawsuite::conformance::peers::PeerSet;
 use lawsuite::conformance::shard::in_shard;
 use lawsuite::conformance::{
@@ -143,6 +144,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 .join("\n")
         )
     })?;
+    for warning in engine.warnings() {
+        eprintln!("warning: {warning}");
+    }
     let filter = Filter {
         patterns: &args.filters,
         exact: args.exact,
@@ -1081,16 +1085,17 @@ pub fn as_law(file: &Path, project: &ProjectArgs, dir: Option<&Path>) -> anyhow:
 fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<String> {
     let mut stale: std::collections::HashSet<(String, String)> = Default::default();
     let mut new: Vec<(String, String)> = Vec::new();
+    // Keyed by item id (`law::…`): the one spelling of a listing, which
+    // new entries are written in; a file's entries match in either.
     for o in outcomes.iter().filter(|o| o.kind == Kind::Law) {
-        let item = o.item.parse::<ItemId>().ok();
-        let (Some(peer), Some(id)) = (o.peer.clone(), item.as_ref().and_then(ItemId::law)) else {
+        let Some(peer) = o.peer.clone() else {
             continue;
         };
         match &o.verdict {
             Verdict::UnexpectedPass { source, .. } if Path::new(source).starts_with(dir) => {
-                stale.insert((peer, id.to_string()));
+                stale.insert((peer, o.item.clone()));
             }
-            Verdict::Fail { .. } => new.push((peer, id.to_string())),
+            Verdict::Fail { .. } => new.push((peer, o.item.clone())),
             _ => {}
         }
     }
@@ -1114,7 +1119,7 @@ fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<Strin
             };
             let listed: Vec<String> = laws.iter().map(|(law, _)| law.to_string()).collect();
             for law in listed {
-                if stale.contains(&(peer.to_string(), law.clone())) {
+                if stale.contains(&(peer.to_string(), key_of(&law))) {
                     laws.remove(&law);
                     gone += 1;
                 }
