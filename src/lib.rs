@@ -124,6 +124,7 @@
 //! | [`project`] | a user's `lawsuite.toml`: peers, regressions, expected failures |
 //! | [`scaffold`] | `lawsuite init --lang …` skeleton peers, and the documents copied with them |
 //! | [`registry`] | peer registries (`peers.toml`, or inline in a project) |
+//! | [`file_error`] | [`file_error::FileError`]: the one error for a file lawsuite reads, its path and what went wrong |
 //! | [`regular_file`] | reading lawsuite's own input files: regular files only, never a FIFO that would block |
 //! | [`protocol`] | external peers over stdio JSON-RPC: client (feature `external`) and server |
 //! | [`report`] | the outcomes in every format: human, JSON, JSON lines, JUnit, Markdown, HTML; results files and merging |
@@ -156,6 +157,7 @@ pub mod conformance;
 pub mod contract;
 pub mod differences;
 pub mod environment;
+pub mod file_error;
 pub mod flow;
 pub mod kit;
 pub mod law;

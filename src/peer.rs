@@ -207,16 +207,28 @@ impl Ground {
 }
 
 impl FromStr for Ground {
-    type Err = String;
+    type Err = UnknownGround;
 
-    fn from_str(name: &str) -> Result<Ground, String> {
+    fn from_str(name: &str) -> Result<Ground, UnknownGround> {
         match name {
             "shared" => Ok(Ground::Shared),
             "full" => Ok(Ground::Full),
-            other => Err(format!("unknown ground {other:?}; use shared or full")),
+            other => Err(UnknownGround(other.to_string())),
         }
     }
 }
+
+/// A name that is no ground's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownGround(pub String);
+
+impl fmt::Display for UnknownGround {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown ground {:?}; use shared or full", self.0)
+    }
+}
+
+impl std::error::Error for UnknownGround {}
 
 /// How an external peer's process has fared: its fault log, for reports
 /// to show beside the failures it caused ([`Search::health`]).

@@ -44,6 +44,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::file_error::FileError;
 use crate::registry::{Entry, Registry, RegistryError};
 
 /// The project file's name.
@@ -144,13 +145,8 @@ pub struct Project {
 /// A project file that cannot be used.
 #[derive(Debug)]
 pub enum ProjectError {
-    /// It could not be read.
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the OS said.
-        source: std::io::Error,
-    },
+    /// It could not be read (or, by `lawsuite init`, written).
+    File(FileError),
     /// It is not valid.
     Invalid {
         /// The file.
@@ -177,11 +173,12 @@ pub enum ProjectError {
 impl fmt::Display for ProjectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ProjectError::Io { path, source } => {
+            ProjectError::File(e) => {
                 write!(
                     f,
-                    "Could not read or write {} ({source}); check the path and its permissions.",
-                    path.display()
+                    "Could not read or write {} ({}); check the path and its permissions.",
+                    e.path().display(),
+                    e.kind()
                 )
             }
             ProjectError::Invalid { path, message } => {
@@ -240,11 +237,7 @@ impl Project {
     /// Read a project file.
     pub fn load(file: &Path) -> Result<Project, ProjectError> {
         let file = absolute(file);
-        let text =
-            crate::regular_file::read_to_string(&file).map_err(|source| ProjectError::Io {
-                path: file.clone(),
-                source,
-            })?;
+        let text = FileError::read_to_string(&file).map_err(ProjectError::File)?;
         let parsed: ProjectFile = toml::from_str(&text).map_err(|e| ProjectError::Invalid {
             path: file.clone(),
             message: e.to_string(),
@@ -401,10 +394,7 @@ fn project_file(file: &Path) -> Result<bool, ProjectError> {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(source) => {
-            return Err(ProjectError::Io {
-                path: file.to_path_buf(),
-                source,
-            });
+            return Err(ProjectError::File(FileError::io(file, source)));
         }
     };
     let not = |what: String| ProjectError::NotAFile {
@@ -427,10 +417,7 @@ fn project_file(file: &Path) -> Result<bool, ProjectError> {
             }));
         }
         Err(source) => {
-            return Err(ProjectError::Io {
-                path: file.to_path_buf(),
-                source,
-            });
+            return Err(ProjectError::File(FileError::io(file, source)));
         }
     };
     let kind = meta.file_type();

@@ -42,6 +42,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::file_error::FileError;
 use crate::peer::{Named, Noop, Search};
 use crate::portable::Portable;
 #[cfg(feature = "external")]
@@ -94,7 +95,7 @@ pub struct Registered {
     /// for that built-in apply to it, whatever it is registered as.
     pub builtin: Option<String>,
     /// The peer, or why it cannot run here (with what to do about it).
-    pub peer: Result<Arc<dyn Search>, String>,
+    pub peer: Result<Arc<dyn Search>, CannotRun>,
     /// The protocol client, for an external peer that can run here.
     #[cfg(feature = "external")]
     pub external: Option<Arc<ExternalPeer>>,
@@ -122,12 +123,7 @@ pub struct Registry {
 #[derive(Debug)]
 pub enum RegistryError {
     /// Not readable.
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the OS said.
-        source: std::io::Error,
-    },
+    File(FileError),
     /// Not valid.
     Invalid {
         /// The file.
@@ -140,10 +136,11 @@ pub enum RegistryError {
 impl fmt::Display for RegistryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RegistryError::Io { path, source } => write!(
+            RegistryError::File(e) => write!(
                 f,
-                "Could not read the peer registry {} ({source}); check the path given by --registry or by `registry` in lawsuite.toml.",
-                path.display()
+                "Could not read the peer registry {} ({}); check the path given by --registry or by `registry` in lawsuite.toml.",
+                e.path().display(),
+                e.kind()
             ),
             RegistryError::Invalid { path, message } => write!(
                 f,
@@ -240,14 +237,86 @@ impl fmt::Display for Builtin {
     }
 }
 
+/// Why a registered peer cannot run here, with what to do about it: the
+/// peer is skipped (its trials say why), never silently dropped.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum CannotRun {
+    /// A name that is not a built-in peer's.
+    Unknown(UnknownBuiltin),
+    /// No suitable `rg` for a ripgrep built-in.
+    Ripgrep {
+        /// The built-in ([`Builtin::Ripgrep`] or [`Builtin::RipgrepWalk`]).
+        builtin: Builtin,
+        /// Why.
+        why: crate::ripgrep::RgUnavailable,
+    },
+    /// An external peer whose `cwd` is not a directory.
+    Cwd {
+        /// The peer.
+        peer: String,
+        /// Its `cwd`, resolved against the registry's directory.
+        cwd: PathBuf,
+    },
+    /// An external peer whose program is not on `PATH`.
+    NotOnPath {
+        /// The peer.
+        peer: String,
+        /// The program.
+        program: String,
+    },
+    /// An external peer whose client could not be made (shared: a
+    /// registry's answer is handed to every run that asks).
+    #[cfg(feature = "external")]
+    Start(Arc<crate::protocol::StartError>),
+    /// An external peer, and this lawsuite is built without the
+    /// `external` feature.
+    NoExternal {
+        /// The peer.
+        peer: String,
+    },
+}
+
+impl fmt::Display for CannotRun {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CannotRun::Unknown(e) => e.fmt(f),
+            CannotRun::Ripgrep { builtin, why } => {
+                write!(f, "the {builtin} peer cannot run: {why}")
+            }
+            CannotRun::Cwd { peer, cwd } => write!(
+                f,
+                "peer {peer:?}: its cwd {} is not a directory",
+                cwd.display()
+            ),
+            CannotRun::NotOnPath { peer, program } => write!(
+                f,
+                "peer {peer:?} needs `{program}`, which is not on PATH; install it to run this peer"
+            ),
+            #[cfg(feature = "external")]
+            CannotRun::Start(e) => e.fmt(f),
+            CannotRun::NoExternal { peer } => write!(
+                f,
+                "peer {peer:?} is an external peer, and this lawsuite is built without the `external` feature; enable it (it is on by default) to run external peers"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CannotRun {}
+
 /// The built-in peers by name, or why the name is not one.
-pub fn builtin(name: &str) -> Result<Arc<dyn Search>, String> {
-    let builtin: Builtin = name.parse().map_err(|e: UnknownBuiltin| e.to_string())?;
+pub fn builtin(name: &str) -> Result<Arc<dyn Search>, CannotRun> {
+    let builtin: Builtin = name.parse().map_err(CannotRun::Unknown)?;
     start(builtin)
 }
 
 /// A built-in peer, or why it cannot run here (no `rg`).
-pub fn start(builtin: Builtin) -> Result<Arc<dyn Search>, String> {
+pub fn start(builtin: Builtin) -> Result<Arc<dyn Search>, CannotRun> {
+    let no_rg = |why: &crate::ripgrep::RgUnavailable| CannotRun::Ripgrep {
+        builtin,
+        why: why.clone(),
+    };
     match builtin {
         Builtin::Portable => Ok(Arc::new(Portable::default())),
         Builtin::Model => Ok(Arc::new(crate::model::Model)),
@@ -256,14 +325,14 @@ pub fn start(builtin: Builtin) -> Result<Arc<dyn Search>, String> {
             let rg = Ripgrep::default();
             match rg.availability() {
                 Ok(_) => Ok(Arc::new(rg)),
-                Err(why) => Err(format!("the ripgrep peer cannot run: {why}")),
+                Err(why) => Err(no_rg(why)),
             }
         }
         Builtin::RipgrepWalk => {
             let rg = crate::ripgrep::RipgrepWalk::default();
             match rg.availability() {
                 Ok(_) => Ok(Arc::new(rg)),
-                Err(why) => Err(format!("the ripgrep-walk peer cannot run: {why}")),
+                Err(why) => Err(no_rg(why)),
             }
         }
     }
@@ -317,11 +386,7 @@ impl Registry {
     /// [`Registry::load`] with only the peer `only` resolved, when given
     /// (see [`Registry::from_entries_for`]).
     pub fn load_for(path: &Path, only: Option<&str>) -> Result<Registry, RegistryError> {
-        let text =
-            crate::regular_file::read_to_string(path).map_err(|source| RegistryError::Io {
-                path: path.into(),
-                source,
-            })?;
+        let text = FileError::read_to_string(path).map_err(RegistryError::File)?;
         let file: File = toml::from_str(&text).map_err(|e| RegistryError::Invalid {
             path: path.into(),
             message: e.to_string(),
@@ -405,7 +470,10 @@ impl Registry {
                 (None, Some(_)) if !wanted => continue,
                 #[cfg(feature = "external")]
                 (None, Some(command)) => {
-                    match external_config(&entry, command, base).and_then(ExternalPeer::new) {
+                    let peer = external_config(&entry, command, base).and_then(|config| {
+                        ExternalPeer::new(config).map_err(|e| CannotRun::Start(Arc::new(e)))
+                    });
+                    match peer {
                         Ok(peer) => {
                             let peer = Arc::new(peer);
                             external = Some(peer.clone());
@@ -415,10 +483,9 @@ impl Registry {
                     }
                 }
                 #[cfg(not(feature = "external"))]
-                (None, Some(_)) => Err(format!(
-                    "peer {:?} is an external peer, and this lawsuite is built without the `external` feature; enable it (it is on by default) to run external peers",
-                    entry.name
-                )),
+                (None, Some(_)) => Err(CannotRun::NoExternal {
+                    peer: entry.name.clone(),
+                }),
                 _ => {
                     return Err(RegistryError::Invalid {
                         path: path.into(),
@@ -455,14 +522,17 @@ impl Registry {
 
 /// The client configuration of an external entry, or why it cannot run here.
 #[cfg(feature = "external")]
-fn external_config(entry: &Entry, command: &[String], base: &Path) -> Result<PeerConfig, String> {
+fn external_config(
+    entry: &Entry,
+    command: &[String],
+    base: &Path,
+) -> Result<PeerConfig, CannotRun> {
     let cwd = entry.cwd.as_ref().map(|dir| base.join(dir));
     if let Some(cwd) = cwd.as_ref().filter(|c| !c.is_dir()) {
-        return Err(format!(
-            "peer {:?}: its cwd {} is not a directory",
-            entry.name,
-            cwd.display()
-        ));
+        return Err(CannotRun::Cwd {
+            peer: entry.name.clone(),
+            cwd: cwd.clone(),
+        });
     }
     // `./x` and `../x` are the registry's files, wherever the harness runs;
     // the process itself keeps the harness's directory (unless `cwd` says
@@ -478,10 +548,10 @@ fn external_config(entry: &Entry, command: &[String], base: &Path) -> Result<Pee
         })
         .collect();
     if !command[0].contains('/') && find_on_path(&command[0]).is_none() {
-        return Err(format!(
-            "peer {:?} needs `{}`, which is not on PATH; install it to run this peer",
-            entry.name, command[0]
-        ));
+        return Err(CannotRun::NotOnPath {
+            peer: entry.name.clone(),
+            program: command[0].clone(),
+        });
     }
     let mut config = PeerConfig::new(entry.name.clone(), command);
     config.cwd = cwd;

@@ -27,14 +27,20 @@ use std::path::Path;
 /// Checks that `path` is a regular file (following symlinks), without
 /// opening it; the error says what it is instead.
 pub fn check(path: &Path) -> io::Result<()> {
-    let kind = fs::metadata(path)?.file_type();
-    if kind.is_file() {
-        return Ok(());
+    match not_regular(path)? {
+        None => Ok(()),
+        Some(what) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("it is {what}, not a regular file"),
+        )),
     }
-    Err(io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!("it is {}, not a regular file", describe(kind)),
-    ))
+}
+
+/// What `path` is when it is not a regular file (following symlinks),
+/// `None` when it is one.
+pub(crate) fn not_regular(path: &Path) -> io::Result<Option<&'static str>> {
+    let kind = fs::metadata(path)?.file_type();
+    Ok((!kind.is_file()).then(|| describe(kind)))
 }
 
 /// What a non-regular file is, for the error.

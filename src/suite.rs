@@ -18,7 +18,7 @@
 //!         // Known gaps of `mine`, each with the reason; a listed law that
 //!         // passes fails, so the list stays true. Tables in the project's
 //!         // expected directory (`lawsuite/expected/*.toml`) work too.
-//!         .expect_failure("mine", "grep::context::context-tie-goes-to-the-earlier-match", "not done yet")
+//!         .expect_failure("mine", "law::grep::context::context-tie-goes-to-the-earlier-match", "not done yet")
 //!         .run()
 //! }
 //! ```
@@ -67,7 +67,7 @@ use crate::conformance::config::{Config, ConfigError, ListedFailure, Seeds};
 use crate::conformance::peers::{PeerSet, Unavailable};
 use crate::conformance::{Engine, Outcome, Replay, Subject, Summary, Verdict};
 use crate::peer::{Ground, Search};
-use crate::project::Project;
+use crate::project::{Project, ProjectError};
 use crate::registry::Registry;
 use crate::report::{RunInfo, human_report_within, human_summary};
 
@@ -181,7 +181,9 @@ pub use crate::kit::{LAWSUITE_SEEDS, SMTHRS_SEEDS};
 #[derive(Clone)]
 pub struct Suite {
     config: Config,
-    project: Result<Project, String>,
+    /// The calling crate's project, or why it cannot be read (shared: a
+    /// suite is cloned, the error is not).
+    project: Result<Project, Arc<ProjectError>>,
     reference: Option<Subject>,
     peers: Vec<Subject>,
     unavailable: Vec<Unavailable>,
@@ -224,7 +226,7 @@ impl Suite {
     /// ([`Config::for_project`]: the shipped laws, the one default seed
     /// policy, the `LAWSUITE_*` variables).
     pub fn new() -> Suite {
-        let project = Project::discover(&caller_dir()).map_err(|e| e.to_string());
+        let project = Project::discover(&caller_dir()).map_err(Arc::new);
         let mut config = match &project {
             Ok(project) => Config::for_project(project),
             Err(_) => Config::new(),
@@ -261,7 +263,7 @@ impl Suite {
         Suite::new().with_project(Ok(project))
     }
 
-    fn with_project(mut self, project: Result<Project, String>) -> Suite {
+    fn with_project(mut self, project: Result<Project, Arc<ProjectError>>) -> Suite {
         if let Ok(project) = &project {
             let replay = self.config.replay.clone();
             self.config = Config::for_project(project);
@@ -269,7 +271,7 @@ impl Suite {
         }
         let registry = match &project {
             Ok(project) => project.registry().map_err(|e| e.to_string()),
-            Err(e) => Err(e.clone()),
+            Err(e) => Err(e.to_string()),
         };
         self.project = project;
         match registry {
@@ -376,10 +378,11 @@ impl Suite {
         self
     }
 
-    /// List one expected failure: law `id` (e.g.
-    /// `grep::context::context-tie-goes-to-the-earlier-match`, without `law::`, or
+    /// List one expected failure: item `id` (e.g.
+    /// `law::grep::context::context-tie-goes-to-the-earlier-match`, or
     /// `regression::<file>`) fails on the peer registered as `peer`,
-    /// because `reason`.
+    /// because `reason`. A law without `law::` (the older spelling) is
+    /// read as that law, with a warning.
     pub fn expect_failure(mut self, peer: &str, id: &str, reason: &str) -> Suite {
         self.config.expected.push(ListedFailure {
             peer: peer.to_string(),
@@ -437,7 +440,7 @@ impl Suite {
     fn engine_for(&self, only: Option<&str>) -> Result<Engine, Vec<String>> {
         let mut problems = self.setup_errors.clone();
         if let Err(e) = &self.project {
-            problems.push(e.clone());
+            problems.push(e.to_string());
         }
         let Some(reference) = self.reference.clone() else {
             problems.push("the suite has no reference peer; call Suite::reference, or register one in lawsuite.toml".into());
@@ -484,6 +487,14 @@ impl Suite {
         };
         let engine = match self.engine_for(exact.as_deref()) {
             Ok(engine) => match too_many_trials(&engine, &self.config) {
+                // Said once, by the process that lists or runs them all
+                // (nextest runs each trial in a process of its own).
+                None if exact.is_none() => {
+                    for warning in engine.warnings() {
+                        eprintln!("warning: {warning}");
+                    }
+                    Arc::new(engine)
+                }
                 None => Arc::new(engine),
                 Some(message) => {
                     return (
@@ -543,7 +554,7 @@ impl Suite {
                     id: t.id.clone(),
                     item: engine.trial_item(t).id(),
                     kind: t.kind,
-                    peer: t.peer.map(|p| engine.peers()[p].name.clone()),
+                    peer: t.peer.map(|p| engine.peer(p).name.clone()),
                     spec: engine.trial_item(t).spec().map(str::to_string),
                     verdict: Verdict::Skipped { why: why.clone() },
                     documented: Default::default(),

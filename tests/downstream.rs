@@ -152,7 +152,7 @@ fn a_peer_crate_runs_the_laws_keeps_its_expectations_and_records_into_itself() {
     std::fs::create_dir_all(krate.join("lawsuite/expected")).unwrap();
     std::fs::write(
         krate.join("lawsuite/expected/mine.toml"),
-        "[mine]\n\"glob::matching::brace-without-comma-is-literal-at-the-peer-seam\" = \"braces are not done\"\n\"text::lines::bom-later-in-the-file-is-kept\" = \"stale\"\n",
+        "[mine]\n\"law::glob::matching::brace-without-comma-is-literal-at-the-peer-seam\" = \"braces are not done\"\n\"law::text::lines::bom-later-in-the-file-is-kept\" = \"stale\"\n",
     )
     .unwrap();
     let listed = cargo(

@@ -831,7 +831,7 @@ fn registry_external_entries() {
         .peer
         .as_ref()
         .err()
-        .cloned()
+        .map(ToString::to_string)
         .unwrap_or_default();
     assert!(why.contains("not on PATH"), "{why}");
 

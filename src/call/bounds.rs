@@ -33,9 +33,10 @@
 //! assert_eq!(bounds.check_json(tie), Ok(()));
 //! let answer = r#"{"matches":[{"file":"a","line":2,"text":"x","before":[{"line":1,"text":""}],"after":[{"line":3,"text":""},{"line":4,"text":""}]}],"files":[],"filesSearched":1,"skippedBinary":0,"truncated":false}"#;
 //! let err = bounds.check_json(answer).unwrap_err();
-//! assert_eq!(err, "answered match 1 with 2 after-context rows where §13.1 can give a match at most 1 (the larger of its beforeContext and afterContext)");
+//! assert_eq!(err.to_string(), "answered match 1 with 2 after-context rows where §13.1 can give a match at most 1 (the larger of its beforeContext and afterContext)");
 //! ```
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -121,7 +122,7 @@ impl Bounds {
     }
 
     /// Check a typed grep answer.
-    pub fn check_grep(&self, matches: &[Match], files: &[String]) -> Result<(), String> {
+    pub fn check_grep(&self, matches: &[Match], files: &[String]) -> Result<(), Overrun> {
         self.check_items("matches", matches.len())?;
         self.check_items("files", files.len())?;
         for (i, m) in matches.iter().enumerate() {
@@ -132,70 +133,131 @@ impl Bounds {
     }
 
     /// Check a typed answer's one list (`paths`, `entries`).
-    pub fn check(&self, key: &str, len: usize) -> Result<(), String> {
+    pub fn check(&self, key: &str, len: usize) -> Result<(), Overrun> {
         self.check_items(key, len)
     }
 
     /// Check an answer's JSON text without building it: the lists are
     /// counted, every other value skipped. Text that is not an object is
     /// left to the answer's own decoding to refuse.
-    pub fn check_json(&self, text: &str) -> Result<(), String> {
+    pub fn check_json(&self, text: &str) -> Result<(), Overrun> {
         if *self == Bounds::NONE {
             return Ok(());
         }
+        let found = Cell::new(None);
         let mut de = serde_json::Deserializer::from_str(text);
-        match de.deserialize_map(Answer(self)) {
+        match de.deserialize_map(Answer {
+            bounds: self,
+            found: &found,
+        }) {
             Ok(()) => Ok(()),
             // Ours only: a bound was passed. Any other error is the
             // answer's decoding's to name.
-            Err(e) => match e.to_string().strip_prefix(PASSED) {
-                Some(why) => Err(strip_position(why)),
-                None => Ok(()),
-            },
+            Err(_) => found.take().map_or(Ok(()), Err),
         }
     }
 
-    fn check_items(&self, key: &str, len: usize) -> Result<(), String> {
+    fn check_items(&self, key: &str, len: usize) -> Result<(), Overrun> {
         if len as u64 > self.items {
-            return Err(format!(
-                "answered {len} {key} where the call allows at most {} (its limit)",
-                self.items
-            ));
+            return Err(Overrun::Items {
+                key: key.to_string(),
+                len,
+                most: self.items,
+            });
         }
         Ok(())
     }
 
-    fn check_rows(&self, index: usize, side: Side, len: usize) -> Result<(), String> {
+    fn check_rows(&self, index: usize, side: Side, len: usize) -> Result<(), Overrun> {
         let most = self.context;
         if len as u64 > most {
-            return Err(format!(
-                "answered match {} with {len} {side}-context rows where §13.1 can give a match at most {most} (the larger of its beforeContext and afterContext)",
-                index + 1
-            ));
+            return Err(Overrun::Rows {
+                index,
+                side,
+                len,
+                most,
+            });
         }
         Ok(())
     }
 }
 
-/// Marks this check's own errors among serde's.
-const PASSED: &str = "bound passed: ";
-
-/// A passed bound, as serde carries it.
-fn passed<E: de::Error>(why: String) -> E {
-    E::custom(format_args!("{PASSED}{why}"))
+/// An answer holding more than its call allows: a contract violation
+/// whatever else it says. `Display` says what it held and what the call
+/// allows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Overrun {
+    /// More entries in a list than the call's limit.
+    Items {
+        /// The list (`matches`, `files`, `paths`, `entries`).
+        key: String,
+        /// How many it held (counted up to one past the bound).
+        len: usize,
+        /// The most it may hold.
+        most: u64,
+    },
+    /// More context rows on one side of a match than §13.1 can give.
+    Rows {
+        /// The match, 0-based.
+        index: usize,
+        /// Which side.
+        side: Side,
+        /// How many rows it held.
+        len: usize,
+        /// The most it may hold.
+        most: u64,
+    },
+    /// More bytes than a correct answer on the tree can hold
+    /// ([`crate::call::Budget`]).
+    Bytes {
+        /// How many it held.
+        len: usize,
+        /// The most it may hold.
+        most: u64,
+    },
 }
 
-/// serde_json appends " at line L column C" to a custom error.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(at) => message[..at].to_string(),
-        None => message.to_string(),
+impl fmt::Display for Overrun {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Overrun::Items { key, len, most } => write!(
+                f,
+                "answered {len} {key} where the call allows at most {most} (its limit)"
+            ),
+            Overrun::Rows {
+                index,
+                side,
+                len,
+                most,
+            } => write!(
+                f,
+                "answered match {} with {len} {side}-context rows where §13.1 can give a match at most {most} (the larger of its beforeContext and afterContext)",
+                index + 1
+            ),
+            Overrun::Bytes { len, most } => write!(
+                f,
+                "answered {len} bytes where a correct answer to this call on this tree holds at most {most} (its limit times the tree's longest path, previews, context rows and symbols)"
+            ),
+        }
     }
 }
 
-#[derive(Clone, Copy)]
-enum Side {
+impl std::error::Error for Overrun {}
+
+/// A passed bound: kept in `found` for [`Bounds::check_json`] to return,
+/// and a serde error that stops the reading.
+fn passed<E: de::Error>(found: &Cell<Option<Overrun>>, why: Overrun) -> E {
+    found.set(Some(why));
+    E::custom("bound passed")
+}
+
+/// A side of a match's context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// `before`.
     Before,
+    /// `after`.
     After,
 }
 
@@ -209,7 +271,10 @@ impl fmt::Display for Side {
 }
 
 /// The top-level answer object: its lists counted, the rest skipped.
-struct Answer<'a>(&'a Bounds);
+struct Answer<'a> {
+    bounds: &'a Bounds,
+    found: &'a Cell<Option<Overrun>>,
+}
 
 impl<'de> Visitor<'de> for Answer<'_> {
     type Value = ();
@@ -222,7 +287,8 @@ impl<'de> Visitor<'de> for Answer<'_> {
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match &*key {
                 "matches" => map.next_value_seed(List {
-                    bounds: self.0,
+                    bounds: self.bounds,
+                    found: self.found,
                     key: "matches",
                     matches: true,
                 })?,
@@ -233,7 +299,8 @@ impl<'de> Visitor<'de> for Answer<'_> {
                         _ => "entries",
                     };
                     map.next_value_seed(List {
-                        bounds: self.0,
+                        bounds: self.bounds,
+                        found: self.found,
                         key,
                         matches: false,
                     })?
@@ -250,6 +317,7 @@ impl<'de> Visitor<'de> for Answer<'_> {
 /// One counted list; with `matches`, each element's context lists too.
 struct List<'a> {
     bounds: &'a Bounds,
+    found: &'a Cell<Option<Overrun>>,
     key: &'static str,
     matches: bool,
 }
@@ -275,6 +343,7 @@ impl<'de> Visitor<'de> for List<'_> {
             let more = if self.matches {
                 seq.next_element_seed(OneMatch {
                     bounds: self.bounds,
+                    found: self.found,
                     index: len,
                 })?
             } else {
@@ -285,7 +354,9 @@ impl<'de> Visitor<'de> for List<'_> {
             }
             len += 1;
             // Said as soon as it is known: the rest is not read.
-            self.bounds.check_items(self.key, len).map_err(passed)?;
+            self.bounds
+                .check_items(self.key, len)
+                .map_err(|why| passed(self.found, why))?;
         }
     }
 
@@ -316,6 +387,7 @@ impl<'de> Visitor<'de> for List<'_> {
 /// One match: its `before` and `after` counted.
 struct OneMatch<'a> {
     bounds: &'a Bounds,
+    found: &'a Cell<Option<Overrun>>,
     index: usize,
 }
 
@@ -347,7 +419,7 @@ impl<'de> Visitor<'de> for OneMatch<'_> {
             let rows = map.next_value::<Rows>()?.0;
             self.bounds
                 .check_rows(self.index, side, rows)
-                .map_err(passed)?;
+                .map_err(|why| passed(self.found, why))?;
         }
         Ok(())
     }
@@ -408,6 +480,18 @@ impl<'de> serde::Deserialize<'de> for Rows {
 mod tests {
     use super::*;
 
+    /// The check's sentence when it refuses, for comparing with the
+    /// expected text.
+    trait Text {
+        fn text(self) -> Option<String>;
+    }
+
+    impl Text for Result<(), Overrun> {
+        fn text(self) -> Option<String> {
+            self.err().map(|e| e.to_string())
+        }
+    }
+
     fn grep(limit: u64, before: u64, after: u64) -> Bounds {
         Bounds::grep(&GrepInput {
             limit,
@@ -420,31 +504,40 @@ mod tests {
     #[test]
     fn lists_past_their_bounds_are_named_and_the_rest_passes() {
         let b = grep(2, 0, 1);
-        assert_eq!(b.check_json(r#"{"matches":[],"files":["a","b"]}"#), Ok(()));
         assert_eq!(
-            b.check_json(r#"{"files":["a","b","c"],"matches":[]}"#),
-            Err("answered 3 files where the call allows at most 2 (its limit)".into())
+            b.check_json(r#"{"matches":[],"files":["a","b"]}"#).text(),
+            None
+        );
+        assert_eq!(
+            b.check_json(r#"{"files":["a","b","c"],"matches":[]}"#)
+                .text(),
+            Some("answered 3 files where the call allows at most 2 (its limit)".into())
         );
         // One row above a match with beforeContext 0 is what §13.1 gives
         // when afterContext 1 collected it for the match before.
         assert_eq!(
-            b.check_json(r#"{"matches":[{"before":[{"line":1}],"after":[]}]}"#),
-            Ok(())
+            b.check_json(r#"{"matches":[{"before":[{"line":1}],"after":[]}]}"#)
+                .text(),
+            None
         );
         assert_eq!(
-            b.check_json(r#"{"matches":[{"before":[{"line":1},{"line":2}],"after":[]}]}"#),
-            Err("answered match 1 with 2 before-context rows where §13.1 can give a match at most 1 (the larger of its beforeContext and afterContext)".into())
+            b.check_json(r#"{"matches":[{"before":[{"line":1},{"line":2}],"after":[]}]}"#).text(),
+            Some("answered match 1 with 2 before-context rows where §13.1 can give a match at most 1 (the larger of its beforeContext and afterContext)".into())
         );
         assert_eq!(
-            grep(2, 0, 0).check_json(r#"{"matches":[{"before":[],"after":[{"line":2}]}]}"#),
-            Err("answered match 1 with 1 after-context rows where §13.1 can give a match at most 0 (the larger of its beforeContext and afterContext)".into())
+            grep(2, 0, 0).check_json(r#"{"matches":[{"before":[],"after":[{"line":2}]}]}"#).text(),
+            Some("answered match 1 with 1 after-context rows where §13.1 can give a match at most 0 (the larger of its beforeContext and afterContext)".into())
         );
         let glob = Bounds {
             items: 1,
             ..Bounds::NONE
         };
-        assert!(glob.check_json(r#"{"paths":["a","b"],"total":2}"#).is_err());
-        assert_eq!(glob.check_json(r#"{"paths":["a"],"total":2}"#), Ok(()));
+        assert!(
+            glob.check_json(r#"{"paths":["a","b"],"total":2}"#)
+                .text()
+                .is_some()
+        );
+        assert_eq!(glob.check_json(r#"{"paths":["a"],"total":2}"#).text(), None);
     }
 
     /// Malformed answers are not this check's to refuse: the typed
@@ -460,7 +553,7 @@ mod tests {
             r#"{"matches":[1,"x"]}"#,
             "{\"matches\":[",
         ] {
-            assert_eq!(b.check_json(text), Ok(()), "{text}");
+            assert_eq!(b.check_json(text).text(), None, "{text}");
         }
     }
 
@@ -475,7 +568,7 @@ mod tests {
             text.push_str(r#"{"file":"a","line":1,"text":"x","before":[],"after":[]}"#);
         }
         text.push_str("]}");
-        let err = grep(200, 0, 0).check_json(&text).unwrap_err();
+        let err = grep(200, 0, 0).check_json(&text).text().unwrap();
         assert_eq!(
             err,
             "answered 201 matches where the call allows at most 200 (its limit)"

@@ -2,6 +2,7 @@
 //! [`Budget`] (its documentation says how each part is counted).
 
 use super::Call;
+use super::bounds::Overrun;
 use crate::contract::text::PREVIEW_MAX;
 use crate::flow::MAX_ENTRIES;
 
@@ -55,7 +56,7 @@ pub struct TreeSize {
 /// assert_eq!(budget.check(fine.len()), Ok(()));
 /// let huge = format!(r#"{{"paths":["/r/{}"],"total":1,"truncated":false}}"#, "x".repeat(1 << 20));
 /// let refused = budget.check(huge.len()).unwrap_err();
-/// assert!(refused.starts_with(&format!("answered {} bytes where", huge.len())), "{refused}");
+/// assert!(refused.to_string().starts_with(&format!("answered {} bytes where", huge.len())), "{refused}");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
@@ -107,12 +108,12 @@ impl Budget {
     }
 
     /// Refuse an answer of `len` bytes past the budget, saying so.
-    pub fn check(&self, len: usize) -> Result<(), String> {
+    pub fn check(&self, len: usize) -> Result<(), Overrun> {
         if len as u64 > self.bytes {
-            return Err(format!(
-                "answered {len} bytes where a correct answer to this call on this tree holds at most {} (its limit times the tree's longest path, previews, context rows and symbols)",
-                self.bytes
-            ));
+            return Err(Overrun::Bytes {
+                len,
+                most: self.bytes,
+            });
         }
         Ok(())
     }

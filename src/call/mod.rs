@@ -30,7 +30,7 @@ use crate::peer::{Method, Search};
 
 mod bounds;
 mod budget;
-pub use bounds::Bounds;
+pub use bounds::{Bounds, Overrun, Side};
 pub use budget::{Budget, TreeSize};
 
 /// One call: a method and its input.
@@ -152,11 +152,12 @@ impl Call {
     pub fn run(&self, peer: &dyn Search) -> Result<Value, StdError> {
         fn json<T: Serialize>(
             r: Result<T, StdError>,
-            check: impl FnOnce(&T) -> Result<(), String>,
+            check: impl FnOnce(&T) -> Result<(), Overrun>,
         ) -> Result<Value, StdError> {
             let value = r?;
-            check(&value)
-                .map_err(|why| StdError::fault(ErrorCode::RequestFailed, violation(&why)))?;
+            check(&value).map_err(|why| {
+                StdError::fault(ErrorCode::RequestFailed, violation(&why.to_string()))
+            })?;
             serde_json::to_value(value).map_err(|e| {
                 StdError::fault(
                     ErrorCode::RequestFailed,

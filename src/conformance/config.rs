@@ -42,7 +42,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::peers::{PeerError, PeerSet};
-use super::{Engine, Expectations, Item, Replay};
+use super::{Engine, Expectations, Item, ItemId, Replay, TrialId};
 use crate::environment::{self, EnvError};
 use crate::kit::Generator;
 use crate::peer::Ground;
@@ -390,9 +390,17 @@ impl Config {
     /// own, so each parses one law file, or none).
     pub fn engine(&self, peers: PeerSet, only: Option<&str>) -> Result<Engine, Vec<ConfigError>> {
         let mut problems = self.problems();
-        let wants = |prefix: &str| only.is_none_or(|id| id.starts_with(prefix));
-        let whole_law_set =
-            only.is_none_or(|id| id == "law::coverage" || id.starts_with("law::invalid::"));
+        // The item `only` names (a trial id, or an item id); an id outside
+        // the grammar names nothing.
+        let only: Option<Option<ItemId>> = only.map(|id| match id.parse::<TrialId>() {
+            Ok(trial) => Some(trial.into_parts().0),
+            Err(_) => id.parse::<ItemId>().ok(),
+        });
+        let wants = |admits: fn(&ItemId) -> bool| {
+            only.as_ref()
+                .is_none_or(|item| item.as_ref().is_some_and(admits))
+        };
+        let whole_law_set = wants(|i| matches!(i, ItemId::Coverage | ItemId::InvalidLaw { .. }));
         let mut engine = Engine::new(peers.reference, peers.subjects);
         for u in peers.unavailable {
             engine.push(Item::Unavailable {
@@ -400,13 +408,21 @@ impl Config {
                 why: u.why,
             });
         }
-        if self.laws && wants("law::") {
+        if self.laws
+            && wants(|i| {
+                matches!(
+                    i,
+                    ItemId::Law(_) | ItemId::Coverage | ItemId::InvalidLaw { .. }
+                )
+            })
+        {
             if self.shipped_laws {
                 let (laws, errors) = if whole_law_set {
                     crate::law::shipped()
                 } else {
-                    let id = only.unwrap_or_default();
-                    crate::law::shipped_where(|prefix| id.starts_with(&format!("law::{prefix}::")))
+                    let law = only.as_ref().and_then(|item| item.as_ref()?.law());
+                    let law = law.unwrap_or_default();
+                    crate::law::shipped_where(|prefix| law.starts_with(&format!("{prefix}::")))
                 };
                 engine.add_laws(laws, errors);
                 if whole_law_set {
@@ -433,14 +449,12 @@ impl Config {
         if !problems.is_empty() {
             return Err(problems);
         }
-        if let Some(dir) = self
-            .regressions
-            .as_deref()
-            .filter(|_| wants("regression::"))
-        {
+        if let Some(dir) = self.regressions.as_deref().filter(|_| {
+            wants(|i| matches!(i, ItemId::Regression(_) | ItemId::InvalidRegression(_)))
+        }) {
             engine.add_regressions(dir);
         }
-        if wants("seed::") {
+        if wants(|i| matches!(i, ItemId::Seed { .. } | ItemId::Seeds { .. })) {
             for set in &self.seeds {
                 match &set.seeds {
                     Seeds::Range(range) => engine.add_seed_range(
@@ -456,7 +470,14 @@ impl Config {
             }
         }
         engine.set_expectations(self.expectations());
-        if self.laws && wants("expected::") {
+        if self.laws
+            && wants(|i| {
+                matches!(
+                    i,
+                    ItemId::InvalidExpected(_) | ItemId::UnknownExpected { .. }
+                )
+            })
+        {
             engine.check_expectations();
         }
         engine.set_replay(self.replay.clone());

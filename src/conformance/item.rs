@@ -10,6 +10,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::Verdict;
+use super::trial_id::{ItemId, TrialId};
 use crate::kit::Generator;
 use crate::kit::regression::Regression;
 use crate::law::LoadedLaw;
@@ -59,11 +60,16 @@ impl SeedItem {
     /// `seed::smthrs::0051`, or `seed::lawsuite@full::0051` on the full
     /// ground.
     pub fn id(&self) -> String {
-        let ground = match self.ground {
-            Ground::Full if self.generator == Generator::Lawsuite => "@full",
-            _ => "",
-        };
-        format!("seed::{}{ground}::{:04}", self.generator.name(), self.seed)
+        self.item_id().to_string()
+    }
+
+    /// Its [`ItemId`].
+    pub fn item_id(&self) -> ItemId {
+        ItemId::Seed {
+            generator: self.generator,
+            ground: self.ground,
+            seed: self.seed,
+        }
     }
 
     /// The seed a trial or item id names, read back as [`SeedItem::id`]
@@ -80,13 +86,11 @@ impl SeedItem {
     /// assert!(SeedItem::from_id("law::glob::x::mine").is_none());
     /// ```
     pub fn from_id(id: &str) -> Option<SeedItem> {
-        let mut parts = id.strip_prefix("seed::")?.split("::");
-        let generator = parts.next()?;
-        let (generator, ground) = match generator.strip_suffix("@full") {
-            Some(name) => (Generator::from_name(name)?, Ground::Full),
-            None => (Generator::from_name(generator)?, Ground::Shared),
+        let item = match id.parse::<TrialId>() {
+            Ok(trial) => trial.into_parts().0,
+            Err(_) => id.parse::<ItemId>().ok()?,
         };
-        let seed = parts.next()?.parse().ok()?;
+        let (generator, ground, seed) = item.seed()?;
         Some(SeedItem {
             generator,
             ground,
@@ -125,8 +129,12 @@ impl SeedRange {
 
     /// `seed::smthrs::0000..0064`: the range, as ids spell its seeds.
     pub fn id(&self) -> String {
-        let first = self.seed(self.seeds.start).id();
-        format!("{first}..{:04}", self.seeds.end)
+        ItemId::Seeds {
+            generator: self.generator,
+            ground: self.ground,
+            seeds: self.seeds.clone(),
+        }
+        .to_string()
     }
 }
 
@@ -160,7 +168,7 @@ pub enum Item {
     /// broken.
     Problem {
         /// Its id, e.g. `law::invalid::grep::context::x`.
-        id: String,
+        id: ItemId,
         /// What is wrong and what to do.
         message: String,
     },
@@ -176,15 +184,29 @@ pub enum Item {
 impl Item {
     /// The item's id: the trial id without the peer.
     pub fn id(&self) -> String {
+        self.item_id().to_string()
+    }
+
+    /// The item's [`ItemId`].
+    pub fn item_id(&self) -> ItemId {
         match self {
-            Item::Law(l) => format!("law::{}", l.id),
-            Item::Regression { name, .. } => format!("regression::{name}"),
-            Item::Seed(s) => s.id(),
-            Item::Seeds(r) => r.id(),
-            Item::Coverage { .. } => "law::coverage".into(),
+            Item::Law(l) => ItemId::Law(l.id.clone()),
+            Item::Regression { name, .. } => ItemId::Regression(name.clone()),
+            Item::Seed(s) => s.item_id(),
+            Item::Seeds(r) => ItemId::Seeds {
+                generator: r.generator,
+                ground: r.ground,
+                seeds: r.seeds.clone(),
+            },
+            Item::Coverage { .. } => ItemId::Coverage,
             Item::Problem { id, .. } => id.clone(),
-            Item::Unavailable { name, .. } => format!("unavailable::{name}"),
+            Item::Unavailable { name, .. } => ItemId::Unavailable(name.clone()),
         }
+    }
+
+    /// The id of its trial on the peer `peer`.
+    pub fn trial_id(&self, peer: &str) -> String {
+        self.item_id().on(peer).to_string()
     }
 
     /// Its kind.
@@ -206,6 +228,35 @@ impl Item {
     }
 }
 
+/// One of an engine's peers: the reference, or a subject by its place in
+/// registry order ([`super::Engine::peer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PeerRef {
+    /// The peer every other is compared with.
+    Reference,
+    /// The subject at this place (0-based) among the peers under test.
+    Subject(usize),
+}
+
+impl PeerRef {
+    /// Its place in [`super::Engine::peers`]: the reference first, then
+    /// the subjects.
+    pub fn index(self) -> usize {
+        match self {
+            PeerRef::Reference => 0,
+            PeerRef::Subject(i) => i + 1,
+        }
+    }
+
+    /// The peer at place `index` of [`super::Engine::peers`].
+    pub fn at(index: usize) -> PeerRef {
+        match index.checked_sub(1) {
+            None => PeerRef::Reference,
+            Some(i) => PeerRef::Subject(i),
+        }
+    }
+}
+
 /// One item on one peer (or, for a check, on none).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Trial {
@@ -216,8 +267,8 @@ pub struct Trial {
     /// For a trial of a seed range ([`Item::Seeds`]), its seed; `None`
     /// for every other trial.
     pub seed: Option<u64>,
-    /// The peer: 0 is the reference, `i + 1` the subject `i`.
-    pub peer: Option<usize>,
+    /// The peer it asks; `None` for a check.
+    pub peer: Option<PeerRef>,
     /// The item's kind.
     pub kind: Kind,
     /// Why it does not run, when it does not.

@@ -51,6 +51,7 @@ mod seed;
 pub mod shard;
 pub mod slow;
 mod summary;
+mod trial_id;
 mod trials;
 pub mod verdict;
 
@@ -62,10 +63,11 @@ use std::time::Instant;
 use serde_json::Value;
 
 pub use expect::{Expectations, Expected};
-pub use item::{Item, Kind, Outcome, Replay, SeedItem, SeedRange, Trial, shell_word};
+pub use item::{Item, Kind, Outcome, PeerRef, Replay, SeedItem, SeedRange, Trial, shell_word};
 pub use peers::Subject;
 use seed::faults_since;
 pub use summary::{Counts, Summary, section_of};
+pub use trial_id::{BadId, ItemId, TrialId};
 pub use trials::TrialsIter;
 pub use verdict::{Case, Report, TreeEntry, Verdict};
 
@@ -129,7 +131,7 @@ pub struct Engine {
 type TreeKey = (String, String);
 
 /// A law's setup, or why it cannot be set up, shared by its trials.
-type SharedSetup = Arc<Result<law::Setup, String>>;
+type SharedSetup = Arc<Result<law::Setup, law::SetupError>>;
 
 /// How many law trees [`Engine::setup`] keeps per peer: enough for the
 /// trials of one law running side by side on every thread.
@@ -173,6 +175,16 @@ impl Engine {
         &self.everyone
     }
 
+    /// The peer `peer` names.
+    ///
+    /// # Panics
+    ///
+    /// When it names a subject this engine does not have: a [`PeerRef`]
+    /// comes from this engine's own trials.
+    pub fn peer(&self, peer: PeerRef) -> &Subject {
+        &self.everyone[peer.index()]
+    }
+
     /// The items, in order.
     pub fn items(&self) -> &[Item] {
         &self.items
@@ -189,6 +201,12 @@ impl Engine {
     /// Use these expected failures.
     pub fn set_expectations(&mut self, expectations: Expectations) {
         self.expectations = expectations;
+    }
+
+    /// What a front door should say before it runs: expected failures
+    /// listed in an old spelling ([`Expectations::warnings`]).
+    pub fn warnings(&self) -> &[String] {
+        &self.expectations.warnings
     }
 
     /// Run laws and regressions on the reference too (the default), or
@@ -235,11 +253,11 @@ impl Engine {
                 .collect();
             let stem = parts.into_iter().rev().collect::<Vec<_>>().join("::");
             self.push(Item::Problem {
-                id: format!(
-                    "law::invalid::{stem}::{}",
-                    problem.law.as_deref().unwrap_or("file")
-                ),
                 message: problem.to_string(),
+                id: ItemId::InvalidLaw {
+                    file: stem,
+                    law: problem.law,
+                },
             });
         }
         for law in laws {
@@ -279,7 +297,7 @@ impl Engine {
                     regression: Arc::new(regression),
                 }),
                 Err(e) => self.push(Item::Problem {
-                    id: format!("regression::invalid::{name}"),
+                    id: ItemId::InvalidRegression(name),
                     message: e.to_string(),
                 }),
             }
@@ -332,8 +350,7 @@ impl Engine {
             .items
             .iter()
             .filter_map(|i| match i {
-                Item::Law(l) => Some(l.id.clone()),
-                Item::Regression { name, .. } => Some(format!("regression::{name}")),
+                Item::Law(_) | Item::Regression { .. } => Some(i.id()),
                 _ => None,
             })
             .collect();
@@ -342,23 +359,20 @@ impl Engine {
             .problems
             .iter()
             .map(|(file, message)| Item::Problem {
-                id: format!("expected::invalid::{file}"),
+                id: ItemId::InvalidExpected(file.clone()),
                 message: format!("the expected-failures file {file} is not valid: {message}"),
             })
             .collect();
         for (peer, id, listing) in self.expectations.unknown(&|id| known.contains(id)) {
             problems.push(Item::Problem {
-                id: format!("expected::unknown::{peer}::{id}"),
-                message: match id.strip_prefix("law::").filter(|bare| known.contains(*bare)) {
-                    Some(bare) => format!(
-                        "{} lists {id:?} as an expected failure of {peer}; law ids have no law:: prefix: write {bare:?}",
-                        listing.source
-                    ),
-                    None => format!(
-                        "{} lists {id:?} as an expected failure of {peer}, but no law or regression has that id; correct or remove the entry",
-                        listing.source
-                    ),
+                id: ItemId::UnknownExpected {
+                    peer: peer.to_string(),
+                    id: id.to_string(),
                 },
+                message: format!(
+                    "{} lists {id:?} as an expected failure of {peer}, but no law or regression has that id; correct or remove the entry",
+                    listing.source
+                ),
             });
         }
         self.items.extend(problems);
@@ -373,12 +387,11 @@ impl Engine {
     /// door can say so before it runs: `cargo test` shows it beside the
     /// trial, rather than a plain `ok`.)
     pub fn is_listed_failure(&self, trial: &Trial) -> bool {
-        let Some(subject) = trial.peer.and_then(|p| self.everyone.get(p)) else {
+        let Some(subject) = trial.peer.and_then(|p| self.everyone.get(p.index())) else {
             return false;
         };
         let key = match self.items.get(trial.item) {
-            Some(Item::Law(l)) => l.id.clone(),
-            Some(Item::Regression { name, .. }) => format!("regression::{name}"),
+            Some(item @ (Item::Law(_) | Item::Regression { .. })) => item.id(),
             _ => return false,
         };
         self.expectations
@@ -437,7 +450,7 @@ impl Engine {
 
     /// Run one trial.
     pub fn run_trial(&self, trial: &Trial) -> Outcome {
-        let mut outcomes = self.run_at(trial.item, trial.seed, &[trial.peer]);
+        let mut outcomes = self.run_at(trial.item, trial.seed, &[trial.peer.map(PeerRef::index)]);
         match outcomes.pop() {
             Some(o) => o,
             None => unreachable!("run_item answers every peer it is given"),
@@ -451,8 +464,9 @@ impl Engine {
     ///
     /// A seed range ([`Item::Seeds`]) runs seed by seed, by its trials
     /// ([`Engine::run_trial`]); asked as a whole, its trials are broken.
-    pub fn run_item(&self, index: usize, peers: &[Option<usize>]) -> Vec<Outcome> {
-        self.run_at(index, None, peers)
+    pub fn run_item(&self, index: usize, peers: &[Option<PeerRef>]) -> Vec<Outcome> {
+        let peers: Vec<Option<usize>> = peers.iter().map(|p| p.map(PeerRef::index)).collect();
+        self.run_at(index, None, &peers)
     }
 
     /// [`Engine::run_item`] of item `index`, or, for a seed range, of its
@@ -489,7 +503,7 @@ impl Engine {
         let item = &*self.resolve(index, seed);
         let started = Instant::now();
         let _slow = slow::watch(|| match peers {
-            [Some(p)] => format!("{}::{}", item.id(), self.everyone[*p].name),
+            [Some(p)] => item.trial_id(&self.everyone[*p].name),
             [_] => item.id(),
             _ => format!("{} ({} peers)", item.id(), peers.len()),
         });
@@ -588,7 +602,7 @@ impl Engine {
 
     /// A written tree for law `l` and `owner`: a kept one with the same
     /// [`law::Tree::key`], else a new one (then kept).
-    fn tree(&self, l: &LoadedLaw, owner: &str) -> Result<Arc<law::Tree>, String> {
+    fn tree(&self, l: &LoadedLaw, owner: &str) -> Result<Arc<law::Tree>, law::SetupError> {
         let lock = || {
             self.trees
                 .lock()
@@ -623,13 +637,13 @@ impl Engine {
         documented: BTreeMap<String, usize>,
         started: Instant,
     ) -> Outcome {
-        let item_id = item.id();
+        let item_id = item.item_id();
         Outcome {
             id: match subject {
-                Some(s) => format!("{item_id}::{}", s.name),
-                None => item_id.clone(),
+                Some(s) => item_id.clone().on(&s.name).to_string(),
+                None => item_id.to_string(),
             },
-            item: item_id,
+            item: item_id.to_string(),
             kind: item.kind(),
             peer: subject.map(|s| s.name.clone()),
             spec: item.spec().map(str::to_string),
@@ -701,7 +715,7 @@ impl Engine {
         if stopped.contains_key(&subject.name) {
             return verdict;
         }
-        let at = format!("{}::{}", item.id(), subject.name);
+        let at = item.trial_id(&subject.name);
         stopped.insert(subject.name.clone(), (at, why.clone()));
         match verdict {
             Verdict::Fail { .. } => verdict,
@@ -730,20 +744,18 @@ impl Engine {
         item: &Item,
         subject: &Subject,
         health: &dyn Fn() -> Option<Health>,
-        setup: Option<&Result<law::Setup, String>>,
+        setup: Option<&Result<law::Setup, law::SetupError>>,
     ) -> Verdict {
-        let (key, result) = match item {
-            Item::Law(l) => (l.id.clone(), self.judge_law(l, subject, health, setup)),
+        let result = match item {
+            Item::Law(l) => self.judge_law(l, subject, health, setup),
             Item::Regression {
                 name,
                 path,
                 regression,
-            } => (
-                format!("regression::{name}"),
-                self.judge_regression(item, name, path, regression, subject, health),
-            ),
+            } => self.judge_regression(item, name, path, regression, subject, health),
             _ => unreachable!("only laws and regressions are judged on a peer"),
         };
+        let key = item.id();
         let listed = self
             .expectations
             .lookup(&subject.name, subject.builtin.as_deref(), &key);
@@ -769,7 +781,7 @@ impl Engine {
         l: &LoadedLaw,
         subject: &Subject,
         health: &dyn Fn() -> Option<Health>,
-        setup: Option<&Result<law::Setup, String>>,
+        setup: Option<&Result<law::Setup, law::SetupError>>,
     ) -> Judged {
         // One asking, one verdict. A peer is only ever asked on a tree of
         // its own or one shared with the built-ins, which only read
@@ -779,7 +791,7 @@ impl Engine {
         // law.
         let mut outcome = match setup {
             Some(Ok(setup)) => setup.judge(subject.peer.as_ref()),
-            Some(Err(why)) => LawOutcome::Broken(why.clone()),
+            Some(Err(why)) => LawOutcome::Broken(why.to_string()),
             None => law::run(l, subject.peer.as_ref()),
         };
         // A built-in only reads, so a change to its tree made while it was
@@ -810,7 +822,7 @@ impl Engine {
             LawOutcome::Pass => Judged::Pass,
             LawOutcome::Broken(why) => Judged::Broken(why),
             LawOutcome::Fail(failure) => {
-                let trial = format!("law::{}::{}", l.id, subject.name);
+                let trial = ItemId::Law(l.id.clone()).on(&subject.name).to_string();
                 let call = serde_json::json!({
                     "method": l.law.method.name(),
                     "input": l.law.input,
@@ -868,7 +880,7 @@ impl Engine {
             Ok(Ok(())) => Judged::Pass,
             Err(e) => Judged::Broken(e.to_string()),
             Ok(Err(mismatch)) => {
-                let trial = format!("regression::{name}::{}", subject.name);
+                let trial = item.trial_id(&subject.name);
                 let case = Case {
                     title: format!("regression {name} ({})", path.display()),
                     spec: None,

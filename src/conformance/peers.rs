@@ -61,7 +61,9 @@ impl Subject {
     }
 
     /// A registry's peer, or why it cannot run here.
-    pub fn registered(entry: &crate::registry::Registered) -> Result<Subject, String> {
+    pub fn registered(
+        entry: &crate::registry::Registered,
+    ) -> Result<Subject, crate::registry::CannotRun> {
         entry.peer.clone().map(|peer| Subject {
             name: entry.name.clone(),
             builtin: entry.builtin.clone(),
@@ -191,12 +193,12 @@ impl PeerSet {
                 Err(why) if is_reference => {
                     return Err(PeerError::ReferenceUnavailable {
                         name: entry.name.clone(),
-                        why,
+                        why: why.to_string(),
                     });
                 }
                 Err(why) if chosen => unavailable.push(Unavailable {
                     name: entry.name.clone(),
-                    why,
+                    why: why.to_string(),
                 }),
                 _ => {}
             }
@@ -224,7 +226,7 @@ pub fn builtin_subject(name: &str, builtin_name: &str) -> Result<Subject, Unavai
         .map(|peer| Subject::builtin(name, builtin_name, peer))
         .map_err(|why| Unavailable {
             name: name.to_string(),
-            why,
+            why: why.to_string(),
         })
 }
 
@@ -249,7 +251,7 @@ pub fn resolve(
             .ok()
             .and_then(|r| r.peers.iter().find(|p| &p.name == name));
         let resolved = match registered {
-            Some(entry) => Subject::registered(entry),
+            Some(entry) => Subject::registered(entry).map_err(|why| why.to_string()),
             None if BUILTINS.contains(&name.as_str()) => {
                 builtin_subject(name, name).map_err(|u| u.why)
             }

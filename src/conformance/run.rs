@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::{Engine, Event, Outcome, RunOptions, Trial, Verdict};
+use super::{Engine, Event, Outcome, PeerRef, RunOptions, Trial, Verdict};
 
 impl Engine {
     /// Run `trials` on `options.jobs` threads, item by item (an item's
@@ -99,7 +99,10 @@ impl Engine {
                             continue;
                         };
                         let (item, seed) = (first.item, first.seed);
-                        let peers: Vec<Option<usize>> = members.iter().map(|m| m.1.peer).collect();
+                        let peers: Vec<Option<usize>> = members
+                            .iter()
+                            .map(|m| m.1.peer.map(PeerRef::index))
+                            .collect();
                         // A panicking peer (or engine bug) fails its trials,
                         // it never hangs or ends the run.
                         let outcomes =

@@ -54,13 +54,12 @@ impl Engine {
                 .iter()
                 .map(|(_, s)| s.peer.health().map_or(0, |h| h.faults))
                 .collect();
-            let plan =
-                generate(seed.generator, seed.seed, PLAN_ROOT, seed.ground).map(|plan| match seed
-                    .only_call
-                {
+            let plan = generate(seed.generator, seed.seed, PLAN_ROOT, seed.ground)
+                .map(|plan| match seed.only_call {
                     Some(call) => plan.only_call(call),
                     None => plan,
-                });
+                })
+                .map_err(|e| e.to_string());
             // A subject's documented differences are its registered
             // built-in's, never the peer's own say.
             let subjects: Vec<Compared<'_>> = asked
@@ -213,7 +212,7 @@ impl Engine {
                 None => (Verdict::Pass, documented),
             };
         }
-        let trial = format!("{}::{}", item.id(), subject.name);
+        let trial = item.trial_id(&subject.name);
         let total = cases.len();
         // One tree per seed, with its first divergent call: every file any
         // of its divergent calls or answers names, every ignore file, then

@@ -30,8 +30,8 @@ pub fn in_shard(id: &str, k: u64, n: u64) -> bool {
 /// assert_eq!(parse_shard("2/8"), Ok((2, 8)));
 /// assert!(parse_shard("0/8").is_err() && parse_shard("9/8").is_err());
 /// ```
-pub fn parse_shard(text: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("--shard takes K/N with 1 <= K <= N (e.g. 2/8), not {text:?}");
+pub fn parse_shard(text: &str) -> Result<(u64, u64), BadShard> {
+    let bad = || BadShard(text.to_string());
     let (k, n) = text.split_once('/').ok_or_else(bad)?;
     let (k, n): (u64, u64) = (
         k.trim().parse().map_err(|_| bad())?,
@@ -42,3 +42,19 @@ pub fn parse_shard(text: &str) -> Result<(u64, u64), String> {
     }
     Ok((k, n))
 }
+
+/// A `--shard` that is not `K/N` with `1 <= K <= N`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadShard(pub String);
+
+impl std::fmt::Display for BadShard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "--shard takes K/N with 1 <= K <= N (e.g. 2/8), not {:?}",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for BadShard {}

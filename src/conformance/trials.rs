@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use super::{Engine, Item, Kind, Trial};
+use super::{Engine, Item, ItemId, Kind, PeerRef, Trial};
 
 /// One trial before it is asked whether it runs: its id, its seed (in a
 /// seed range) and its peer.
@@ -112,26 +112,25 @@ impl Engine {
 
     /// The trials `item` makes, lazily: a seed range's one seed at a time.
     fn candidates<'a>(&'a self, item: &'a Item) -> Candidates<'a> {
-        let id = item.id();
+        let id = item.item_id();
         let name = move |p: usize| self.everyone[p].name.as_str();
+        let on = move |id: &ItemId, p: usize| id.clone().on(name(p)).to_string();
         match item {
             Item::Law(_) | Item::Regression { .. } => Box::new(
                 (self.first_judged()..self.everyone.len())
-                    .map(move |p| (format!("{id}::{}", name(p)), None, Some(p))),
+                    .map(move |p| (on(&id, p), None, Some(p))),
             ),
-            Item::Seed(_) => Box::new(
-                (1..self.everyone.len())
-                    .map(move |p| (format!("{id}::{}", name(p)), None, Some(p))),
-            ),
+            Item::Seed(_) => {
+                Box::new((1..self.everyone.len()).map(move |p| (on(&id, p), None, Some(p))))
+            }
             // Without a subject a range has no trial: not one seed is
             // walked (`0..u64::MAX` would never end).
             Item::Seeds(_) if self.everyone.len() < 2 => Box::new(std::iter::empty()),
             Item::Seeds(r) => Box::new(r.seeds.clone().flat_map(move |seed| {
-                let id = r.seed(seed).id();
-                (1..self.everyone.len())
-                    .map(move |p| (format!("{id}::{}", name(p)), Some(seed), Some(p)))
+                let id = r.seed(seed).item_id();
+                (1..self.everyone.len()).map(move |p| (on(&id, p), Some(seed), Some(p)))
             })),
-            _ => Box::new(std::iter::once((id, None, None))),
+            _ => Box::new(std::iter::once((id.to_string(), None, None))),
         }
     }
 
@@ -148,7 +147,7 @@ impl Engine {
             id,
             item: index,
             seed,
-            peer,
+            peer: peer.map(PeerRef::at),
             kind: item.kind(),
             skip,
         }

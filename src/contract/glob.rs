@@ -421,14 +421,15 @@ impl GlobMatcher {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(glob: &str) -> Result<GlobMatcher, StdError> {
-        GlobMatcher::build(glob).map_err(|detail| StdError::invalid_pattern(glob, &detail))
+        GlobMatcher::build(glob).map_err(|detail| StdError::invalid_pattern(glob, detail))
     }
 
-    /// [`GlobMatcher::new`] with the bare `{detail}` as the error.
-    fn build(glob: &str) -> Result<GlobMatcher, String> {
+    /// [`GlobMatcher::new`] with the bare `{detail}` (one of the
+    /// expansion bounds' fixed sentences) as the error.
+    fn build(glob: &str) -> Result<GlobMatcher, &'static str> {
         let (expansions, stopped) = expand(&canonical_glob(glob));
         if let Some(detail) = stopped {
-            return Err(detail.to_string());
+            return Err(detail);
         }
         let mut path_alts: Vec<&str> = Vec::new();
         let mut name_alts: Vec<&str> = Vec::new();
@@ -547,7 +548,7 @@ impl GlobList {
                 };
                 GlobMatcher::build(positive)
                     .map(|m| (negated, m))
-                    .map_err(|detail| StdError::invalid_pattern(g, &detail))
+                    .map_err(|detail| StdError::invalid_pattern(g, detail))
             })
             .collect::<Result<Vec<(bool, GlobMatcher)>, StdError>>()?;
         let default = globs.iter().all(|(negated, _)| *negated);

@@ -47,8 +47,9 @@ use serde::{Deserialize, Serialize};
 
 use super::compare::{Compared, calls, compare_plan_with, difference_fields};
 use super::plan::{FileKind, Plan};
-use super::regression::{Regression, shrink_to_regression};
+use super::regression::{RecordError, Regression, shrink_to_regression};
 use super::{Generator, generate};
+use crate::file_error::{FileError, FileErrorKind};
 use crate::peer::Ground;
 
 /// The symbolic root campaign plans are spelled with.
@@ -263,9 +264,10 @@ impl Found {
 impl State {
     /// The state in `path`, or a fresh one when there is none.
     pub fn load(path: &Path) -> Result<State, CampaignError> {
-        let text = match crate::regular_file::read_to_string(path) {
+        let text = match FileError::read_to_string(path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(e) if matches!(e.kind(), FileErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound) =>
+            {
                 return Ok(State {
                     format: STATE_FORMAT,
                     ..State::default()
@@ -274,7 +276,7 @@ impl State {
             Err(e) => {
                 return Err(CampaignError::State {
                     path: path.into(),
-                    message: format!("cannot be read: {e}"),
+                    message: format!("cannot be read: {}", e.kind()),
                 });
             }
         };
@@ -496,7 +498,7 @@ impl Campaign {
                                                 g.regression = Some(path.display().to_string());
                                                 g.shape = Some(shape);
                                             }
-                                            Err(why) => g.not_kept = Some(why),
+                                            Err(why) => g.not_kept = Some(why.to_string()),
                                         }
                                     }
                                     // Saved at once: a campaign killed now
@@ -561,14 +563,14 @@ impl Campaign {
         call: crate::call::Call,
         reference: Compared<'_>,
         subject: Compared<'_>,
-    ) -> Result<(PathBuf, String), String> {
+    ) -> Result<(PathBuf, String), RecordError> {
         let (regression, _) =
             shrink_to_regression(plan, call_index, call, reference.peer, subject.peer, None)
-                .map_err(|e| e.to_string())?;
+                .map_err(RecordError::Shrink)?;
         let shape = shape_of(&regression);
         let path = regression
             .write(&self.regressions, &regression.default_name())
-            .map_err(|e| e.to_string())?;
+            .map_err(RecordError::Write)?;
         Ok((path, shape))
     }
 }

@@ -663,8 +663,8 @@ pub fn first_difference(expected: &Value, actual: &Value, at: &str) -> Option<St
 /// ```
 pub fn difference_kind(expected: &Value, actual: &Value) -> Option<String> {
     Some(match field_differences(expected, actual)? {
-        Err(failure) => failure,
-        Ok(fields) => {
+        Differences::Sides(sides) => sides,
+        Differences::Fields(fields) => {
             let mut kinds: Vec<String> = fields
                 .into_iter()
                 .map(|(field, how)| format!("{field}: {how}"))
@@ -694,8 +694,8 @@ pub fn difference_kind(expected: &Value, actual: &Value) -> Option<String> {
 /// ```
 pub fn difference_fields(expected: &Value, actual: &Value) -> Option<String> {
     Some(match field_differences(expected, actual)? {
-        Err(failure) => failure,
-        Ok(fields) => {
+        Differences::Sides(sides) => sides,
+        Differences::Fields(fields) => {
             let mut fields: Vec<String> = fields.into_iter().map(|(field, _)| field).collect();
             fields.sort();
             fields.join(", ")
@@ -703,13 +703,19 @@ pub fn difference_fields(expected: &Value, actual: &Value) -> Option<String> {
     })
 }
 
-/// The fields of `expected` that `actual` has differently, in `expected`'s
-/// order then `actual`'s extra ones, each with how it differs; `Err` with
-/// the two sides when either is a failure or a panic; `None` when equal.
-fn field_differences(
-    expected: &Value,
-    actual: &Value,
-) -> Option<Result<Vec<(String, &'static str)>, String>> {
+/// How two unequal answers differ.
+enum Differences {
+    /// Either is a failure or a panic: the two sides, `error code timeout
+    /// vs answer`.
+    Sides(String),
+    /// The fields of `expected` that `actual` has differently, in
+    /// `expected`'s order then `actual`'s extra ones, each with how it
+    /// differs.
+    Fields(Vec<(String, &'static str)>),
+}
+
+/// How `actual` differs from `expected`; `None` when equal.
+fn field_differences(expected: &Value, actual: &Value) -> Option<Differences> {
     if expected == actual {
         return None;
     }
@@ -724,7 +730,7 @@ fn field_differences(
     match (side(actual), side(expected)) {
         (None, None) => {}
         (actual, expected) => {
-            return Some(Err(format!(
+            return Some(Differences::Sides(format!(
                 "{} vs {}",
                 actual.as_deref().unwrap_or("answer"),
                 expected.as_deref().unwrap_or("answer")
@@ -732,7 +738,10 @@ fn field_differences(
         }
     }
     let (Value::Object(e), Value::Object(a)) = (expected, actual) else {
-        return Some(Ok(vec![("/".to_string(), how_differs(expected, actual))]));
+        return Some(Differences::Fields(vec![(
+            "/".to_string(),
+            how_differs(expected, actual),
+        )]));
     };
     let mut fields = Vec::new();
     for (key, ev) in e {
@@ -745,7 +754,7 @@ fn field_differences(
     for key in a.keys().filter(|k| !e.contains_key(*k)) {
         fields.push((format!("/{key}"), "not expected"));
     }
-    Some(Ok(fields))
+    Some(Differences::Fields(fields))
 }
 
 /// How two unequal values of one field differ: for two lists, whether

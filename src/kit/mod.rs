@@ -110,13 +110,44 @@ impl Generator {
 }
 
 impl std::str::FromStr for Generator {
-    type Err = String;
+    type Err = UnknownGenerator;
 
-    fn from_str(name: &str) -> Result<Generator, String> {
-        Generator::from_name(name)
-            .ok_or_else(|| format!("unknown generator {name:?}; use smthrs or lawsuite"))
+    fn from_str(name: &str) -> Result<Generator, UnknownGenerator> {
+        Generator::from_name(name).ok_or_else(|| UnknownGenerator(name.to_string()))
     }
 }
+
+/// A name that is no generator's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownGenerator(pub String);
+
+impl std::fmt::Display for UnknownGenerator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown generator {:?}; use smthrs or lawsuite", self.0)
+    }
+}
+
+impl std::error::Error for UnknownGenerator {}
+
+/// A seed a generator has no plan for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GenerateError {
+    /// `smthrs` seeds are 32-bit (the TypeScript kit's are).
+    SeedTooLarge(u64),
+}
+
+impl std::fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GenerateError::SeedTooLarge(seed) => {
+                write!(f, "smthrs seeds are 32-bit; {seed} is too large")
+            }
+        }
+    }
+}
+
+impl std::error::Error for GenerateError {}
 
 /// The TypeScript kit's shipped seeds (conformance-kit §6).
 pub const SMTHRS_SEEDS: [u64; 12] = [1, 2, 4, 21, 34, 40, 51, 89, 103, 118, 144, 233];
@@ -131,11 +162,10 @@ pub fn generate(
     seed: u64,
     root: &str,
     ground: Ground,
-) -> Result<plan::Plan, String> {
+) -> Result<plan::Plan, GenerateError> {
     match generator {
         Generator::Smthrs => {
-            let seed = u32::try_from(seed)
-                .map_err(|_| format!("smthrs seeds are 32-bit; {seed} is too large"))?;
+            let seed = u32::try_from(seed).map_err(|_| GenerateError::SeedTooLarge(seed))?;
             Ok(smthrs::plan(seed, root, &plan::PlanOptions::default()))
         }
         Generator::Lawsuite => {

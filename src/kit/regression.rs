@@ -26,6 +26,7 @@ use super::materialize::MaterializeError;
 use super::plan::{GeneratedFile, Plan};
 use super::report::json_diff;
 use super::shrink::{Budget, Case, shrink};
+use crate::file_error::{FileError, FileErrorKind};
 use crate::peer::{Ground, Search};
 
 /// One regression file.
@@ -60,22 +61,9 @@ pub struct Regression {
 /// A harness problem with a regression file.
 #[derive(Debug)]
 pub enum RegressionError {
-    /// The file could not be read or written.
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the OS said.
-        source: std::io::Error,
-    },
-    /// The file is not a valid regression.
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// Line of the problem.
-        line: usize,
-        /// What serde said.
-        message: String,
-    },
+    /// The file could not be read or written, or is not a valid
+    /// regression.
+    File(FileError),
     /// The tree could not be materialised (e.g. a path escaping the root).
     Tree {
         /// The file.
@@ -103,20 +91,19 @@ pub enum RegressionError {
 impl fmt::Display for RegressionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RegressionError::Io { path, source } => write!(
-                f,
-                "Could not read or write regression file {} ({source}); check the path and permissions.",
-                path.display()
-            ),
-            RegressionError::Parse {
-                path,
-                line,
-                message,
-            } => write!(
-                f,
-                "Regression file {} is not valid at line {line}: {message}; fix it or delete it.",
-                path.display()
-            ),
+            RegressionError::File(e) => match e.kind() {
+                FileErrorKind::Parse { line, message } => write!(
+                    f,
+                    "Regression file {} is not valid at line {}: {message}; fix it or delete it.",
+                    e.path().display(),
+                    line.unwrap_or(0)
+                ),
+                kind => write!(
+                    f,
+                    "Could not read or write regression file {} ({kind}); check the path and permissions.",
+                    e.path().display()
+                ),
+            },
             RegressionError::Tree { path, source } => write!(
                 f,
                 "Regression file {} holds a tree lawsuite refuses to write: {source}",
@@ -159,20 +146,14 @@ impl fmt::Display for Mismatch {
 impl Regression {
     /// Load a regression file.
     pub fn load(path: &Path) -> Result<Regression, RegressionError> {
-        let text =
-            crate::regular_file::read_to_string(path).map_err(|source| RegressionError::Io {
-                path: path.into(),
-                source,
-            })?;
+        let text = FileError::read_to_string(path).map_err(RegressionError::File)?;
         Regression::parse(&text, path)
     }
 
     /// Parse a regression file's text (`path` names it in errors).
     pub fn parse(text: &str, path: &Path) -> Result<Regression, RegressionError> {
-        serde_json::from_str(text).map_err(|e| RegressionError::Parse {
-            path: path.into(),
-            line: e.line(),
-            message: e.to_string(),
+        serde_json::from_str(text).map_err(|e| {
+            RegressionError::File(FileError::parse(path, Some(e.line()), e.to_string()))
         })
     }
 
@@ -248,15 +229,11 @@ impl Regression {
         {
             return Err(RegressionError::BadName { name: name.into() });
         }
-        let text = serde_json::to_string_pretty(self).map_err(|e| RegressionError::Parse {
-            path: dir.into(),
-            line: 0,
-            message: e.to_string(),
-        })? + "\n";
-        fs::create_dir_all(dir).map_err(|source| RegressionError::Io {
-            path: dir.into(),
-            source,
-        })?;
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| RegressionError::File(FileError::parse(dir, Some(0), e.to_string())))?
+            + "\n";
+        fs::create_dir_all(dir)
+            .map_err(|source| RegressionError::File(FileError::io(dir, source)))?;
         // Written whole under a temporary name in the same directory, then
         // linked to its name: a full disk or a killed run leaves no cut or
         // empty regression (which would break every later run), only a
@@ -289,15 +266,15 @@ impl Regression {
                 {
                     return fs::rename(&staged.path, &file)
                         .map(|()| file.clone())
-                        .map_err(|source| RegressionError::Io { path: file, source });
+                        .map_err(|source| RegressionError::File(FileError::io(file, source)));
                 }
-                Err(source) => return Err(RegressionError::Io { path: file, source }),
+                Err(source) => return Err(RegressionError::File(FileError::io(file, source))),
             }
         }
-        Err(RegressionError::Io {
-            path: dir.join(format!("{name}.json")),
-            source: std::io::Error::other("10,000 files of that name exist already"),
-        })
+        Err(RegressionError::File(FileError::io(
+            dir.join(format!("{name}.json")),
+            std::io::Error::other("10,000 files of that name exist already"),
+        )))
     }
 }
 
@@ -323,21 +300,21 @@ impl Staged {
                     last = Some(e);
                     continue;
                 }
-                Err(source) => return Err(RegressionError::Io { path, source }),
+                Err(source) => return Err(RegressionError::File(FileError::io(path, source))),
             };
             let staged = Staged { path };
             return match out.write_all(text).and_then(|()| out.sync_all()) {
                 Ok(()) => Ok(staged),
-                Err(source) => Err(RegressionError::Io {
-                    path: staged.path.clone(),
+                Err(source) => Err(RegressionError::File(FileError::io(
+                    staged.path.clone(),
                     source,
-                }),
+                ))),
             };
         }
-        Err(RegressionError::Io {
-            path: dir.join(format!(".{name}.json.tmp")),
-            source: last.unwrap_or_else(|| std::io::Error::other("no temporary name is free")),
-        })
+        Err(RegressionError::File(FileError::io(
+            dir.join(format!(".{name}.json.tmp")),
+            last.unwrap_or_else(|| std::io::Error::other("no temporary name is free")),
+        )))
     }
 }
 
@@ -730,7 +707,7 @@ mod tests {
         let _ = std::process::Command::new("umount")
             .arg(dir.path())
             .status();
-        assert!(matches!(err, RegressionError::Io { .. }), "{err}");
+        assert!(matches!(err, RegressionError::File(_)), "{err}");
         assert!(listing.is_empty(), "left behind: {listing:?}");
     }
 }

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::format::{Law, expand_pieces};
+use super::problem::LawProblem;
 use crate::call::Call;
 use crate::contract::normalize::{glob_defaults, grep_defaults};
 use crate::contract::{GlobRequest, GrepRequest};
@@ -12,7 +13,7 @@ use crate::peer::Method;
 
 /// The call a law makes, with its tree at `real` (the law's relative
 /// `root`, `path` or `cwd` turned into `real/<it>`).
-pub(super) fn law_call(l: &Law, real: &str) -> Result<Call, String> {
+pub(super) fn law_call(l: &Law, real: &str) -> Result<Call, LawProblem> {
     let mut input = table_to_json(&l.input)?;
     // A long pattern or glob is spelled as a piece, as long texts are.
     expand_pieces(&mut input)?;
@@ -36,7 +37,10 @@ pub(super) fn law_call(l: &Law, real: &str) -> Result<Call, String> {
     if let Some(obj) = input.as_object_mut() {
         obj.insert(key.into(), Value::String(place));
     }
-    let parse_err = |e: serde_json::Error| format!("the input is not valid for {}: {e}", l.method);
+    let parse_err = |error| LawProblem::InvalidInput {
+        method: l.method,
+        error,
+    };
     // Seam laws write a request and get the contract's defaults filled in
     // (but no validation: the seam trusts its input).
     match l.method {
@@ -48,7 +52,7 @@ pub(super) fn law_call(l: &Law, real: &str) -> Result<Call, String> {
             let req: GlobRequest = serde_json::from_value(input).map_err(parse_err)?;
             Ok(Call::Glob(glob_defaults(&req)))
         }
-        method => Call::parse(method, input).map_err(|e| e.to_string()),
+        method => Call::parse(method, input).map_err(LawProblem::InvalidCall),
     }
 }
 
@@ -66,6 +70,6 @@ fn substitute_tree(value: &mut Value, real: &str) {
 const TREE: &str = "{tree}";
 
 /// A TOML table as JSON.
-pub(super) fn table_to_json(table: &toml::Table) -> Result<Value, String> {
-    serde_json::to_value(table).map_err(|e| e.to_string())
+pub(super) fn table_to_json(table: &toml::Table) -> Result<Value, LawProblem> {
+    serde_json::to_value(table).map_err(LawProblem::NotJson)
 }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::problem::LawProblem;
 use crate::peer::Method;
 
 /// One law file: a list of laws.
@@ -102,7 +103,7 @@ pub const MAX_SIZE: u64 = 1 << 30;
 
 impl Piece {
     /// The text, or why it cannot be built.
-    pub(super) fn expand(&self, out: &mut String) -> Result<(), String> {
+    pub(super) fn expand(&self, out: &mut String) -> Result<(), LawProblem> {
         match self {
             Piece::Text(text) => out.push_str(text),
             Piece::Repeat(r) => {
@@ -114,13 +115,11 @@ impl Piece {
                             part.expand(&mut once)?;
                         }
                     }
-                    _ => return Err("a repeated piece gives `text` or `parts`, not both".into()),
+                    _ => return Err(LawProblem::PieceTextOrParts),
                 }
                 let times = r.repeat.unwrap_or(1);
                 if once.len().saturating_mul(times).saturating_add(out.len()) > MAX_GENERATED {
-                    return Err(format!(
-                        "generated text is over {MAX_GENERATED} bytes; use `size` for big files"
-                    ));
+                    return Err(LawProblem::TooMuchText);
                 }
                 for _ in 0..times {
                     out.push_str(&once);
@@ -187,7 +186,7 @@ pub struct EntrySpec {
 /// `parts`, `repeat`, with `parts` or `repeat` present) into its string, so
 /// an expected answer can spell a 60,000-byte page in one line, and an
 /// input a 10,000-byte glob.
-pub(super) fn expand_pieces(value: &mut Value) -> Result<(), String> {
+pub(super) fn expand_pieces(value: &mut Value) -> Result<(), LawProblem> {
     match value {
         Value::Object(map) => {
             let piece_like = !map.is_empty()
@@ -197,7 +196,7 @@ pub(super) fn expand_pieces(value: &mut Value) -> Result<(), String> {
                 && (map.contains_key("parts") || map.contains_key("repeat"));
             if piece_like {
                 let piece: Piece = serde_json::from_value(Value::Object(map.clone()))
-                    .map_err(|e| format!("a repeated piece is not valid: {e}"))?;
+                    .map_err(LawProblem::InvalidPiece)?;
                 let mut text = String::new();
                 piece.expand(&mut text)?;
                 *value = Value::String(text);

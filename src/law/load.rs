@@ -2,34 +2,13 @@
 //! the library, or from one file's text; each law checked before it is
 //! run, and every problem reported as a [`LawError`] beside the good laws.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::format::{Entry, Law, LawFile, MAX_COUNT, MAX_SIZE};
+use super::problem::{Escape, LawError, LawProblem};
 use crate::contract::normalize_path;
+use crate::file_error::FileError;
 use crate::peer::Method;
-
-/// A law file problem: reported as its own failing trial; the rest runs.
-#[derive(Debug)]
-pub struct LawError {
-    /// The file.
-    pub file: PathBuf,
-    /// The law, when the problem is in one.
-    pub law: Option<String>,
-    /// What is wrong (with the line for parse errors).
-    pub message: String,
-}
-
-impl fmt::Display for LawError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.law {
-            Some(law) => write!(f, "{}: law {law:?}: {}", self.file.display(), self.message),
-            None => write!(f, "{}: {}", self.file.display(), self.message),
-        }
-    }
-}
-
-impl std::error::Error for LawError {}
 
 /// A loaded law with where it came from.
 #[derive(Clone, Debug)]
@@ -52,8 +31,7 @@ pub fn load_dir(dir: &Path) -> (Vec<LoadedLaw>, Vec<LawError>) {
             vec![LawError {
                 file: dir.to_path_buf(),
                 law: None,
-                message: "is not a directory of law files; give a directory holding *.toml laws"
-                    .into(),
+                problem: LawProblem::NotADirectory,
             }],
         );
     }
@@ -66,8 +44,7 @@ pub fn load_dir(dir: &Path) -> (Vec<LoadedLaw>, Vec<LawError>) {
             .unwrap_or(&file)
             .to_string_lossy()
             .replace('\\', "/");
-        let text =
-            crate::regular_file::read_to_string(&file).map_err(|e| format!("cannot be read ({e})"));
+        let text = FileError::read_to_string(&file).map_err(LawProblem::Unreadable);
         (file, rel, text)
     });
     load_texts(texts)
@@ -114,7 +91,7 @@ pub fn load_text(rel: &str, text: &str) -> (Vec<LoadedLaw>, Vec<LawError>) {
 /// Parse law files given as `(file, path relative to the law root, text)`;
 /// the id prefix is the relative path without `.toml`, `/` as `::`.
 fn load_texts(
-    files: impl Iterator<Item = (PathBuf, String, Result<String, String>)>,
+    files: impl Iterator<Item = (PathBuf, String, Result<String, LawProblem>)>,
 ) -> (Vec<LoadedLaw>, Vec<LawError>) {
     let mut laws = Vec::new();
     let mut errors = Vec::new();
@@ -122,11 +99,11 @@ fn load_texts(
         let prefix = rel.trim_end_matches(".toml").replace('/', "::");
         let text = match text {
             Ok(t) => t,
-            Err(message) => {
+            Err(problem) => {
                 errors.push(LawError {
                     file,
                     law: None,
-                    message,
+                    problem,
                 });
                 continue;
             }
@@ -137,18 +114,18 @@ fn load_texts(
                 errors.push(LawError {
                     file,
                     law: None,
-                    message: format!("is not a valid law file: {e}"),
+                    problem: LawProblem::NotALawFile(e),
                 });
                 continue;
             }
         };
         let mut seen = std::collections::HashSet::new();
         for law in parsed.laws {
-            if let Err(message) = check(&law) {
+            if let Err(problem) = check(&law) {
                 errors.push(LawError {
                     file: file.clone(),
                     law: Some(law.name.clone()),
-                    message,
+                    problem,
                 });
                 continue;
             }
@@ -156,7 +133,7 @@ fn load_texts(
                 errors.push(LawError {
                     file: file.clone(),
                     law: Some(law.name.clone()),
-                    message: "the name is used twice in this file; names must be unique".into(),
+                    problem: LawProblem::DuplicateName,
                 });
                 continue;
             }
@@ -185,24 +162,24 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The static checks of one law.
-pub(super) fn check(law: &Law) -> Result<(), String> {
+pub(super) fn check(law: &Law) -> Result<(), LawProblem> {
     if !law.spec.contains('§') {
-        return Err(format!(
-            "`spec` must name a section, e.g. \"search-contract §13.1\", not {:?}",
-            law.spec
-        ));
+        return Err(LawProblem::NoSection(law.spec.clone()));
     }
     match (&law.expect, &law.expect_error) {
         (Some(_), None) | (None, Some(_)) => {}
-        _ => return Err("give exactly one of `expect` and `expect_error`".into()),
+        _ => return Err(LawProblem::ExpectOrError),
     }
     if law.expect_message.is_some() && law.expect_error.is_none() {
-        return Err("`expect_message` goes with `expect_error`".into());
+        return Err(LawProblem::MessageWithoutError);
     }
-    let text = |key: &str| -> Result<Option<&str>, String> {
+    let text = |key: &str| -> Result<Option<&str>, LawProblem> {
         law.input
             .get(key)
-            .map(|v| v.as_str().ok_or(format!("`input.{key}` must be a string")))
+            .map(|v| {
+                v.as_str()
+                    .ok_or_else(|| LawProblem::InputNotString(key.to_string()))
+            })
             .transpose()
     };
     for key in ["root", "path", "cwd"] {
@@ -213,11 +190,14 @@ pub(super) fn check(law: &Law) -> Result<(), String> {
                 ("path", Some(cwd)) => format!("{cwd}/{value}"),
                 _ => value.to_string(),
             };
-            inside(&value).map_err(|e| format!("`input.{key}` {e}"))?;
+            inside(&value).map_err(|escape| LawProblem::InputOutside {
+                key: key.to_string(),
+                escape,
+            })?;
         }
     }
     if matches!(law.method, Method::FlowRead | Method::FlowLs) && !law.input.contains_key("path") {
-        return Err(format!("{} needs `input.path`", law.method));
+        return Err(LawProblem::NeedsPath(law.method));
     }
     // The input read as its method's call now, on a stand-in tree path:
     // an input of the wrong shape is a load error naming the law, not a
@@ -225,15 +205,16 @@ pub(super) fn check(law: &Law) -> Result<(), String> {
     super::call::law_call(law, "/law-tree")?;
     if let Some(table) = &law.expect {
         if let Some(key) = law.expect_lengths.keys().find(|k| table.contains_key(*k)) {
-            return Err(format!(
-                "`{key}` is in `expect_lengths`, so it cannot be in `expect` too"
-            ));
+            return Err(LawProblem::LengthAndExpect(key.clone()));
         }
     } else if !law.expect_lengths.is_empty() {
-        return Err("`expect_lengths` goes with `expect`".into());
+        return Err(LawProblem::LengthsWithoutExpect);
     }
     for (path, entry) in &law.tree {
-        inside(path).map_err(|e| format!("tree path {path:?} {e}"))?;
+        inside(path).map_err(|escape| LawProblem::TreePathOutside {
+            path: path.clone(),
+            escape,
+        })?;
         if let Entry::Spec(spec) = entry {
             if let Some(target) = &spec.symlink {
                 // Read from the link's directory, a relative target must
@@ -246,25 +227,26 @@ pub(super) fn check(law: &Law) -> Result<(), String> {
                     format!("{from}/{target}")
                 };
                 if target.starts_with('/') || inside(&resolved).is_err() {
-                    return Err(format!(
-                        "symlink {path:?} points outside the tree ({target:?}); use a relative target inside it"
-                    ));
+                    return Err(LawProblem::SymlinkOutside {
+                        path: path.clone(),
+                        target: target.clone(),
+                    });
                 }
             }
             if spec.count.is_some() != path.contains("{i}") {
-                return Err(format!(
-                    "tree path {path:?}: `count` and a `{{i}}` in the path go together"
-                ));
+                return Err(LawProblem::CountWithoutIndex(path.clone()));
             }
             if let Some(count) = spec.count.filter(|n| *n > MAX_COUNT) {
-                return Err(format!(
-                    "tree path {path:?}: `count = {count}` is over the limit of {MAX_COUNT} entries; a law pins one rule on a small tree"
-                ));
+                return Err(LawProblem::CountOverLimit {
+                    path: path.clone(),
+                    count,
+                });
             }
             if let Some(size) = spec.size.filter(|n| *n > MAX_SIZE) {
-                return Err(format!(
-                    "tree path {path:?}: `size = {size}` is over the limit of {MAX_SIZE} bytes (1 GiB)"
-                ));
+                return Err(LawProblem::SizeOverLimit {
+                    path: path.clone(),
+                    size,
+                });
             }
         }
     }
@@ -272,13 +254,13 @@ pub(super) fn check(law: &Law) -> Result<(), String> {
 }
 
 /// A path must stay inside the tree.
-pub(super) fn inside(path: &str) -> Result<(), String> {
+pub(super) fn inside(path: &str) -> Result<(), Escape> {
     if path.starts_with('/') {
-        return Err("is absolute; write it relative to the tree".into());
+        return Err(Escape::Absolute);
     }
     let normal = normalize_path(path);
     if normal == ".." || normal.starts_with("../") {
-        return Err("leaves the tree".into());
+        return Err(Escape::Leaves);
     }
     Ok(())
 }

@@ -35,12 +35,14 @@ mod coverage;
 pub mod draft;
 mod format;
 mod load;
+mod problem;
 mod run;
 mod tree;
 
 pub use coverage::{READ_LS_SECTIONS, uncovered_sections};
 pub use format::{Entry, EntrySpec, Law, MAX_COUNT, MAX_SIZE, Piece, Repeat};
-pub use load::{LawError, LoadedLaw, load_dir, load_text, shipped, shipped_where};
+pub use load::{LoadedLaw, load_dir, load_text, shipped, shipped_where};
+pub use problem::{Escape, LawError, LawProblem, SetupError};
 pub use run::{LawFailure, LawOutcome, Setup, run};
 pub use tree::{TREE_PREVIEW, Tree, tree_listing};
 

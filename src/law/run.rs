@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::call::{law_call, table_to_json};
 use super::format::{Law, expand_pieces};
 use super::load::LoadedLaw;
+use super::problem::{LawProblem, SetupError};
 use super::tree::Tree;
 use crate::call::Call;
 use crate::kit::case::rebase;
@@ -47,7 +48,7 @@ pub struct LawFailure {
 pub fn run(law: &LoadedLaw, peer: &dyn Search) -> LawOutcome {
     match Setup::new(law) {
         Ok(setup) => setup.judge(peer),
-        Err(why) => LawOutcome::Broken(why),
+        Err(why) => LawOutcome::Broken(why.to_string()),
     }
 }
 
@@ -71,21 +72,21 @@ impl Setup {
     /// Write the law's tree and build its call; a law that cannot be set
     /// up is broken ([`LawOutcome::Broken`]), for the reason given here,
     /// which names its file and name.
-    pub fn new(law: &LoadedLaw) -> Result<Setup, String> {
+    pub fn new(law: &LoadedLaw) -> Result<Setup, SetupError> {
         Setup::on(law, Arc::new(Tree::write(law)?))
     }
 
     /// Build the law's call on `tree`, already written (by this law or by
     /// one with the same [`Tree::key`]).
-    pub fn on(law: &LoadedLaw, tree: Arc<Tree>) -> Result<Setup, String> {
-        let broken = |e: String| format!("{}: law {}: {e}", law.file.display(), law.law.name);
+    pub fn on(law: &LoadedLaw, tree: Arc<Tree>) -> Result<Setup, SetupError> {
+        let broken = |problem| SetupError::new(law, problem);
         let l = &law.law;
         let real = tree.path().to_string_lossy().into_owned();
         let call = law_call(l, &real).map_err(broken)?;
         let mut expected = match (&l.expect, &l.expect_error) {
             (Some(table), _) => table_to_json(table).map_err(broken)?,
             (None, Some(code)) => serde_json::json!({ "failure": code }),
-            (None, None) => return Err(broken("a law needs `expect` or `expect_error`".into())),
+            (None, None) => return Err(broken(LawProblem::NoExpectation)),
         };
         expand_pieces(&mut expected).map_err(broken)?;
         Ok(Setup {

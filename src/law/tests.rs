@@ -31,7 +31,12 @@ mod unit {
         let mut both = serde_json::json!({ "text": "a", "parts": [], "repeat": 1 });
         assert!(expand_pieces(&mut both).is_err());
         let mut huge = serde_json::json!({ "text": "ab", "repeat": usize::MAX });
-        assert!(expand_pieces(&mut huge).unwrap_err().contains("over"));
+        assert!(
+            expand_pieces(&mut huge)
+                .unwrap_err()
+                .to_string()
+                .contains("over")
+        );
     }
 
     #[test]
@@ -50,10 +55,20 @@ mod unit {
             .as_mut()
             .unwrap()
             .insert("entries".into(), toml::Value::Array(vec![]));
-        assert!(check(&clash).unwrap_err().contains("expect_lengths"));
+        assert!(
+            check(&clash)
+                .unwrap_err()
+                .to_string()
+                .contains("expect_lengths")
+        );
         let mut pathless = law;
         pathless.input.remove("path");
-        assert!(check(&pathless).unwrap_err().contains("input.path"));
+        assert!(
+            check(&pathless)
+                .unwrap_err()
+                .to_string()
+                .contains("input.path")
+        );
     }
 
     #[test]

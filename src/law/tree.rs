@@ -4,12 +4,12 @@
 //! a peer that changes the tree it was asked to search is the one that
 //! fails (the tree guard); and the tree listed for a report.
 
-use std::fmt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::format::{Entry, Law, MAX_GENERATED};
 use super::load::LoadedLaw;
+use super::problem::{LawProblem, SetupError};
 use crate::kit::guard::Snapshot;
 use crate::kit::materialize::TempTree;
 use crate::kit::plan::{FileKind, GeneratedFile};
@@ -44,11 +44,11 @@ pub struct Tree {
 
 impl Tree {
     /// Write `law`'s tree; why it cannot be written names the law.
-    pub fn write(law: &LoadedLaw) -> Result<Tree, String> {
-        let broken = |e: String| format!("{}: law {}: {e}", law.file.display(), law.law.name);
+    pub fn write(law: &LoadedLaw) -> Result<Tree, SetupError> {
+        let broken = |problem| SetupError::new(law, problem);
         let (tree_files, special) = files(&law.law).map_err(broken)?;
-        let dir = TempTree::with_files(&tree_files)
-            .map_err(|e| broken(format!("its tree cannot be written: {e}")))?;
+        let dir =
+            TempTree::with_files(&tree_files).map_err(|e| broken(LawProblem::Unwritable(e)))?;
         for entry in &special {
             entry.make(dir.path()).map_err(broken)?;
         }
@@ -92,7 +92,7 @@ impl Tree {
 }
 
 /// Decode `\xNN` and `\\` escapes.
-pub(super) fn unescape_bytes(text: &str) -> Result<Vec<u8>, String> {
+pub(super) fn unescape_bytes(text: &str) -> Result<Vec<u8>, LawProblem> {
     let mut out = Vec::new();
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -104,16 +104,14 @@ pub(super) fn unescape_bytes(text: &str) -> Result<Vec<u8>, String> {
                     i += 2;
                 }
                 Some(b'x') => {
-                    let hex = text
-                        .get(i + 2..i + 4)
-                        .ok_or("a \\x escape needs two hex digits")?;
+                    let hex = text.get(i + 2..i + 4).ok_or(LawProblem::ShortEscape)?;
                     out.push(
                         u8::from_str_radix(hex, 16)
-                            .map_err(|_| format!("bad \\x escape {hex:?}"))?,
+                            .map_err(|_| LawProblem::BadEscape(hex.to_string()))?,
                     );
                     i += 4;
                 }
-                _ => return Err("only \\xNN and \\\\ escapes are allowed in `bytes`".into()),
+                _ => return Err(LawProblem::UnknownEscape),
             }
         } else {
             out.push(bytes[i]);
@@ -125,7 +123,7 @@ pub(super) fn unescape_bytes(text: &str) -> Result<Vec<u8>, String> {
 
 /// The tree as plan files, and the special entries (FIFOs, sockets, sizes)
 /// the plan format has no kind for, made after it is written.
-pub(super) fn files(law: &Law) -> Result<(Vec<GeneratedFile>, Vec<Special>), String> {
+pub(super) fn files(law: &Law) -> Result<(Vec<GeneratedFile>, Vec<Special>), LawProblem> {
     let mut out = Vec::new();
     let mut special = Vec::new();
     for (path, entry) in &law.tree {
@@ -166,20 +164,21 @@ pub(super) fn files(law: &Law) -> Result<(Vec<GeneratedFile>, Vec<Special>), Str
                         let mut text = String::new();
                         for part in parts {
                             part.expand(&mut text)
-                                .map_err(|e| format!("{path:?}: {e}"))?;
+                                .map_err(|problem| LawProblem::InEntry {
+                                    path: path.clone(),
+                                    problem: Box::new(problem),
+                                })?;
                         }
                         text.into_bytes()
                     }
                     (None, None, None) => Vec::new(),
                     _ => {
-                        return Err(format!("{path:?}: give one of `text`, `bytes` and `parts`"));
+                        return Err(LawProblem::ContentForms(path));
                     }
                 };
                 if let Some(n) = spec.repeat {
                     if content.len().saturating_mul(n) > MAX_GENERATED {
-                        return Err(format!(
-                            "{path:?}: the content is over {MAX_GENERATED} bytes; use `size`"
-                        ));
+                        return Err(LawProblem::ContentOverLimit(path));
                     }
                     content = content.repeat(n);
                 }
@@ -212,43 +211,52 @@ pub(super) enum Special {
 
 impl Special {
     /// Make the entry under `root` (its directory is made too).
-    fn make(&self, root: &Path) -> Result<(), String> {
+    fn make(&self, root: &Path) -> Result<(), LawProblem> {
         let (path, what) = match self {
             Special::Fifo(p) => (p, "fifo"),
             Special::Socket(p) => (p, "socket"),
             Special::Size(p, _) => (p, "size"),
         };
-        let failed = |e: &dyn fmt::Display| format!("cannot make the {what} entry {path:?}: {e}");
+        let failed = |source| LawProblem::Unmade {
+            what,
+            path: path.clone(),
+            source,
+        };
         // The one checked path every entry kind takes: no parent may be a
         // symlink (a law's `out = { symlink = ".." }` would otherwise put
         // `out/pwned` outside the tree), nor the entry itself.
-        let target = crate::kit::materialize::place(root, path).map_err(|e| failed(&e))?;
+        let target = crate::kit::materialize::place(root, path)
+            .map_err(|e| failed(std::io::Error::other(e)))?;
         match self {
             Special::Fifo(_) => {
                 let status = std::process::Command::new("mkfifo")
                     .arg(&target)
                     .status()
-                    .map_err(|e| failed(&e))?;
+                    .map_err(failed)?;
                 if !status.success() {
-                    return Err(failed(&format!("mkfifo exited with {status}")));
+                    return Err(failed(std::io::Error::other(format!(
+                        "mkfifo exited with {status}"
+                    ))));
                 }
             }
             #[cfg(unix)]
             Special::Socket(_) => {
                 // Binding creates the socket file; it stays after the
                 // listener is dropped, with nobody listening.
-                std::os::unix::net::UnixListener::bind(&target).map_err(|e| failed(&e))?;
+                std::os::unix::net::UnixListener::bind(&target).map_err(failed)?;
             }
             #[cfg(not(unix))]
-            Special::Socket(_) => return Err(failed(&"sockets are unix-only")),
+            Special::Socket(_) => {
+                return Err(failed(std::io::Error::other("sockets are unix-only")));
+            }
             Special::Size(_, size) => {
                 // `place` has made sure the path is not a symlink, so this
                 // opens the plan's own file.
                 let file = std::fs::OpenOptions::new()
                     .write(true)
                     .open(&target)
-                    .map_err(|e| failed(&e))?;
-                file.set_len(*size).map_err(|e| failed(&e))?;
+                    .map_err(failed)?;
+                file.set_len(*size).map_err(failed)?;
             }
         }
         Ok(())
@@ -303,7 +311,7 @@ pub fn tree_listing(law: &Law) -> Vec<(String, Option<String>, String)> {
                             .try_for_each(|p| p.expand(&mut text));
                         match built {
                             Ok(()) => text_of(&text, &mut parts),
-                            Err(e) => parts.push(e),
+                            Err(e) => parts.push(e.to_string()),
                         }
                     }
                     if let Some(n) = spec.repeat {

@@ -48,7 +48,7 @@ use serde_json::value::RawValue;
 use tokio::runtime::Runtime;
 
 use super::fault::Failure;
-pub use super::fault::{CallError, Fault, FaultKind};
+pub use super::fault::{CallError, Fault, FaultKind, StartError};
 use super::messages::InitializeParams;
 use super::messages::{
     Id, InitializeResult, JSONRPC, NO_COMMON_VERSION, Request, RpcError, VersionRange,
@@ -107,12 +107,11 @@ impl fmt::Debug for ExternalPeer {
 impl ExternalPeer {
     /// A peer for `config`. Fails only when the command is empty or the
     /// I/O runtime cannot be built.
-    pub fn new(config: PeerConfig) -> Result<ExternalPeer, String> {
+    pub fn new(config: PeerConfig) -> Result<ExternalPeer, StartError> {
         if config.command.is_empty() {
-            return Err(format!(
-                "peer {:?} has an empty command; give the program and its arguments",
-                config.name
-            ));
+            return Err(StartError::EmptyCommand {
+                peer: config.name.clone(),
+            });
         }
         // One worker thread drains stderr while no call is running, so a
         // chatty peer never blocks on a full pipe between calls.
@@ -122,7 +121,10 @@ impl ExternalPeer {
             .enable_io()
             .enable_time()
             .build()
-            .map_err(|e| format!("cannot start the I/O runtime for {}: {e}", config.name))?;
+            .map_err(|source| StartError::Runtime {
+                peer: config.name.clone(),
+                source,
+            })?;
         Ok(ExternalPeer {
             config,
             runtime,
@@ -184,8 +186,7 @@ impl ExternalPeer {
     /// sent too; [`Search`] methods check the capabilities first.
     pub fn call(&self, method: &str, params: Value) -> Result<Value, CallError> {
         self.call_with(method, params, |raw| {
-            serde_json::from_str(raw.get())
-                .map_err(|e| format!("answered an unreadable result: {e}"))
+            serde_json::from_str(raw.get()).map_err(BadResult::Unreadable)
         })
     }
 
@@ -196,7 +197,7 @@ impl ExternalPeer {
         &self,
         method: &str,
         params: Value,
-        decode: impl FnOnce(&RawValue) -> Result<T, String>,
+        decode: impl FnOnce(&RawValue) -> Result<T, BadResult>,
     ) -> Result<T, CallError> {
         let mut state = self.lock();
         self.ensure_running(&mut state).map_err(CallError::Fault)?;
@@ -215,8 +216,8 @@ impl ExternalPeer {
                     state.in_a_row = 0;
                     Ok(value)
                 }
-                Err(message) => {
-                    let failure = (FaultKind::ProtocolViolation, message);
+                Err(bad) => {
+                    let failure = (FaultKind::ProtocolViolation, bad.to_string());
                     Err(CallError::Fault(self.fail(&mut state, method, failure)))
                 }
             },
@@ -305,17 +306,20 @@ impl ExternalPeer {
             let text = raw.get();
             // Counted before anything is built: an answer past its call's
             // bounds costs its line, not its size many times over.
-            bounds.check_json(text).map_err(|why| violation(&why))?;
+            bounds.check_json(text).map_err(BadResult::Overrun)?;
             // The protocol: optional keys are omitted, never `null`. Read as
             // absent, a `null` would count as agreeing with a peer that
             // omits the key.
             if let Some(at) = find_null(text) {
-                return Err(format!(
-                    "answered {method} with null at byte {at} of its result; optional keys are omitted, never null"
-                ));
+                return Err(BadResult::Null {
+                    method: method.to_string(),
+                    at,
+                });
             }
-            serde_json::from_str::<O>(text)
-                .map_err(|e| format!("answered a result that is not a {method} output: {e}"))
+            serde_json::from_str::<O>(text).map_err(|error| BadResult::NotOutput {
+                method: method.to_string(),
+                error,
+            })
         };
         match self.call_with(method, params, decode) {
             Ok(output) => Ok(output),
@@ -329,6 +333,40 @@ impl ExternalPeer {
                 )
             })),
             Err(CallError::Fault(fault)) => Err(fault.to_std_error()),
+        }
+    }
+}
+
+/// A result a peer answered that the client refuses: a protocol
+/// violation, its sentence the fault's message.
+#[derive(Debug)]
+enum BadResult {
+    /// Not JSON the call can read.
+    Unreadable(serde_json::Error),
+    /// More than the call allows.
+    Overrun(crate::call::Overrun),
+    /// A `null` where the protocol omits a key.
+    Null { method: String, at: usize },
+    /// JSON, but not the method's output.
+    NotOutput {
+        method: String,
+        error: serde_json::Error,
+    },
+}
+
+impl fmt::Display for BadResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BadResult::Unreadable(e) => write!(f, "answered an unreadable result: {e}"),
+            BadResult::Overrun(why) => f.write_str(&violation(&why.to_string())),
+            BadResult::Null { method, at } => write!(
+                f,
+                "answered {method} with null at byte {at} of its result; optional keys are omitted, never null"
+            ),
+            BadResult::NotOutput { method, error } => write!(
+                f,
+                "answered a result that is not a {method} output: {error}"
+            ),
         }
     }
 }
@@ -649,10 +687,10 @@ impl ExternalPeer {
         }
         let process = match Process::spawn(&self.config, &self.runtime) {
             Ok(p) => p,
-            Err(message) => {
+            Err(why) => {
                 #[cfg(unix)]
                 drop(groups);
-                let fault = self.fault(FaultKind::Crash, method::INITIALIZE, message);
+                let fault = self.fault(FaultKind::Crash, method::INITIALIZE, why.to_string());
                 return Err(self.record(state, fault));
             }
         };

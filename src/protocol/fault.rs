@@ -120,5 +120,59 @@ impl fmt::Display for CallError {
 
 impl std::error::Error for CallError {}
 
+/// Why an external peer could not be made or its process started.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum StartError {
+    /// The command is empty.
+    EmptyCommand {
+        /// The peer.
+        peer: String,
+    },
+    /// The I/O runtime the client runs on could not be built.
+    Runtime {
+        /// The peer.
+        peer: String,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The program could not be started.
+    Spawn {
+        /// The command line.
+        command: String,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The child's pipes were not set up.
+    Pipes,
+}
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StartError::EmptyCommand { peer } => write!(
+                f,
+                "peer {peer:?} has an empty command; give the program and its arguments"
+            ),
+            StartError::Runtime { peer, source } => {
+                write!(f, "cannot start the I/O runtime for {peer}: {source}")
+            }
+            StartError::Spawn { command, source } => {
+                write!(f, "could not start {command:?}: {source}")
+            }
+            StartError::Pipes => f.write_str("the child's pipes were not set up"),
+        }
+    }
+}
+
+impl std::error::Error for StartError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StartError::Runtime { source, .. } | StartError::Spawn { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
 /// How an exchange failed, before the process is reaped.
 pub(super) type Failure = (FaultKind, String);

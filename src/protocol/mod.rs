@@ -56,7 +56,7 @@ pub mod server;
 mod stderr;
 
 #[cfg(feature = "external")]
-pub use client::{ExternalPeer, Fault, FaultKind, PeerConfig};
+pub use client::{ExternalPeer, Fault, FaultKind, PeerConfig, StartError};
 pub use server::serve;
 
 use crate::contract::{ErrorCode, StdError};

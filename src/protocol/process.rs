@@ -27,7 +27,7 @@ use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
 use super::MAX_LINE_BYTES;
-use super::fault::{Failure, FaultKind};
+use super::fault::{Failure, FaultKind, StartError};
 use super::framing::{self, CappedLine, Line, Overlong, read_line_async};
 use super::messages::Request;
 use super::stderr::HeadTail;
@@ -140,7 +140,7 @@ pub(super) struct Process {
 impl Process {
     /// Start the peer's program of `config` with piped stdin and stdout, in
     /// a process group of its own, its stderr drained into a head+tail.
-    pub(super) fn spawn(config: &PeerConfig, runtime: &Runtime) -> Result<Process, String> {
+    pub(super) fn spawn(config: &PeerConfig, runtime: &Runtime) -> Result<Process, StartError> {
         let _guard = runtime.enter();
         let mut command = Command::new(&config.command[0]);
         command
@@ -158,13 +158,14 @@ impl Process {
         if let Some(cwd) = &config.cwd {
             command.current_dir(cwd);
         }
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("could not start {:?}: {e}", config.command.join(" ")))?;
+        let mut child = command.spawn().map_err(|source| StartError::Spawn {
+            command: config.command.join(" "),
+            source,
+        })?;
         let (Some(stdin), Some(stdout), Some(mut stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            return Err("the child's pipes were not set up".to_string());
+            return Err(StartError::Pipes);
         };
         let tail = Arc::new(Mutex::new(HeadTail::new(config.stderr_tail_bytes)));
         let sink = tail.clone();

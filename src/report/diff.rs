@@ -430,15 +430,16 @@ fn cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{Kind, Report};
+    use crate::conformance::{Kind, Report, TrialId};
     use crate::report::RunInfo;
 
     fn outcome(id: &str, verdict: Verdict) -> Outcome {
+        let trial: TrialId = id.parse().expect("a law's trial id");
         Outcome {
             id: id.into(),
-            item: id.rsplit_once("::").map_or(id, |p| p.0).into(),
+            item: trial.item().to_string(),
             kind: Kind::Law,
-            peer: Some(id.rsplit("::").next().unwrap_or_default().into()),
+            peer: trial.peer().map(str::to_string),
             spec: Some("search-contract §8".into()),
             verdict,
             documented: BTreeMap::new(),

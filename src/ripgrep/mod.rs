@@ -43,8 +43,9 @@ pub mod process;
 pub mod walk_peer;
 
 use std::collections::HashSet;
+use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::contract::glob::GlobList;
@@ -70,7 +71,7 @@ pub const MIN_VERSION: (u64, u64, u64) = (14, 1, 1);
 pub struct Ripgrep {
     program: PathBuf,
     timeout: Duration,
-    probe: OnceLock<Result<String, String>>,
+    probe: OnceLock<Result<String, RgUnavailable>>,
 }
 
 impl Default for Ripgrep {
@@ -114,12 +115,11 @@ impl Ripgrep {
 
     /// `Ok(version)` when a suitable `rg` answers, else a sentence for a
     /// person that says what is wrong and how to install a suitable one.
-    pub fn availability(&self) -> Result<&str, &str> {
+    pub fn availability(&self) -> Result<&str, &RgUnavailable> {
         self.probe
             .get_or_init(|| probe(&self.program))
             .as_ref()
             .map(String::as_str)
-            .map_err(String::as_str)
     }
 
     pub(crate) fn ready(&self) -> Result<(), StdError> {
@@ -134,31 +134,86 @@ impl Ripgrep {
     }
 }
 
-fn probe(program: &Path) -> Result<String, String> {
-    let shown = program.display();
+/// Why no suitable `rg` answers: `Display` is a sentence for a person
+/// that says what is wrong and how to install a suitable one.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum RgUnavailable {
+    /// `rg --version` could not be run.
+    CannotRun {
+        /// The program.
+        program: PathBuf,
+        /// What the OS said (shared: the probe's answer is kept and
+        /// handed out again).
+        source: Arc<std::io::Error>,
+    },
+    /// It ran but printed no ripgrep version.
+    NoVersion {
+        /// The program.
+        program: PathBuf,
+    },
+    /// It is older than [`MIN_VERSION`].
+    TooOld {
+        /// The program.
+        program: PathBuf,
+        /// The version it printed.
+        version: (u64, u64, u64),
+    },
+}
+
+impl fmt::Display for RgUnavailable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let hint = process::INSTALL_HINT;
+        match self {
+            RgUnavailable::CannotRun { program, source } => write!(
+                f,
+                "cannot run `{} --version` ({source}); {hint}",
+                program.display()
+            ),
+            RgUnavailable::NoVersion { program } => write!(
+                f,
+                "`{} --version` printed no ripgrep version; {hint}",
+                program.display()
+            ),
+            RgUnavailable::TooOld {
+                program,
+                version: (a, b, c),
+            } => write!(
+                f,
+                "{} is ripgrep {a}.{b}.{c}, older than 14.1.1; {hint}",
+                program.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RgUnavailable {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RgUnavailable::CannotRun { source, .. } => Some(source.as_ref()),
+            _ => None,
+        }
+    }
+}
+
+fn probe(program: &Path) -> Result<String, RgUnavailable> {
     let out = std::process::Command::new(program)
         .arg("--version")
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| {
-            format!(
-                "cannot run `{shown} --version` ({e}); {}",
-                process::INSTALL_HINT
-            )
+        .map_err(|source| RgUnavailable::CannotRun {
+            program: program.to_path_buf(),
+            source: Arc::new(source),
         })?;
     let text = String::from_utf8_lossy(&out.stdout);
-    let version = process::parse_version(&text).ok_or_else(|| {
-        format!(
-            "`{shown} --version` printed no ripgrep version; {}",
-            process::INSTALL_HINT
-        )
+    let version = process::parse_version(&text).ok_or_else(|| RgUnavailable::NoVersion {
+        program: program.to_path_buf(),
     })?;
     if version < MIN_VERSION {
-        let (a, b, c) = version;
-        return Err(format!(
-            "{shown} is ripgrep {a}.{b}.{c}, older than 14.1.1; {}",
-            process::INSTALL_HINT
-        ));
+        return Err(RgUnavailable::TooOld {
+            program: program.to_path_buf(),
+            version,
+        });
     }
     Ok(text.lines().next().unwrap_or_default().trim().to_string())
 }

@@ -134,7 +134,7 @@ impl RipgrepWalk {
 
     /// `Ok(version)` when a suitable `rg` answers, else a sentence for a
     /// person saying how to install one (as [`Ripgrep::availability`]).
-    pub fn availability(&self) -> Result<&str, &str> {
+    pub fn availability(&self) -> Result<&str, &super::RgUnavailable> {
         self.rg.availability()
     }
 }

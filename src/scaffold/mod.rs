@@ -285,7 +285,7 @@ pub fn write(
 ) -> Result<Vec<PathBuf>, ProjectError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| ProjectError::Io { path, source }
+        move |source| ProjectError::File(crate::file_error::FileError::io(path, source))
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let name = std::path::absolute(dir)

@@ -385,7 +385,7 @@ struct FuzzArgs {
 
 /// `90s`, `10m`, `2h`, `1.5h` or plain seconds, as a duration of at least
 /// a second.
-fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+fn parse_duration(text: &str) -> Result<std::time::Duration, FlagError> {
     let text = text.trim();
     let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
         Some(at) => text.split_at(at),
@@ -395,19 +395,15 @@ fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
         "s" => 1.0,
         "m" | "min" => 60.0,
         "h" => 3600.0,
-        _ => {
-            return Err(format!(
-                "{text:?}: give a number with s, m or h (90s, 10m, 2h)"
-            ));
-        }
+        _ => return Err(FlagError::Duration(text.to_string())),
     };
     let secs: f64 = number
         .parse()
-        .map_err(|_| format!("{text:?}: give a number with s, m or h (90s, 10m, 2h)"))?;
+        .map_err(|_| FlagError::Duration(text.to_string()))?;
     std::time::Duration::try_from_secs_f64(secs * scale)
         .ok()
         .filter(|d| d.as_secs() >= 1)
-        .ok_or_else(|| format!("{text:?}: give at least one second"))
+        .ok_or_else(|| FlagError::UnderASecond(text.to_string()))
 }
 
 #[derive(Debug, clap::Args)]
@@ -654,13 +650,13 @@ struct Seeds {
     text: String,
 }
 
-fn parse_seeds(text: &str) -> Result<Seeds, String> {
+fn parse_seeds(text: &str) -> Result<Seeds, FlagError> {
     lawsuite::environment::parse_seeds(text)
         .map(|range| Seeds {
             range,
             text: text.to_string(),
         })
-        .ok_or_else(|| format!("takes A..B (with A < B) or N, not {text:?}; e.g. --seeds 0..1000"))
+        .ok_or_else(|| FlagError::Seeds(text.to_string()))
 }
 
 /// `--shard K/N`.
@@ -670,9 +666,38 @@ struct Shard {
     n: u64,
 }
 
-fn parse_shard(text: &str) -> Result<Shard, String> {
+fn parse_shard(text: &str) -> Result<Shard, lawsuite::conformance::shard::BadShard> {
     lawsuite::conformance::shard::parse_shard(text).map(|(k, n)| Shard { k, n })
 }
+
+/// A flag value the binary's own parsers refuse; clap shows the sentence
+/// after the flag's name.
+#[derive(Debug)]
+enum FlagError {
+    /// `--for` that is not a number with a unit.
+    Duration(String),
+    /// `--for` under a second.
+    UnderASecond(String),
+    /// `--seeds` that is neither `A..B` nor `N`.
+    Seeds(String),
+}
+
+impl std::fmt::Display for FlagError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FlagError::Duration(text) => {
+                write!(f, "{text:?}: give a number with s, m or h (90s, 10m, 2h)")
+            }
+            FlagError::UnderASecond(text) => write!(f, "{text:?}: give at least one second"),
+            FlagError::Seeds(text) => write!(
+                f,
+                "takes A..B (with A < B) or N, not {text:?}; e.g. --seeds 0..1000"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FlagError {}
 
 mod bench;
 mod differ;

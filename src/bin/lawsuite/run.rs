@@ -12,10 +12,12 @@ use std::time::Instant;
 use anyhow::{Context, anyhow, bail};
 use lawsuite::conformance::config::Config;
 use lawsuite::conformance::config::{SeedSet, Seeds};
+use lawsuite::conformance::expect::key_of;
 use lawsuite::conformance::peers::PeerSet;
 use lawsuite::conformance::shard::in_shard;
 use lawsuite::conformance::{
-    Engine, Event, Item, Kind, Outcome, Replay, RunOptions, SeedItem, Summary, Trial, Verdict,
+    Engine, Event, Item, ItemId, Kind, Outcome, Replay, RunOptions, SeedItem, Summary, Trial,
+    TrialId, Verdict,
 };
 use lawsuite::kit::compare::{Materialized, calls};
 use lawsuite::kit::materialize::materialize;
@@ -81,8 +83,10 @@ impl Filter<'_> {
             Some(f) => {
                 trial.kind != Kind::Law
                     || id
-                        .strip_prefix("law::")
-                        .is_some_and(|law| law.starts_with(f))
+                        .parse::<TrialId>()
+                        .ok()
+                        .and_then(|t| t.item().law().map(|law| law.starts_with(f)))
+                        .unwrap_or(false)
             }
             None => true,
         };
@@ -140,6 +144,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 .join("\n")
         )
     })?;
+    for warning in engine.warnings() {
+        eprintln!("warning: {warning}");
+    }
     let filter = Filter {
         patterns: &args.filters,
         exact: args.exact,
@@ -165,11 +172,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // A `--law` prefix that names no law is a typo, not an empty run
     // (`--law grep::contxt` ran the seeds alone and passed).
     if let Some(prefix) = &args.law {
-        let named = engine.items().iter().any(|i| {
-            i.id()
-                .strip_prefix("law::")
-                .is_some_and(|law| law.starts_with(prefix.as_str()))
-        });
+        let named = engine
+            .items()
+            .iter()
+            .any(|i| matches!(i, Item::Law(l) if l.id.starts_with(prefix.as_str())));
         if !named {
             bail!(
                 "--law {prefix} names no law; law ids look like grep::context::… (`lawsuite run --no-seeds --list` lists them)"
@@ -1035,7 +1041,7 @@ fn say_drafted(
     draft: &lawsuite::law::draft::Draft,
     project: &lawsuite::project::Project,
 ) -> anyhow::Result<()> {
-    let id = format!("law::{}::found::{}", draft.area, draft.name);
+    let id = ItemId::Law(format!("{}::found::{}", draft.area, draft.name));
     writeln!(out, "drafted the law {id} in {}", path.display())?;
     // A project file that lists no law directory has the default one run
     // from the moment it exists, which the draft just made it.
@@ -1082,15 +1088,17 @@ pub fn as_law(file: &Path, project: &ProjectArgs, dir: Option<&Path>) -> anyhow:
 fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<String> {
     let mut stale: std::collections::HashSet<(String, String)> = Default::default();
     let mut new: Vec<(String, String)> = Vec::new();
+    // Keyed by item id (`law::…`): the one spelling of a listing, which
+    // new entries are written in; a file's entries match in either.
     for o in outcomes.iter().filter(|o| o.kind == Kind::Law) {
-        let (Some(peer), Some(id)) = (o.peer.clone(), o.item.strip_prefix("law::")) else {
+        let Some(peer) = o.peer.clone() else {
             continue;
         };
         match &o.verdict {
             Verdict::UnexpectedPass { source, .. } if Path::new(source).starts_with(dir) => {
-                stale.insert((peer, id.to_string()));
+                stale.insert((peer, o.item.clone()));
             }
-            Verdict::Fail { .. } => new.push((peer, id.to_string())),
+            Verdict::Fail { .. } => new.push((peer, o.item.clone())),
             _ => {}
         }
     }
@@ -1114,7 +1122,7 @@ fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<Strin
             };
             let listed: Vec<String> = laws.iter().map(|(law, _)| law.to_string()).collect();
             for law in listed {
-                if stale.contains(&(peer.to_string(), law.clone())) {
+                if stale.contains(&(peer.to_string(), key_of(&law))) {
                     laws.remove(&law);
                     gone += 1;
                 }
