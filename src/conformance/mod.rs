@@ -815,7 +815,7 @@ impl Engine {
                     )),
                     again => again,
                 },
-                Err(why) => LawOutcome::Broken(why),
+                Err(why) => LawOutcome::Broken(why.to_string()),
             };
         }
         match outcome {
