@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::limits::MAX_GENERATED;
 use super::problem::LawProblem;
 use crate::peer::Method;
 
@@ -87,19 +88,6 @@ pub struct Repeat {
     #[serde(default)]
     pub repeat: Option<usize>,
 }
-
-/// The most text one law may generate (a file or an expected string): far
-/// above any cap of the spec, far below what would exhaust memory.
-pub(super) const MAX_GENERATED: usize = 256 << 20;
-
-/// The most entries one `count` form may make: ten times the largest cap
-/// the spec counts to (1,000 glob entries), and small enough that writing
-/// them takes well under a second.
-pub const MAX_COUNT: usize = 10_000;
-
-/// The largest `size` a sparse file may be given: 1 GiB, sixteen times the
-/// 64 MiB read cap the `size` form exists to get past.
-pub const MAX_SIZE: u64 = 1 << 30;
 
 impl Piece {
     /// The text, or why it cannot be built.

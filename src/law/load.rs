@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::format::{Entry, Law, LawFile, MAX_COUNT, MAX_SIZE};
+use super::format::{Entry, Law, LawFile};
+use super::limits::{MAX_COUNT, MAX_SIZE};
 use super::problem::{Escape, LawError, LawProblem};
 use crate::contract::normalize_path;
 use crate::file_error::FileError;

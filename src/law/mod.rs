@@ -34,13 +34,15 @@ mod call;
 mod coverage;
 pub mod draft;
 mod format;
+mod limits;
 mod load;
 mod problem;
 mod run;
 mod tree;
 
 pub use coverage::{READ_LS_SECTIONS, uncovered_sections};
-pub use format::{Entry, EntrySpec, Law, MAX_COUNT, MAX_SIZE, Piece, Repeat};
+pub use format::{Entry, EntrySpec, Law, Piece, Repeat};
+pub use limits::{MAX_COUNT, MAX_SIZE};
 pub use load::{LoadedLaw, load_dir, load_text, shipped, shipped_where};
 pub use problem::{Escape, LawError, LawProblem, SetupError};
 pub use run::{LawFailure, LawOutcome, Setup, run};

@@ -8,7 +8,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use super::format::{MAX_COUNT, MAX_GENERATED, MAX_SIZE};
+use super::limits::{MAX_COUNT, MAX_GENERATED, MAX_SIZE};
 use crate::file_error::FileError;
 use crate::peer::Method;
 

@@ -7,7 +7,8 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::format::{Entry, Law, MAX_GENERATED};
+use super::format::{Entry, Law};
+use super::limits::MAX_GENERATED;
 use super::load::LoadedLaw;
 use super::problem::{LawProblem, SetupError};
 use crate::kit::guard::Snapshot;
