@@ -355,7 +355,7 @@ regressions = "lawsuite/regressions"
 # Your expected law failures: one TOML table per registered peer name,
 # mapping a law id to why it fails there, e.g.
 #   [mine]
-#   "grep::context::context-tie-goes-to-the-earlier-match" = "context ownership not done yet"
+#   "law::grep::context::context-tie-goes-to-the-earlier-match" = "context ownership not done yet"
 # A listed law that passes fails the run, so the list stays true.
 expected = "lawsuite/expected"
 

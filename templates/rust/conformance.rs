@@ -88,8 +88,8 @@ fn main() {
         .reference("portable", Portable::default())
         .peer("mine", Mine)
         // A law you know fails, and why: it fails the run once it passes,
-        // so the list stays true. (Ids are the trial names without `law::`
-        // and the peer: `cargo test --test conformance -- --list`.)
-        .expect_failure("mine", "glob::matching::double-star-slash-matches-zero-or-more-directories", "no ** yet")
+        // so the list stays true. (Ids are the trial names without the
+        // peer: `cargo test --test conformance -- --list`.)
+        .expect_failure("mine", "law::glob::matching::double-star-slash-matches-zero-or-more-directories", "no ** yet")
         .run()
 }
