@@ -10,17 +10,22 @@
 #   benches/fuzz_planted.sh          # --for 60s
 #   benches/fuzz_planted.sh 300s
 #
-# LAWSUITE: the binary (default: target/release/lawsuite, built if missing,
-# with the example beside it).
+# PROFILE: the cargo profile of the binary and the example (default
+# release; debug to measure without a release build). LAWSUITE: the binary
+# (default: target/$PROFILE/lawsuite, built if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:-60s}
-lawsuite=${LAWSUITE:-$(pwd)/target/release/lawsuite}
+profile=${PROFILE:-release}
+flag=--release
+[ "$profile" = debug ] && flag=
+lawsuite=${LAWSUITE:-$(pwd)/target/$profile/lawsuite}
 if [ ! -x "$lawsuite" ]; then
-  cargo build --release --bin lawsuite --quiet
+  cargo build $flag --bin lawsuite --quiet
 fi
-cargo build --release --example planted_peer --quiet
-planted=$(pwd)/target/release/examples/planted_peer
+cargo build $flag --example planted_peer --quiet
+planted=$(pwd)/target/$profile/examples/planted_peer
+echo "profile $profile"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat > "$work/lawsuite.toml" <<TOML
