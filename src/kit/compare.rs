@@ -261,6 +261,13 @@ impl Materialized {
     /// the answer is a fault naming the change ([`changed_tree`]), since
     /// whatever the peer said was said of a tree it was spoiling.
     pub fn guarded_answer(&self, peer: &dyn Search, call: &Call, with_message: bool) -> Value {
+        self.guarded(peer, call, with_message).0
+    }
+
+    /// [`Materialized::guarded_answer`], and whether the tree changed: one
+    /// look at the tree per call, which the caller needs to know to write
+    /// it again.
+    fn guarded(&self, peer: &dyn Search, call: &Call, with_message: bool) -> (Value, bool) {
         let answer = if with_message {
             self.answer_with_message(peer, call)
         } else {
@@ -268,11 +275,11 @@ impl Materialized {
         };
         let answer = super::case::within_budget(peer.name(), call, &self.written.size(), answer);
         if !call.method().only_reads() {
-            return answer;
+            return (answer, false);
         }
         match self.changes() {
-            Some(change) => changed_tree(peer.name(), &change),
-            None => answer,
+            Some(change) => (changed_tree(peer.name(), &change), true),
+            None => (answer, false),
         }
     }
 }
@@ -314,8 +321,9 @@ struct PeerTrees<'p> {
     /// written again after a change.
     trees: std::cell::RefCell<Vec<(*const (), Option<Materialized>)>>,
     /// The built-ins among the peers (by address): they only read, so a
-    /// change found in their tree before they are asked was made by
-    /// something else, and they get a fresh tree instead of the blame.
+    /// change found in their tree was made by something else (another
+    /// process removing the run's temporary directory, say), and they are
+    /// asked again on a fresh tree instead of taking the blame.
     builtins: Vec<*const ()>,
 }
 
@@ -345,7 +353,9 @@ impl<'p> PeerTrees<'p> {
         })
     }
 
-    /// `peer`'s answer to `call` on its own tree, guarded.
+    /// `peer`'s answer to `call` on its own tree, guarded. The tree is
+    /// looked at once, after the call (each look reads every file back): a
+    /// change before the call is seen there as well as one made during it.
     fn answer(&self, peer: &dyn Search, call: &Call, with_message: bool) -> Value {
         let key = address(peer);
         let mut trees = self.trees.borrow_mut();
@@ -356,23 +366,58 @@ impl<'p> PeerTrees<'p> {
                 "fault": format!("{} has no tree of its own for this plan", peer.name()),
             });
         };
-        let changed_by_another =
-            self.builtins.contains(&key) && slot.1.as_ref().is_some_and(|t| t.changes().is_some());
-        if slot.1.is_none() || changed_by_another {
-            slot.1 = Materialized::new(self.symbolic_root, self.files).ok();
+        let answer = Self::ask(
+            self.symbolic_root,
+            self.files,
+            &mut slot.1,
+            peer,
+            call,
+            with_message,
+        );
+        if !self.builtins.contains(&key) {
+            return answer.unwrap_or_else(|answer| answer);
         }
-        let Some(tree) = &slot.1 else {
-            return serde_json::json!({
-                "failure": crate::contract::ErrorCode::RequestFailed,
-                "fault": "the tree could not be written again after a peer changed it",
-            });
-        };
-        let answer = tree.guarded_answer(peer, call, with_message);
-        if call.method().only_reads() && tree.changes().is_some() {
-            // Changed: the next call gets a fresh tree, as written.
-            slot.1 = None;
-        }
+        // A built-in only reads: a change in its tree was made by something
+        // else, so it is asked once more, on a fresh tree.
         answer
+            .or_else(|_| Self::ask(self.symbolic_root, self.files, &mut slot.1, peer, call, with_message))
+            .unwrap_or_else(|_| {
+                serde_json::json!({
+                    "failure": crate::contract::ErrorCode::RequestFailed,
+                    "fault": format!(
+                        "the tree of the built-in {} was changed during its call on two fresh trees; a built-in only reads, so something else is writing into the run's temporary directory",
+                        peer.name()
+                    ),
+                })
+            })
+    }
+
+    /// `peer`'s answer to `call` on `tree` (written first when it is
+    /// `None`): `Err` with the guard's fault when the tree changed, and
+    /// `tree` is then `None` so the next call gets a fresh one.
+    fn ask(
+        symbolic_root: &str,
+        files: &[GeneratedFile],
+        tree: &mut Option<Materialized>,
+        peer: &dyn Search,
+        call: &Call,
+        with_message: bool,
+    ) -> Result<Value, Value> {
+        if tree.is_none() {
+            *tree = Materialized::new(symbolic_root, files).ok();
+        }
+        let Some(written) = tree.as_ref() else {
+            return Ok(serde_json::json!({
+                "failure": crate::contract::ErrorCode::RequestFailed,
+                "fault": "the tree could not be written again after it was changed",
+            }));
+        };
+        let (answer, changed) = written.guarded(peer, call, with_message);
+        if changed {
+            *tree = None;
+            return Err(answer);
+        }
+        Ok(answer)
     }
 }
 
@@ -477,7 +522,7 @@ pub fn compare_plan(
 
 /// [`compare_plan`] with the reference's registration: a built-in
 /// reference (and a built-in subject) whose tree something else changed
-/// between its calls is given a fresh tree rather than the blame.
+/// is asked again on a fresh tree rather than blamed.
 pub fn compare_plan_with(
     plan: &Plan,
     reference: Compared<'_>,
@@ -845,6 +890,89 @@ mod tests {
         assert!(!message.is_empty(), "{shown}");
         assert_eq!(answers[1].message, None, "not a failure");
         assert_eq!(answers[1].shown(), answers[1].answer);
+    }
+
+    /// The reference that another process spoils: after answering, it
+    /// writes a file into its own tree on the first `spoiled` calls, as a
+    /// peer removing the run's temporary directory would have it.
+    struct SpoiledUnder {
+        spoiled: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Search for SpoiledUnder {
+        fn name(&self) -> &str {
+            "portable"
+        }
+        fn version(&self) -> String {
+            "0".into()
+        }
+        fn grep(
+            &self,
+            input: &crate::contract::GrepInput,
+        ) -> Result<crate::contract::GrepOutput, crate::contract::StdError> {
+            let answer = crate::portable::Portable::with_threads(1).grep(input);
+            let left = self.spoiled.load(std::sync::atomic::Ordering::Relaxed);
+            if left > 0 {
+                self.spoiled
+                    .store(left - 1, std::sync::atomic::Ordering::Relaxed);
+                std::fs::write(std::path::Path::new(&input.root).join("stray"), "x").unwrap();
+            }
+            answer
+        }
+        fn glob(
+            &self,
+            input: &crate::contract::GlobInput,
+        ) -> Result<crate::contract::GlobOutput, crate::contract::StdError> {
+            crate::portable::Portable::with_threads(1).glob(input)
+        }
+    }
+
+    /// A built-in reference whose tree changes during its call is asked
+    /// once more on a fresh tree (one look at the tree a call, after it);
+    /// a second spoiled tree is a fault naming something else, never an
+    /// answer compared as the reference's.
+    #[test]
+    fn a_builtin_whose_tree_changes_during_a_call_is_asked_on_a_fresh_one() {
+        let mut plan = crate::kit::smthrs::plan(1, "/r", &crate::kit::plan::PlanOptions::default());
+        plan.grep = vec![
+            crate::contract::GrepInput::new("a", "/r"),
+            crate::contract::GrepInput::new("e", "/r"),
+        ];
+        plan.glob.clear();
+        plan.read.clear();
+        plan.ls.clear();
+        plan.flow.clear();
+        let honest = crate::portable::Portable::with_threads(1);
+        let subjects = [Compared {
+            peer: &honest,
+            builtin: Some("portable"),
+        }];
+        let once = SpoiledUnder {
+            spoiled: std::sync::atomic::AtomicUsize::new(1),
+        };
+        let reference = Compared {
+            peer: &once,
+            builtin: Some("portable"),
+        };
+        let divergences = compare_plan_with(&plan, reference, &subjects).unwrap();
+        assert!(divergences.is_empty(), "{divergences:?}");
+        assert_eq!(once.spoiled.into_inner(), 0, "it was asked");
+
+        let twice = SpoiledUnder {
+            spoiled: std::sync::atomic::AtomicUsize::new(2),
+        };
+        let reference = Compared {
+            peer: &twice,
+            builtin: Some("portable"),
+        };
+        let divergences = compare_plan_with(&plan, reference, &subjects).unwrap();
+        assert_eq!(divergences.len(), 1, "{divergences:?}");
+        assert_eq!(divergences[0].call_index, 0);
+        let fault = crate::kit::case::fault_text(&divergences[0].answers[0].answer).unwrap_or("");
+        assert!(
+            fault.contains("changed during its call on two fresh trees"),
+            "{fault}"
+        );
     }
 
     #[test]

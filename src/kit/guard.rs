@@ -30,9 +30,9 @@ use std::path::Path;
 use crate::call::TreeSize;
 
 /// Every entry of a tree as it was: path, type, size, modification time,
-/// mode, a regular file's bytes (as a digest) and a symlink's target. So a
-/// peer that rewrites a file in place and puts its modification time back
-/// is still seen.
+/// mode, a regular file's bytes (kept, or as a digest when large) and a
+/// symlink's target. So a peer that rewrites a file in place and puts its
+/// modification time back is still seen.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     entries: Vec<Fingerprint>,
@@ -43,9 +43,60 @@ pub struct Snapshot {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Fingerprint {
     path: String,
-    /// The type, size, modification time, permissions and contents, or
-    /// why they could not be read (a `0o000` directory cannot be listed).
-    state: String,
+    /// The type, size, modification time and permissions, or why they
+    /// could not be read (a `0o000` directory cannot be listed).
+    state: State,
+    /// What a file holds or where a symlink points.
+    contents: Contents,
+}
+
+/// What an entry holds, as a snapshot keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Contents {
+    /// A directory or special file: what is below a directory has
+    /// fingerprints of its own.
+    Nothing,
+    /// A small file's bytes. Comparing bytes is a `memcmp` even in a peer
+    /// crate's unoptimised test build, where hashing every file after every
+    /// call was a fifth of a seed's time.
+    Bytes(Vec<u8>),
+    /// A digest of a file over [`KEPT_BYTES`] (a law's 100 MB file is not
+    /// kept twice). SipHash with fixed keys: the same bytes give the same
+    /// digest for the life of the process, which is all a before-and-after
+    /// needs.
+    Digest(u64),
+    /// A symlink's target.
+    Link(std::path::PathBuf),
+    /// Why a symlink's target could not be read.
+    LinkUnreadable(std::io::ErrorKind),
+    /// Why the file could not be read back (a `0o000` file: its mode is
+    /// what is compared).
+    Unreadable(std::io::ErrorKind),
+}
+
+/// The largest file a snapshot keeps the bytes of; larger ones are
+/// digested. Seed trees are a few hundred kilobytes, law trees mostly
+/// under a kilobyte a file.
+const KEPT_BYTES: u64 = 1 << 20;
+
+impl std::fmt::Display for Contents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Contents::Nothing => Ok(()),
+            Contents::Bytes(bytes) => write!(f, ", contents {:016x}", digest(bytes)),
+            Contents::Digest(digest) => write!(f, ", contents {digest:016x}"),
+            Contents::Link(target) => write!(f, ", to {target:?}"),
+            Contents::LinkUnreadable(kind) => write!(f, ", target unreadable: {kind:?}"),
+            Contents::Unreadable(kind) => write!(f, ", contents unreadable: {kind:?}"),
+        }
+    }
+}
+
+impl Fingerprint {
+    /// The entry as a change sentence shows it.
+    fn shown(&self) -> String {
+        format!("{}{}", self.state, self.contents)
+    }
 }
 
 impl Snapshot {
@@ -70,20 +121,19 @@ impl Snapshot {
         if now == self.entries {
             return None;
         }
-        let before: BTreeMap<&str, &str> = self
-            .entries
-            .iter()
-            .map(|f| (f.path.as_str(), f.state.as_str()))
-            .collect();
-        let after: BTreeMap<&str, &str> = now
-            .iter()
-            .map(|f| (f.path.as_str(), f.state.as_str()))
-            .collect();
+        let before: BTreeMap<&str, &Fingerprint> =
+            self.entries.iter().map(|f| (f.path.as_str(), f)).collect();
+        let after: BTreeMap<&str, &Fingerprint> =
+            now.iter().map(|f| (f.path.as_str(), f)).collect();
         let change = after
             .iter()
-            .find_map(|(path, state)| match before.get(path) {
-                None => Some(format!("{path} was created ({state})")),
-                Some(was) if was != state => Some(format!("{path} changed ({was} → {state})")),
+            .find_map(|(path, now)| match before.get(path) {
+                None => Some(format!("{path} was created ({})", now.shown())),
+                Some(was) if was != now => Some(format!(
+                    "{path} changed ({} → {})",
+                    was.shown(),
+                    now.shown()
+                )),
                 Some(_) => None,
             })
             .or_else(|| {
@@ -106,7 +156,8 @@ fn fingerprints(root: &Path, mut size: Option<&mut TreeSize>) -> Vec<Fingerprint
             Err(e) => {
                 out.push(Fingerprint {
                     path: format!("{rel}/"),
-                    state: format!("unlistable: {:?}", e.kind()),
+                    state: State::Unlistable(e.kind()),
+                    contents: Contents::Nothing,
                 });
                 continue;
             }
@@ -118,116 +169,254 @@ fn fingerprints(root: &Path, mut size: Option<&mut TreeSize>) -> Vec<Fingerprint
             } else {
                 format!("{rel}/{name}")
             };
-            let state = match entry.metadata() {
+            let (state, contents) = match entry.metadata() {
                 Ok(meta) => {
                     if meta.is_dir() {
                         pending.push((entry.path(), path.clone()));
                     }
-                    let mut state = describe(&meta);
-                    let longest_line = contents(&entry.path(), &meta, &mut state);
+                    let contents = contents(&entry.path(), &meta);
                     if let Some(size) = size.as_deref_mut() {
                         size.longest_path = size.longest_path.max(path.len() as u64);
                         size.longest_name = size
                             .longest_name
                             .max(entry.file_name().as_encoded_bytes().len() as u64);
-                        size.longest_line = size.longest_line.max(longest_line);
+                        size.longest_line =
+                            size.longest_line
+                                .max(longest_line(&entry.path(), &meta, &contents));
                     }
-                    state
+                    (State::of(&meta), contents)
                 }
-                Err(e) => format!("unreadable: {:?}", e.kind()),
+                Err(e) => (State::Unreadable(e.kind()), Contents::Nothing),
             };
-            out.push(Fingerprint { path, state });
+            out.push(Fingerprint {
+                path,
+                state,
+                contents,
+            });
         }
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out
 }
 
-/// What a regular file holds (a digest of its bytes) or where a symlink
-/// points, appended to its [`describe`] text in `state`; returns the
-/// file's longest line in bytes (its size when it cannot be read: no line
-/// of it is longer).
+/// What a regular file holds or where a symlink points.
 ///
 /// Size and time alone miss a same-size rewrite whose time was put back
 /// (`touch -r`); reading every file after every call is cheap beside
 /// writing it (law and seed trees are small: 7,481 files a run of the
 /// laws, most under a kilobyte).
-fn contents(path: &Path, meta: &fs::Metadata, state: &mut String) -> u64 {
+fn contents(path: &Path, meta: &fs::Metadata) -> Contents {
     if meta.is_symlink() {
-        match fs::read_link(path) {
-            Ok(target) => state.push_str(&format!(", to {:?}", target)),
-            Err(e) => state.push_str(&format!(", target unreadable: {:?}", e.kind())),
-        }
-        return 0;
+        return match fs::read_link(path) {
+            Ok(target) => Contents::Link(target),
+            Err(e) => Contents::LinkUnreadable(e.kind()),
+        };
     }
     if !meta.is_file() {
-        return 0;
+        return Contents::Nothing;
     }
-    // A digest, not the bytes: a law's large binary file is not kept twice.
-    // SipHash with fixed keys: the same bytes give the same digest for the
-    // life of the process, which is all a before-and-after needs.
-    let mut hasher = std::hash::DefaultHasher::new();
-    let (mut line, mut longest) = (0u64, 0u64);
-    let digest = fs::File::open(path).and_then(|mut file| {
-        let mut buf = [0u8; 64 * 1024];
-        loop {
-            let n = file.read(&mut buf)?;
-            if n == 0 {
-                return Ok(hasher.finish());
-            }
-            hasher.write(&buf[..n]);
-            for piece in buf[..n].split_inclusive(|b| *b == b'\n') {
-                line += piece.len() as u64;
-                longest = longest.max(line);
-                if piece.ends_with(b"\n") {
-                    line = 0;
+    let read = if meta.len() <= KEPT_BYTES {
+        fs::read(path).map(Contents::Bytes)
+    } else {
+        fs::File::open(path).and_then(|mut file| {
+            let mut hasher = std::hash::DefaultHasher::new();
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                let n = file.read(&mut buf)?;
+                if n == 0 {
+                    return Ok(Contents::Digest(hasher.finish()));
                 }
+                hasher.write(&buf[..n]);
+            }
+        })
+    };
+    read.unwrap_or_else(|e| Contents::Unreadable(e.kind()))
+}
+
+/// A digest of `bytes`, as [`Contents::Digest`] keeps a large file.
+fn digest(bytes: &[u8]) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    hasher.write(bytes);
+    hasher.finish()
+}
+
+/// A file's longest line in bytes, for the first snapshot of a tree only
+/// (it bounds an answer's bytes, [`Snapshot::size`]): from the kept bytes,
+/// read again for a large file, and the file's size when it cannot be read
+/// (no line of it is longer).
+fn longest_line(path: &Path, meta: &fs::Metadata, contents: &Contents) -> u64 {
+    let mut longest = Longest::default();
+    match contents {
+        Contents::Bytes(bytes) => longest.feed(bytes),
+        Contents::Digest(_) => {
+            let scanned = fs::File::open(path).and_then(|mut file| {
+                let mut buf = vec![0u8; 64 * 1024];
+                loop {
+                    let n = file.read(&mut buf)?;
+                    if n == 0 {
+                        return Ok(());
+                    }
+                    longest.feed(&buf[..n]);
+                }
+            });
+            if scanned.is_err() {
+                return meta.len();
             }
         }
-    });
-    match digest {
-        Ok(digest) => {
-            state.push_str(&format!(", contents {digest:016x}"));
-            longest
+        Contents::Unreadable(_) if meta.is_file() => return meta.len(),
+        _ => return 0,
+    }
+    longest.longest
+}
+
+/// The longest line of bytes fed in pieces: the current line's length so
+/// far, and the longest.
+#[derive(Default)]
+struct Longest {
+    line: u64,
+    longest: u64,
+}
+
+impl Longest {
+    fn feed(&mut self, bytes: &[u8]) {
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', bytes) {
+            self.line += (end + 1 - start) as u64;
+            self.longest = self.longest.max(self.line);
+            self.line = 0;
+            start = end + 1;
         }
-        // A `0o000` file cannot be read back: its mode is what is compared.
-        Err(e) => {
-            state.push_str(&format!(", contents unreadable: {:?}", e.kind()));
-            meta.len()
+        self.line += (bytes.len() - start) as u64;
+        self.longest = self.longest.max(self.line);
+    }
+}
+
+/// An entry's type, size, modification time and (on unix) mode, kept as
+/// values and spelled only when a change is shown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum State {
+    /// What the metadata says. A directory's size and time change with
+    /// what it holds, which the entries below it already show, so they are
+    /// left out.
+    Entry {
+        kind: &'static str,
+        mode: Option<u32>,
+        /// Size and modification time (seconds, nanoseconds); `None` for a
+        /// directory.
+        size_and_time: Option<(u64, Option<(u64, u32)>)>,
+    },
+    /// A directory that could not be listed.
+    Unlistable(std::io::ErrorKind),
+    /// An entry whose metadata could not be read.
+    Unreadable(std::io::ErrorKind),
+}
+
+impl State {
+    fn of(meta: &fs::Metadata) -> State {
+        let kind = if meta.is_dir() {
+            "directory"
+        } else if meta.is_symlink() {
+            "symlink"
+        } else if meta.is_file() {
+            "file"
+        } else {
+            "special"
+        };
+        #[cfg(unix)]
+        let mode = {
+            use std::os::unix::fs::PermissionsExt;
+            Some(meta.permissions().mode() & 0o7777)
+        };
+        #[cfg(not(unix))]
+        let mode = None;
+        let size_and_time = (!meta.is_dir()).then(|| {
+            let modified = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| (d.as_secs(), d.subsec_nanos()));
+            (meta.len(), modified)
+        });
+        State::Entry {
+            kind,
+            mode,
+            size_and_time,
         }
     }
 }
 
-/// An entry's type, size, modification time and (on unix) mode.
-fn describe(meta: &fs::Metadata) -> String {
-    let kind = if meta.is_dir() {
-        "directory"
-    } else if meta.is_symlink() {
-        "symlink"
-    } else if meta.is_file() {
-        "file"
-    } else {
-        "special"
-    };
-    #[cfg(unix)]
-    let mode = {
-        use std::os::unix::fs::PermissionsExt;
-        format!(" mode {:o}", meta.permissions().mode() & 0o7777)
-    };
-    #[cfg(not(unix))]
-    let mode = String::new();
-    // A directory's size and time change with what it holds, which the
-    // entries below it already show.
-    if meta.is_dir() {
-        return format!("{kind}{mode}");
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            State::Unlistable(kind) => write!(f, "unlistable: {kind:?}"),
+            State::Unreadable(kind) => write!(f, "unreadable: {kind:?}"),
+            State::Entry {
+                kind,
+                mode,
+                size_and_time,
+            } => {
+                let mode = mode.map(|m| format!(" mode {m:o}")).unwrap_or_default();
+                match size_and_time {
+                    None => write!(f, "{kind}{mode}"),
+                    Some((len, modified)) => {
+                        let modified = modified.map_or_else(
+                            || "?".to_string(),
+                            |(secs, nanos)| format!("{secs}.{nanos:09}"),
+                        );
+                        write!(f, "{kind} of {len} bytes{mode}, modified {modified}")
+                    }
+                }
+            }
+        }
     }
-    let modified = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or_else(
-            || "?".to_string(),
-            |d| format!("{}.{:09}", d.as_secs(), d.subsec_nanos()),
-        );
-    format!("{kind} of {} bytes{mode}, modified {modified}", meta.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A same-size rewrite with its time put back, of a file kept as bytes
+    /// and of one kept as a digest.
+    #[test]
+    fn an_in_place_rewrite_is_seen_small_or_large() {
+        for len in [3usize, KEPT_BYTES as usize + 10] {
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("f");
+            fs::write(&file, vec![b'a'; len]).unwrap();
+            let snapshot = Snapshot::of(dir.path());
+            assert_eq!(snapshot.changes(dir.path()), None, "{len}");
+            let modified = fs::metadata(&file).unwrap().modified().unwrap();
+            let mut bytes = vec![b'a'; len];
+            bytes[len - 1] = b'b';
+            fs::write(&file, bytes).unwrap();
+            fs::File::options()
+                .write(true)
+                .open(&file)
+                .unwrap()
+                .set_modified(modified)
+                .unwrap();
+            let change = snapshot.changes(dir.path()).expect("a rewrite is a change");
+            assert!(change.starts_with("f changed (file of "), "{change}");
+            assert!(change.contains("contents "), "{change}");
+        }
+    }
+
+    /// The longest line counts its terminator, spans reads, and is the
+    /// same whether the file is kept or digested.
+    #[test]
+    fn the_longest_line_is_measured_across_pieces() {
+        let mut longest = Longest::default();
+        longest.feed(b"ab\nabc");
+        longest.feed(b"de\nx");
+        assert_eq!(longest.longest, 6);
+        for len in [100usize, KEPT_BYTES as usize + 10] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut text = vec![b'x'; len];
+            text[10] = b'\n';
+            fs::write(dir.path().join("f"), &text).unwrap();
+            fs::write(dir.path().join("g"), "short\n").unwrap();
+            let size = Snapshot::of(dir.path()).size();
+            assert_eq!(size.longest_line, (len - 11) as u64, "{len}");
+        }
+    }
 }
