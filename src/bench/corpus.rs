@@ -48,8 +48,7 @@ use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use rand_chacha::ChaCha8Rng;
-use rand_core::{RngCore, SeedableRng};
+use crate::kit::chacha::ChaCha8;
 
 use crate::kit::materialize::{MaterializeError, TempTree};
 
@@ -308,7 +307,7 @@ const TYPES: [&str; 16] = [
 const EXTENSIONS: [&str; 6] = ["rs", "py", "ts", "go", "md", "txt"];
 
 struct Gen {
-    rng: ChaCha8Rng,
+    rng: ChaCha8,
 }
 
 impl Gen {
@@ -416,7 +415,7 @@ impl Gen {
 /// Write the tree `shape` under `root` (which must exist and be empty).
 pub fn generate(root: &Path, shape: Shape) -> io::Result<Stats> {
     let mut g = Gen {
-        rng: ChaCha8Rng::seed_from_u64(shape.seed),
+        rng: ChaCha8::seed_from_u64(shape.seed),
     };
     let mut stats = Stats::default();
     fs::write(root.join(".gitignore"), "target/\n*.log\n")?;
@@ -509,7 +508,7 @@ const HUGE_SEED: u64 = 0x5EED_0004;
 /// ```
 pub fn generate_huge(root: &Path, bytes: u64) -> io::Result<Stats> {
     let mut g = Gen {
-        rng: ChaCha8Rng::seed_from_u64(HUGE_SEED),
+        rng: ChaCha8::seed_from_u64(HUGE_SEED),
     };
     let block_len = usize::try_from(bytes).map_or(HUGE_BLOCK, |b| b.min(HUGE_BLOCK));
     let mut block = String::with_capacity(block_len + 256);

@@ -4,17 +4,16 @@
 //! `0..n` by multiply-shift, so a seed gives the same draws on every
 //! platform.
 
-use rand_chacha::ChaCha8Rng;
-use rand_core::{RngCore, SeedableRng};
+use super::chacha::ChaCha8;
 
 /// The integer-only draw helpers over ChaCha8 (module doc: one `next_u64`
 /// per draw).
-pub(crate) struct Draws(ChaCha8Rng);
+pub(crate) struct Draws(ChaCha8);
 
 impl Draws {
     /// The draws of `seed`.
     pub(crate) fn seeded(seed: u64) -> Draws {
-        Draws(ChaCha8Rng::seed_from_u64(seed))
+        Draws(ChaCha8::seed_from_u64(seed))
     }
 
     /// A uniform-enough integer in `0..n` (0 when `n` is 0), by

@@ -31,6 +31,7 @@
 
 pub mod campaign;
 pub mod case;
+pub(crate) mod chacha;
 pub mod compare;
 pub(crate) mod draws;
 pub mod explain;

@@ -41,7 +41,8 @@
 //!
 //! # Reproducibility and the draw order
 //!
-//! The PRNG is [`ChaCha8Rng`](rand_chacha::ChaCha8Rng)`::seed_from_u64(seed)`,
+//! The PRNG is ChaCha8 seeded from the seed as `rand_chacha::ChaCha8Rng::seed_from_u64`
+//! seeds it (lawsuite's own copy of that stream, checked against the crate),
 //! whose stream is fixed by its specification on every platform. Only integer draws are used:
 //! every draw is one `next_u64` mapped to `0..n` by the multiply-shift
 //! `(x · n) >> 64`, and a percentage is `below(100) < p`. A plan's JSON is
