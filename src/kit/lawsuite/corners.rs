@@ -17,7 +17,17 @@
 //! * a file longer than one 64 KiB read with a hit just past the first
 //!   read and before-context reaching back across it (§13);
 //! * a `read` of a relative path that is missing, whose error names what
-//!   the working directory holds (read-ls-flows §1.6).
+//!   the working directory holds (read-ls-flows §1.6);
+//! * (version 5) bracket classes whose `-` sits beside an escaped `-`,
+//!   which §10 accepts, and set-operation look-alikes it refuses.
+//!
+//! The class corner decides where its calls go by construction, not by
+//! asking lawsuite's own validation (which steps 4 and 5 use to put a
+//! refused call in the flow list): a seed that let the rule under test
+//! route its own calls would send an accepted pattern that a wrong
+//! validator refuses to the flow, where every subject shares that
+//! validator and agrees. At the seam, `portable` refuses it and `model`
+//! (its own §10 parser) answers.
 //!
 //! Everything lives under `corners/` at the plan root, a name the earlier
 //! steps never draw, and the calls go after every earlier step's calls.
@@ -45,10 +55,16 @@ pub(super) struct Corners {
     pub(super) grep: Vec<GrepInput>,
     pub(super) glob: Vec<GlobInput>,
     pub(super) read: Vec<ReadRequest>,
+    /// Greps §10 accepts by construction: put at the seam as they are,
+    /// never routed by lawsuite's validation (module doc).
+    pub(super) accepted_grep: Vec<GrepInput>,
+    /// Greps §10 refuses by construction: asked of the whole flow.
+    pub(super) refused_grep: Vec<GrepInput>,
 }
 
 /// Step 9: for each corner in turn (brace rules, shared-text globs, the
-/// long glob, empty lines, the long file, the relative read), one
+/// long glob, empty lines, the long file, the relative read, the class
+/// dashes), one
 /// percentage draw, then (when it passes) that corner's own draws.
 pub(super) fn corners(draws: &mut Draws, tree: &mut Tree, root: &str) -> Corners {
     let mut out = Corners::default();
@@ -73,6 +89,10 @@ pub(super) fn corners(draws: &mut Draws, tree: &mut Tree, root: &str) -> Corners
     }
     if draws.percent(40) {
         relative_read(draws, tree, &mut out, root);
+    }
+    // Version 5.
+    if draws.percent(40) {
+        class_dashes(draws, tree, &mut out, &under);
     }
     out
 }
@@ -240,4 +260,39 @@ fn relative_read(draws: &mut Draws, tree: &mut Tree, out: &mut Corners, root: &s
         _ => format!("missing/{name}"),
     };
     out.read.push(ReadRequest::new(path).cwd(cwd));
+}
+
+/// Bracket classes §10 accepts although a `-` follows a `-`: the first is
+/// escaped (`\-`), so no `--` set operation is written. Every one matches
+/// a line of [`CLASS_TEXT`].
+pub(super) const CLASS_ACCEPTED: [&str; 4] = [r"[\--/]", r"[a\--]", r"[\--\-]", r"[\-\-]"];
+
+/// Set-operation look-alikes §10 refuses (`--`, `&&`, `~~` inside a class,
+/// one after an escape).
+pub(super) const CLASS_REFUSED: [&str; 4] = [r"[\---]", r"[--/]", r"[x&&y]", r"[a~~b]"];
+
+/// What the class patterns search.
+const CLASS_TEXT: &str = "a-b\nx/y\n--\nplain\n\\-\n";
+
+/// `corners/classes.txt`, a grep with a class §10 accepts (at the seam)
+/// and one with a look-alike it refuses (to the flow). Draws: the
+/// accepted pattern, the refused one, whether the root is the file or
+/// `corners`.
+fn class_dashes(
+    draws: &mut Draws,
+    tree: &mut Tree,
+    out: &mut Corners,
+    under: &dyn Fn(&str) -> String,
+) {
+    let path = join(CORNERS, "classes.txt");
+    tree.add_leaf(GeneratedFile::new(&path, CLASS_TEXT));
+    let accepted = draws.word(&CLASS_ACCEPTED);
+    let refused = draws.word(&CLASS_REFUSED);
+    let root = if draws.percent(50) {
+        under(&path)
+    } else {
+        under(CORNERS)
+    };
+    out.accepted_grep.push(GrepInput::new(accepted, &root));
+    out.refused_grep.push(GrepInput::new(refused, &root));
 }

@@ -88,11 +88,16 @@
 //!    a nested `.gitignore` with brace rules, a glob whose alternatives
 //!    share 64 bytes or more, a long valid glob, an empty-line grep, a file
 //!    longer than one 64 KiB read with before-context across the read, and
-//!    a `read` of a missing relative path (`corners`'s module doc says why
-//!    each). Their calls go after steps 4, 5 and 7's.
+//!    a `read` of a missing relative path, and (version 5) a grep for a
+//!    bracket class whose `-` follows an escaped `-` with a grep for a
+//!    set-operation look-alike (`corners`'s module doc says why each).
+//!    Their calls go after steps 4, 5 and 7's (and the look-alike after
+//!    the plan's other flow calls).
 //!
 //! Step 9 comes after every earlier draw, so version 4 kept every call of
-//! version 3 (and its tree, plus `corners/`).
+//! version 3 (and its tree, plus `corners/`); version 5 appended the class
+//! corner to step 9, so it kept every call and file of version 4 (plus
+//! `corners/classes.txt` and its two calls).
 //!
 //! Steps 6–8 come after every earlier draw, so version 2 kept each seed's
 //! tree (plus the fixture) and its grep and glob calls from version 1. The
@@ -182,7 +187,7 @@ pub const GENERATOR: &str = "lawsuite";
 /// The version recorded in [`Plan::version`]. Bump it with any change to
 /// the draw order, a weight table or a vocabulary (see the module doc), so
 /// that a regression file is never replayed against a different tree.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 /// The ground a plan covers: the peer seam's [`Ground`], re-exported here
 /// because the generator is what it chooses between.
@@ -261,6 +266,8 @@ pub(super) struct CornerCalls {
     pub(super) grep: usize,
     pub(super) glob: usize,
     pub(super) read: usize,
+    /// Greps refused by construction, asked of the flow (version 5).
+    pub(super) flow: usize,
 }
 
 /// [`plan`], and how many of its calls are corners.
@@ -327,6 +334,7 @@ pub(super) fn generate(seed: u64, root: &str, options: &GeneratorOptions) -> (Pl
             grep: corners.grep.len(),
             glob: corners.glob.len(),
             read: corners.read.len(),
+            flow: corners.refused_grep.len(),
         };
         for input in corners.grep {
             match seam_or_flow_grep(input) {
@@ -334,6 +342,16 @@ pub(super) fn generate(seed: u64, root: &str, options: &GeneratorOptions) -> (Pl
                 Err(call) => flow.push(*call),
             }
         }
+        // Version 5: placed by construction, not by lawsuite's validation
+        // (`corners`' module doc says why).
+        added.grep += corners.accepted_grep.len();
+        grep.extend(corners.accepted_grep);
+        flow.extend(
+            corners
+                .refused_grep
+                .iter()
+                .map(|input| Call::FlowGrep(GrepRequest::from(input))),
+        );
         for input in corners.glob {
             match seam_or_flow_glob(input) {
                 Ok(input) => glob.push(input),

@@ -51,7 +51,7 @@ fn same_seed_same_bytes() -> TestResult {
 /// output does; update them **together with [`VERSION`]**, never alone.
 #[test]
 fn golden_hashes_pin_the_draw_order() -> TestResult {
-    assert_eq!(VERSION, 4);
+    assert_eq!(VERSION, 5);
     let shared = serde_json::to_string(&plan(0, "/r", &GeneratorOptions::default()))?;
     // A full-ground plan names its ground (so a replay knows it); the
     // draws are pinned by the rest of the plan, hashed as before.
@@ -80,8 +80,66 @@ fn golden_hashes_pin_the_draw_order() -> TestResult {
 // gains `corners/` and the call lists gain their corner calls at the end;
 // everything before is version 3's (v3 hashes: 12031549120750662757,
 // 5428331139100247037).
-const GOLDEN_SHARED_0: u64 = 14553102016861849656;
-const GOLDEN_FULL_7: u64 = 4860968462596454920;
+// Version 5 appended the class corner to step 9: `corners/classes.txt`, a
+// seam grep and a flow grep at the ends of their lists; without them a
+// plan is version 4's, byte for byte (`version_5_is_version_4_plus_the_class_corner`
+// checks the v4 hashes below).
+const GOLDEN_SHARED_0: u64 = 8935634503492649455;
+const GOLDEN_FULL_7: u64 = 7853718488276476635;
+const V4_SHARED_0: u64 = 14553102016861849656;
+const V4_FULL_7: u64 = 4860968462596454920;
+
+/// A version 5 plan with the class corner taken out is the version 4 plan
+/// of its seed, byte for byte: the corner was drawn after every other
+/// draw, so it changed nothing else.
+#[test]
+fn version_5_is_version_4_plus_the_class_corner() -> TestResult {
+    let as_v4 = |plan: Plan| -> Result<serde_json::Value, serde_json::Error> {
+        let accepted = |c: &GrepInput| super::corners::CLASS_ACCEPTED.contains(&c.pattern.as_str());
+        let mut plan = plan;
+        plan.version = 4;
+        plan.files.retain(|f| f.path != "corners/classes.txt");
+        plan.grep.retain(|c| !accepted(c));
+        plan.flow.retain(|call| {
+            !matches!(call, Call::FlowGrep(r) if super::corners::CLASS_REFUSED.contains(&r.pattern.as_str()))
+        });
+        serde_json::to_value(plan)
+    };
+    // Where the corner is drawn, its calls are the last of their lists
+    // (so everything before them is as it was).
+    for seed in 0..64 {
+        let plan = plan(seed, "/r", &GeneratorOptions::default());
+        if !plan.files.iter().any(|f| f.path == "corners/classes.txt") {
+            continue;
+        }
+        let last_grep = plan
+            .grep
+            .last()
+            .map(|c| c.pattern.as_str())
+            .unwrap_or_default();
+        assert!(
+            super::corners::CLASS_ACCEPTED.contains(&last_grep),
+            "seed {seed}"
+        );
+        assert!(
+            matches!(plan.flow.last(), Some(Call::FlowGrep(r)) if super::corners::CLASS_REFUSED.contains(&r.pattern.as_str())),
+            "seed {seed}"
+        );
+    }
+    let (shared, full) = (
+        plan(0, "/r", &GeneratorOptions::default()),
+        plan(7, "/r", &full()),
+    );
+    let shared = serde_json::to_string(&as_v4(shared)?)?;
+    let mut full = as_v4(full)?;
+    full.as_object_mut().and_then(|o| o.shift_remove("ground"));
+    let full = serde_json::to_string(&full)?;
+    assert_eq!(
+        (fnv1a64(shared.as_bytes()), fnv1a64(full.as_bytes())),
+        (V4_SHARED_0, V4_FULL_7)
+    );
+    Ok(())
+}
 
 /// Seam calls carry only what validation passes, normalised; what it
 /// refuses is asked of the flow (search-contract §3–§5).
@@ -518,17 +576,22 @@ fn calls_respect_their_ranges() {
             // the corners all pass validation.
             assert_eq!(
                 plan.grep.len() + plan.glob.len() + plan.flow.len(),
-                32 + corners.grep + corners.glob
+                32 + corners.grep + corners.glob + corners.flow
             );
             assert!(
-                corners.grep <= 2 && corners.glob <= 3 && corners.read <= 1,
+                corners.grep <= 3 && corners.glob <= 3 && corners.read <= 1 && corners.flow <= 1,
                 "{corners:?}"
             );
-            let refused_corner = plan.flow.iter().any(|call| {
-                serde_json::to_string(call).is_ok_and(|json| json.contains("/r/corners"))
-            });
-            assert!(
-                !refused_corner,
+            // The only corner calls in the flow are the class corner's
+            // look-alikes, refused by construction.
+            let refused_corners = plan.flow[..plan.flow.len() - corners.flow]
+                .iter()
+                .filter(|call| {
+                    serde_json::to_string(call).is_ok_and(|json| json.contains("/r/corners"))
+                })
+                .count();
+            assert_eq!(
+                refused_corners, 0,
                 "seed {seed}: a corner call failed validation"
             );
             for call in &plan.grep[..plan.grep.len() - corners.grep] {
@@ -606,11 +669,54 @@ fn the_default_seeds_reach_every_corner() {
             "a relative read",
             plan.read.iter().any(|c| !c.path.starts_with('/')),
         );
+        note(
+            "a class beside an escaped dash, at the seam",
+            plan.grep
+                .iter()
+                .any(|c| super::corners::CLASS_ACCEPTED.contains(&c.pattern.as_str())),
+        );
     }
-    assert_eq!(seen.len(), 6);
+    assert_eq!(seen.len(), 7);
     for (what, count) in &seen {
         assert!(*count >= 5, "{what}: only {count} of 64 seeds: {seen:?}");
     }
+}
+
+/// The class corner's patterns are placed by construction: each accepted
+/// one is already the normalised seam input and is answered by both the
+/// reference and the model (whose §10 parser is its own), and each refused
+/// one is refused by both.
+#[test]
+fn the_class_corner_places_its_patterns_by_construction() -> TestResult {
+    use crate::peer::Search;
+    let dir = tempfile::tempdir()?;
+    std::fs::write(dir.path().join("classes.txt"), "a-b\nx/y\n--\nplain\n\\-\n")?;
+    let root = dir.path().to_str().unwrap_or_default();
+    for pattern in super::corners::CLASS_ACCEPTED {
+        let input = GrepInput::new(pattern, root);
+        let normalised = crate::contract::normalize_grep(&GrepRequest::from(&input))?;
+        assert_eq!(normalised, input, "{pattern}");
+        let reference = crate::portable::Portable::with_threads(1).grep(&input)?;
+        let model = crate::model::Model.grep(&input)?;
+        assert!(!reference.matches.is_empty(), "{pattern}");
+        assert_eq!(
+            serde_json::to_value(&reference)?,
+            serde_json::to_value(&model)?,
+            "{pattern}"
+        );
+    }
+    for pattern in super::corners::CLASS_REFUSED {
+        let input = GrepInput::new(pattern, root);
+        let refused = crate::contract::normalize_grep(&GrepRequest::from(&input));
+        assert!(refused.is_err(), "{pattern}");
+        let model = crate::model::Model.grep(&input);
+        assert_eq!(
+            model.map_err(|e| e.code),
+            Err(crate::contract::ErrorCode::InvalidPattern),
+            "{pattern}"
+        );
+    }
+    Ok(())
 }
 
 /// Found by the proptest below: an early NUL landed between `\r` and
@@ -785,15 +891,15 @@ proptest! {
         prop_assert!(validate(&plan.files).is_ok(), "{:?}", validate(&plan.files));
         let visible = search_visible(&plan);
         // Skip-list entries, `.gitignore` files, full-ground notables, and
-        // step 9's corners (5 + 9 + 1 + 1 + 1 files).
-        let corner_files = if files > 0 && calls > 0 { 17 } else { 0 };
+        // step 9's corners (5 + 9 + 1 + 1 + 1 + 1 files).
+        let corner_files = if files > 0 && calls > 0 { 18 } else { 0 };
         let extras = if files == 0 { 0 } else if full_ground { 5 + 3 + 11 } else { 5 + 3 };
         let extras = extras + corner_files;
         prop_assert!(visible.files.len() <= files + extras);
         // The fixture: at most 5 read files, the listed directory, 1,005
         // entries and 2 links.
         prop_assert!(plan.files.len() - visible.files.len() <= 5 + 1 + 1005 + 2);
-        prop_assert_eq!(plan.grep.len() + plan.glob.len() + plan.flow.len(), 2 * calls + corners.grep + corners.glob);
+        prop_assert_eq!(plan.grep.len() + plan.glob.len() + plan.flow.len(), 2 * calls + corners.grep + corners.glob + corners.flow);
         prop_assert_eq!((plan.read.len(), plan.ls.len()), (calls + corners.read, calls));
         // No entry sits under a file or a link, and no path repeats.
         let leaves: HashSet<&str> = plan
