@@ -53,6 +53,8 @@ pub mod slow;
 mod summary;
 mod trial_id;
 mod trials;
+#[cfg(feature = "tools")]
+pub mod update;
 pub mod verdict;
 
 use std::collections::BTreeMap;

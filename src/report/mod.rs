@@ -13,7 +13,8 @@
 //! | markdown | [`markdown`](mod@markdown) | a CI job summary |
 //! | html | [`html`](mod@html) | one self-contained page |
 //!
-//! [`diff`] compares two runs' results (`lawsuite diff`, `run --baseline`);
+//! [`live`] writes a run as it happens, fed the engine's events (`lawsuite
+//! run`). [`diff`] compares two runs' results (`lawsuite diff`, `run --baseline`);
 //! [`history`] follows each trial's verdict over many (`lawsuite history`).
 
 pub mod diff;
@@ -22,6 +23,7 @@ pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod live;
 pub mod markdown;
 pub mod results;
 

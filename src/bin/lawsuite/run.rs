@@ -12,12 +12,11 @@ use std::time::Instant;
 use anyhow::{Context, anyhow, bail};
 use lawsuite::conformance::config::Config;
 use lawsuite::conformance::config::{SeedSet, Seeds};
-use lawsuite::conformance::expect::key_of;
 use lawsuite::conformance::peers::PeerSet;
 use lawsuite::conformance::shard::in_shard;
+use lawsuite::conformance::update::update_expectations;
 use lawsuite::conformance::{
-    Engine, Event, Item, ItemId, Kind, Outcome, Replay, RunOptions, SeedItem, Summary, Trial,
-    TrialId, Verdict,
+    Engine, Item, ItemId, Kind, Outcome, Replay, RunOptions, SeedItem, Summary, Trial, TrialId,
 };
 use lawsuite::kit::compare::{Materialized, calls};
 use lawsuite::kit::materialize::materialize;
@@ -26,6 +25,7 @@ use lawsuite::kit::shrink::Case;
 use lawsuite::kit::{Generator, generate};
 use lawsuite::peer::Ground;
 use lawsuite::report::diff::{Change, RunDiff};
+use lawsuite::report::live::{Live, LiveOptions};
 use lawsuite::report::results::{Accept, Closing, Results, ResultsError};
 use lawsuite::report::{self as format, Format, PeerInfo, RunInfo, render};
 use lawsuite::suite::PLAN_ROOT;
@@ -319,7 +319,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // Rewriting the lists fixes the next run, not this one: this run still
     // failed, and a CI job that updates them must still see it fail.
     if args.update_expectations {
-        let changed = update_expectations(&project.expected, &outcomes)?;
+        let changed = update_expectations(&project.expected, &outcomes)?.to_string();
         eprintln!("expected failures updated: {changed}");
     }
     let results = Results::new(info, outcomes, "this run");
@@ -452,7 +452,7 @@ fn write_results(file: &Path, results: &Results) -> anyhow::Result<()> {
         0,
         true,
     );
-    write_whole(file, &text)
+    Ok(lawsuite::regular_file::replace_whole(file, &text)?)
 }
 
 /// What `--baseline` adds to a run's report: what fails that did not, and
@@ -605,78 +605,32 @@ fn execute(
     started: Instant,
 ) -> anyhow::Result<Vec<Outcome>> {
     let color = args.format == Format::Human && std::io::stdout().is_terminal();
-    let terminal = std::io::stderr().is_terminal();
-    let mut stdout = std::io::stdout().lock();
-    if args.format == Format::Jsonl {
-        writeln!(stdout, "{}", format::jsonl_line("run", info))?;
-    }
-    let totals = selection.chosen.map(saturate);
+    let kinds = [Kind::Law, Kind::Regression, Kind::Seed, Kind::Check];
+    let totals: Vec<(Kind, usize)> = kinds
+        .into_iter()
+        .map(|kind| (kind, saturate(selection.chosen[kind_slot(kind)])))
+        .collect();
+    let options = LiveOptions::new(args.format)
+        .color(color)
+        .terminal(std::io::stderr().is_terminal())
+        .max_reports(args.max_reports)
+        .totals(&totals);
+    // stderr unlocked: SLOW lines come from another thread while it runs.
+    let mut live = Live::new(options, std::io::stdout().lock(), std::io::stderr());
+    live.start(info)?;
     let total = saturate(selection.total());
-    let mut done = [0usize; 4];
-    let mut failures = 0usize;
-    let mut shown = format::Shown::new(args.max_reports);
     let mut write_error: Option<std::io::Error> = None;
-    let tenth = (total / 10).max(50);
-    let mut finished = 0usize;
-    let options = RunOptions {
+    let run_options = RunOptions {
         jobs: args.jobs,
         fail_fast: args.fail_fast,
     };
     let cancel = interrupt::during_trials();
-    let outcomes = engine.run_stream_until(trials, options, cancel, |event| {
-        let result = (|| -> std::io::Result<()> {
-            match event {
-                Event::Outcome(o) => {
-                    finished += 1;
-                    done[kind_slot(o.kind)] += 1;
-                    if o.verdict.is_failure() {
-                        failures += 1;
-                    }
-                    match args.format {
-                        Format::Jsonl => {
-                            writeln!(stdout, "{}", format::jsonl_line("outcome", o))?;
-                            stdout.flush()?;
-                        }
-                        Format::Human => {
-                            if let Some(text) = shown.outcome(o, color) {
-                                if terminal {
-                                    eprint!("\r\x1b[2K");
-                                }
-                                writeln!(stdout, "{text}")?;
-                            }
-                        }
-                        _ => {}
-                    }
-                    if terminal {
-                        eprint!("\r{}", progress(&done, &totals, failures));
-                    } else if finished % tenth == 0 {
-                        eprintln!("{}", progress(&done, &totals, failures));
-                    }
-                }
-                Event::PeerStopped { peer, at, why } => {
-                    if terminal {
-                        eprint!("\r\x1b[2K");
-                    }
-                    eprintln!(
-                        "\nPEER STOPPED: the harness gave up restarting {peer} during {at}:\n  {}\n  its later trials are not run and count as broken.\n",
-                        format::escaped(why, "  ")
-                    );
-                    if args.format == Format::Jsonl {
-                        let line = serde_json::json!({"peer": peer, "at": at, "why": why});
-                        writeln!(stdout, "{}", format::jsonl_line("peerStopped", &line))?;
-                    }
-                }
-            }
-            Ok(())
-        })();
-        if let Err(e) = result {
+    let outcomes = engine.run_stream_until(trials, run_options, cancel, |event| {
+        if let Err(e) = live.event(event) {
             write_error.get_or_insert(e);
         }
     });
     interrupt::trials_done();
-    if terminal {
-        eprintln!("\r\x1b[2K{}", progress(&done, &totals, failures));
-    }
     if let Some(e) = write_error {
         return Err(e.into());
     }
@@ -700,29 +654,13 @@ fn execute(
     } else {
         Closing::complete()
     };
-    if args.format == Format::Human && shown.not_shown() > 0 {
-        writeln!(
-            stdout,
-            "… and {} more failures not shown in full (--max-reports 0 shows all; --format jsonl keeps every one)",
-            shown.not_shown()
-        )?;
-    }
-    let text = render(
-        args.format,
-        info,
-        &outcomes,
-        &summary,
-        &closing,
-        args.max_reports,
-        false,
-    );
-    write!(stdout, "{text}")?;
+    live.finish(info, &outcomes, &summary, &closing)?;
+    drop(live);
     if let Some(path) = &args.html {
         let html = render(Format::Html, info, &outcomes, &summary, &closing, 0, false);
         std::fs::write(path, html).with_context(|| format!("writing {}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
-    stdout.flush()?;
     Ok(outcomes)
 }
 
@@ -794,21 +732,6 @@ fn kind_slot(kind: Kind) -> usize {
         Kind::Seed => 2,
         Kind::Check => 3,
     }
-}
-
-/// `laws 1200/3977 · regressions 3/3 · seeds 4/12 · 2 failing`.
-fn progress(done: &[usize; 4], totals: &[usize; 4], failures: usize) -> String {
-    let mut parts = Vec::new();
-    for (i, label) in ["laws", "regressions", "seeds", "checks"]
-        .iter()
-        .enumerate()
-    {
-        if totals[i] > 0 {
-            parts.push(format!("{label} {}/{}", done[i], totals[i]));
-        }
-    }
-    parts.push(format!("{failures} failing"));
-    parts.join(" · ")
 }
 
 /// `lawsuite plan`.
@@ -1029,7 +952,7 @@ fn write_draft(dir: &Path, draft: &lawsuite::law::draft::Draft) -> anyhow::Resul
         text.push_str(if text.ends_with('\n') { "\n" } else { "\n\n" });
     }
     text.push_str(&draft.text);
-    write_whole(&path, &text)?;
+    lawsuite::regular_file::replace_whole(&path, &text)?;
     Ok(path)
 }
 
@@ -1079,116 +1002,4 @@ pub fn as_law(file: &Path, project: &ProjectArgs, dir: Option<&Path>) -> anyhow:
     let path = write_draft(&law_dir_of(&project, dir), &draft)?;
     say_drafted(&mut std::io::stdout().lock(), &path, &draft, &project)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// `--update-expectations`: in the project's expected-failures directory,
-/// drop entries that now pass and list new law failures in
-/// `recorded.toml`, with a reason to be replaced by the real cause.
-/// lawsuite's own lists for its built-in peers are never touched.
-fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> anyhow::Result<String> {
-    let mut stale: std::collections::HashSet<(String, String)> = Default::default();
-    let mut new: Vec<(String, String)> = Vec::new();
-    // Keyed by item id (`law::…`): the one spelling of a listing, which
-    // new entries are written in; a file's entries match in either.
-    for o in outcomes.iter().filter(|o| o.kind == Kind::Law) {
-        let Some(peer) = o.peer.clone() else {
-            continue;
-        };
-        match &o.verdict {
-            Verdict::UnexpectedPass { source, .. } if Path::new(source).starts_with(dir) => {
-                stale.insert((peer, o.item.clone()));
-            }
-            Verdict::Fail { .. } => new.push((peer, o.item.clone())),
-            _ => {}
-        }
-    }
-    let recorded_path = dir.join("recorded.toml");
-    // Read before anything is written. A recorded.toml that is there but
-    // cannot be read is the user's, never replaced: it used to be,
-    // silently, with the new entries alone.
-    let mut recorded = match std::fs::symlink_metadata(&recorded_path) {
-        Ok(_) => edited(&recorded_path)?,
-        Err(_) => toml_edit::DocumentMut::new(),
-    };
-    // Each file is edited in place, as the user wrote it: the entries that
-    // now pass go, every comment and the layout of the rest stay.
-    let mut removed = 0;
-    for file in lawsuite::conformance::expect::toml_files(dir) {
-        let mut doc = edited(&file)?;
-        let mut gone = 0;
-        for (peer, laws) in doc.iter_mut() {
-            let Some(laws) = laws.as_table_like_mut() else {
-                continue;
-            };
-            let listed: Vec<String> = laws.iter().map(|(law, _)| law.to_string()).collect();
-            for law in listed {
-                if stale.contains(&(peer.to_string(), key_of(&law))) {
-                    laws.remove(&law);
-                    gone += 1;
-                }
-            }
-        }
-        if gone > 0 {
-            removed += gone;
-            write_whole(&file, &doc.to_string())?;
-        }
-    }
-    let added = new.len();
-    for (peer, law) in new {
-        let table = recorded
-            .entry(&peer)
-            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
-        let Some(table) = table.as_table_like_mut() else {
-            bail!(
-                "{}: `{peer}` is not a table of law ids; fix it by hand, then run again",
-                recorded_path.display()
-            );
-        };
-        table.insert(
-            &law,
-            toml_edit::value(
-                "recorded by `lawsuite run --update-expectations`; replace with the cause",
-            ),
-        );
-    }
-    if added > 0 {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        write_whole(&recorded_path, &recorded.to_string())?;
-    }
-    Ok(format!(
-        "{removed} entries that now pass removed, {added} new failures listed in {}",
-        recorded_path.display()
-    ))
-}
-
-/// An expected-failure file as an editable document (comments and layout
-/// kept), or an error naming it.
-fn edited(file: &Path) -> anyhow::Result<toml_edit::DocumentMut> {
-    let text = lawsuite::regular_file::read_to_string(file).with_context(|| {
-        format!(
-            "reading {} (an expected-failure file lawsuite cannot read is left as it is)",
-            file.display()
-        )
-    })?;
-    text.parse().with_context(|| {
-        format!(
-            "parsing {} (left as it is; fix it, then run again)",
-            file.display()
-        )
-    })
-}
-
-/// Replace `file` with `text` whole: a new file renamed over the old one,
-/// so a run killed while writing leaves the old one.
-fn write_whole(file: &Path, text: &str) -> anyhow::Result<()> {
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = file.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, file).with_context(|| {
-        let _ = std::fs::remove_file(&temporary);
-        format!("replacing {}", file.display())
-    })
 }
