@@ -120,3 +120,30 @@ impl std::error::Error for FileError {
         }
     }
 }
+
+/// Replace `file` with `text` whole: a new file beside it, renamed over it,
+/// so a run killed while writing leaves the old file (the user's expected
+/// failures, a baseline, a drafted law) rather than half of the new one.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let file = dir.path().join("a.toml");
+/// lawsuite::file_error::replace_whole(&file, "x = 1\n")?;
+/// lawsuite::file_error::replace_whole(&file, "x = 2\n")?;
+/// assert_eq!(std::fs::read_to_string(&file)?, "x = 2\n");
+/// assert_eq!(std::fs::read_dir(dir.path())?.count(), 1, "no temporary left");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn replace_whole(file: &Path, text: &str) -> Result<(), FileError> {
+    use std::fs;
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = file.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    fs::write(&temporary, text).map_err(|e| FileError::io(&temporary, e))?;
+    fs::rename(&temporary, file).map_err(|e| {
+        let _ = fs::remove_file(&temporary);
+        FileError::io(file, e)
+    })
+}

@@ -452,7 +452,7 @@ fn write_results(file: &Path, results: &Results) -> anyhow::Result<()> {
         0,
         true,
     );
-    Ok(lawsuite::regular_file::replace_whole(file, &text)?)
+    Ok(lawsuite::file_error::replace_whole(file, &text)?)
 }
 
 /// What `--baseline` adds to a run's report: what fails that did not, and
@@ -952,7 +952,7 @@ fn write_draft(dir: &Path, draft: &lawsuite::law::draft::Draft) -> anyhow::Resul
         text.push_str(if text.ends_with('\n') { "\n" } else { "\n\n" });
     }
     text.push_str(&draft.text);
-    lawsuite::regular_file::replace_whole(&path, &text)?;
+    lawsuite::file_error::replace_whole(&path, &text)?;
     Ok(path)
 }
 
