@@ -183,3 +183,31 @@ impl Search for Altered {
         }
     }
 }
+
+/// An outcome of `peer` on the law item `item` (`law::…`), as a reporter
+/// or an expectations update receives one: for tests of what reads
+/// outcomes, without running a trial.
+///
+/// ```
+/// use lawsuite::conformance::{Kind, Verdict};
+/// let o = lawsuite::testing::outcome(Kind::Law, "mine", "law::glob::x::y", Verdict::Pass);
+/// assert_eq!(o.id, "law::glob::x::y::mine");
+/// ```
+pub fn outcome(
+    kind: crate::conformance::Kind,
+    peer: &str,
+    item: &str,
+    verdict: crate::conformance::Verdict,
+) -> crate::conformance::Outcome {
+    crate::conformance::Outcome {
+        id: format!("{item}::{peer}"),
+        item: item.into(),
+        kind,
+        peer: Some(peer.into()),
+        spec: None,
+        verdict,
+        documented: Default::default(),
+        seconds: 0.0,
+        compared: 0,
+    }
+}

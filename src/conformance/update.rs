@@ -208,17 +208,7 @@ mod tests {
     use super::*;
 
     fn outcome(peer: &str, item: &str, verdict: Verdict) -> Outcome {
-        Outcome {
-            id: format!("{item}::{peer}"),
-            item: item.into(),
-            kind: Kind::Law,
-            peer: Some(peer.into()),
-            spec: None,
-            verdict,
-            documented: Default::default(),
-            seconds: 0.0,
-            compared: 0,
-        }
+        crate::testing::outcome(Kind::Law, peer, item, verdict)
     }
 
     /// A passing entry goes from the file that lists it, in either key

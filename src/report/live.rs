@@ -272,17 +272,7 @@ mod tests {
     use crate::conformance::Verdict;
 
     fn outcome(kind: Kind, verdict: Verdict) -> Outcome {
-        Outcome {
-            id: "law::glob::x::y::mine".into(),
-            item: "law::glob::x::y".into(),
-            kind,
-            peer: Some("mine".into()),
-            spec: None,
-            verdict,
-            documented: Default::default(),
-            seconds: 0.0,
-            compared: 0,
-        }
+        crate::testing::outcome(kind, "mine", "law::glob::x::y", verdict)
     }
 
     /// Human: a failure streams as it arrives, a pass does not; on a
