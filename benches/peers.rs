@@ -502,7 +502,8 @@ fn main() {
         paired(&target, rounds);
         return;
     }
-    let ripgrep = Ripgrep::default();
+    let ripgrep =
+        Ripgrep::with_options(lawsuite::testing::rg_options().expect("the LAWSUITE_RG* variables"));
     if let Err(why) = ripgrep.availability() {
         panic!("the ripgrep peer is unavailable: {why}");
     }

@@ -45,7 +45,11 @@ fn main() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(2);
-    let rg_ready = match Ripgrep::default().availability() {
+    let rg_ready = match Ripgrep::with_options(
+        lawsuite::testing::rg_options().expect("the LAWSUITE_RG* variables"),
+    )
+    .availability()
+    {
         Ok(_) => true,
         Err(why) => {
             eprintln!("note: the ripgrep rows are not run: {why}");
@@ -64,7 +68,12 @@ fn main() {
         if rg_ready {
             rows.push((
                 "portable+ripgrep",
-                vec![Subject::new("ripgrep", Ripgrep::default())],
+                vec![Subject::new(
+                    "ripgrep",
+                    Ripgrep::with_options(
+                        lawsuite::testing::rg_options().expect("the LAWSUITE_RG* variables"),
+                    ),
+                )],
             ));
         }
         for (name, subjects) in rows {

@@ -8,19 +8,28 @@
 //! what it takes, never a silent default: `LAWSUITE_SEEDS=0-100` used to
 //! run the default seeds without a word.
 //!
-//! The run's settings ([`crate::conformance::config::Config`]) overlay the
-//! variables on their defaults, and an explicit setting (a flag, a builder
-//! call) wins over both, as proptest's `Config` takes `PROPTEST_CASES`.
+//! They are read once, into an [`Environment`]: the binary reads it at
+//! dispatch, before any command starts a peer, and a `cargo test` suite
+//! when it is made. The run's settings
+//! ([`crate::conformance::config::Config`]) overlay it on their defaults,
+//! and an explicit setting (a flag, a builder call) wins over both, as
+//! proptest's `Config` takes `PROPTEST_CASES`. Nothing else reads a
+//! `LAWSUITE_*` variable: the `rg` peers, the SLOW watcher and the
+//! interrupt handler are handed their settings.
 //!
 //! ```
-//! use lawsuite::environment::{VARIABLES, parse_seeds};
+//! use lawsuite::environment::{Environment, VARIABLES, parse_seeds};
 //! assert!(VARIABLES.iter().any(|v| v.name == "LAWSUITE_SEEDS"));
 //! assert_eq!(parse_seeds("0..10"), Some(0..10));
+//! let env = Environment::from_vars([("LAWSUITE_SEEDS", "0..100")])?;
+//! assert_eq!(env.seeds(), Some(0..100));
+//! # Ok::<(), Vec<lawsuite::environment::EnvError>>(())
 //! ```
 
+use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::peer::Ground;
@@ -58,7 +67,7 @@ pub const VARIABLES: &[Variable] = &[
     },
     Variable {
         name: MAX_REPORTS,
-        meaning: "a number: failing calls a `cargo test` of the suite prints in full, the rest counted (default 20; 0 prints all)",
+        meaning: "a number: failing calls `cargo test` and `lawsuite run` print in full, the rest counted (default 20; 0 prints all; `run --max-reports` wins)",
     },
     Variable {
         name: REPEAT,
@@ -112,29 +121,210 @@ impl fmt::Display for EnvError {
 
 impl std::error::Error for EnvError {}
 
-/// The value of `name`, when set and not empty.
-fn raw(name: &'static str) -> Option<String> {
-    let value = std::env::var_os(name)?;
-    let value = value.to_string_lossy().into_owned();
-    (!value.trim().is_empty()).then_some(value)
+/// The `LAWSUITE_*` variables of one process, read once and typed: each
+/// setting is `None` where its variable is unset (or empty), so a
+/// [`Config`](crate::conformance::config::Config) overlays only what was
+/// set. [`Environment::read`] takes the process's variables;
+/// [`Environment::from_vars`] takes any, so a host (or a test) says what
+/// the environment is without touching the process's.
+///
+/// ```
+/// use std::time::Duration;
+/// use lawsuite::environment::Environment;
+///
+/// let env = Environment::from_vars([("LAWSUITE_RG_TIMEOUT_MS", "1500")])?;
+/// assert_eq!(env.rg_timeout(), Some(Duration::from_millis(1500)));
+/// assert_eq!(env.seeds(), None);
+///
+/// let bad = Environment::from_vars([("LAWSUITE_RG_TIMEOUT_MS", "abc")]).unwrap_err();
+/// assert_eq!(
+///     bad[0].to_string(),
+///     "LAWSUITE_RG_TIMEOUT_MS=\"abc\" is not a number of milliseconds above 0; unset it or give such a value"
+/// );
+/// # Ok::<(), Vec<lawsuite::environment::EnvError>>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Environment {
+    seeds: Option<Range<u64>>,
+    ground: Option<Ground>,
+    record: bool,
+    slow_period: Option<Option<Duration>>,
+    interrupt_grace: Option<Duration>,
+    max_reports: Option<usize>,
+    repeat: Option<u32>,
+    rg_program: Option<PathBuf>,
+    rg_timeout: Option<Duration>,
+    rg_memory_mb: Option<u64>,
 }
 
-/// `name` read with `parse`; unset is `Ok(None)`.
-fn read<T>(
-    name: &'static str,
-    expected: &'static str,
-    parse: impl FnOnce(&str) -> Option<T>,
-) -> Result<Option<T>, EnvError> {
-    let Some(value) = raw(name) else {
-        return Ok(None);
-    };
-    match parse(value.trim()) {
-        Some(v) => Ok(Some(v)),
-        None => Err(EnvError {
-            variable: name,
-            value,
-            expected,
-        }),
+impl Environment {
+    /// No variable set: every setting takes its default.
+    pub fn none() -> Environment {
+        Environment::default()
+    }
+
+    /// The process's variables. Every variable set to a value it cannot
+    /// take is an [`EnvError`] naming it (all of them, not the first).
+    pub fn read() -> Result<Environment, Vec<EnvError>> {
+        Environment::from_lookup(|name| std::env::var_os(name))
+    }
+
+    /// The variables `vars` sets (the last of a name wins), read as
+    /// [`Environment::read`] reads the process's.
+    pub fn from_vars<K, V>(
+        vars: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<Environment, Vec<EnvError>>
+    where
+        K: AsRef<str>,
+        V: AsRef<OsStr>,
+    {
+        let vars: Vec<(String, OsString)> = vars
+            .into_iter()
+            .map(|(k, v)| (k.as_ref().to_string(), v.as_ref().to_os_string()))
+            .collect();
+        Environment::from_lookup(|name| {
+            vars.iter()
+                .rev()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        })
+    }
+
+    fn from_lookup(
+        lookup: impl Fn(&str) -> Option<OsString>,
+    ) -> Result<Environment, Vec<EnvError>> {
+        let mut errors = Vec::new();
+        let mut var = Reader {
+            lookup: &lookup,
+            errors: &mut errors,
+        };
+        let env = Environment {
+            seeds: var.read(
+                SEEDS,
+                "A..B (with A < B) or N, such as 0..1000",
+                parse_seeds,
+            ),
+            ground: var.read(GROUND, "shared or full", |v| v.parse().ok()),
+            record: var
+                .read(RECORD, "1 (or unset)", |v| {
+                    (v == "1" || v == "0").then(|| v == "1")
+                })
+                .unwrap_or(false),
+            slow_period: var.read(SLOW_SECS, "a whole number of seconds", |v| {
+                let secs: u64 = v.parse().ok()?;
+                Some((secs > 0).then(|| Duration::from_secs(secs)))
+            }),
+            interrupt_grace: var.read(
+                INTERRUPT_GRACE_SECS,
+                "a number of seconds from 0 to 18446744073709551615",
+                parse_secs,
+            ),
+            max_reports: var.read(MAX_REPORTS, "a whole number (0 prints all)", |v| {
+                v.parse().ok()
+            }),
+            repeat: var.read(REPEAT, "a whole number from 1", |v| {
+                v.parse().ok().filter(|n: &u32| *n >= 1)
+            }),
+            // Any path names a program: `LAWSUITE_RG` is taken as it is.
+            rg_program: lookup(RG).filter(|v| !v.is_empty()).map(PathBuf::from),
+            rg_timeout: var.read(RG_TIMEOUT_MS, "a number of milliseconds above 0", |v| {
+                let ms: u64 = v.parse().ok()?;
+                (ms > 0).then(|| Duration::from_millis(ms))
+            }),
+            rg_memory_mb: var.read(RG_MEMORY_MB, "a number of MiB (0 for no bound)", |v| {
+                v.parse().ok()
+            }),
+        };
+        if errors.is_empty() {
+            Ok(env)
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// `LAWSUITE_SEEDS`: the seeds every generator runs instead of its
+    /// defaults.
+    pub fn seeds(&self) -> Option<Range<u64>> {
+        self.seeds.clone()
+    }
+
+    /// `LAWSUITE_GROUND`: the `lawsuite` generator's ground.
+    pub fn ground(&self) -> Option<Ground> {
+        self.ground
+    }
+
+    /// `LAWSUITE_RECORD=1`: failing seeds are recorded.
+    pub fn record(&self) -> bool {
+        self.record
+    }
+
+    /// `LAWSUITE_SLOW_SECS`: the SLOW-line period (`Some(None)`: off).
+    pub fn slow_period(&self) -> Option<Option<Duration>> {
+        self.slow_period
+    }
+
+    /// `LAWSUITE_INTERRUPT_GRACE_SECS`: the grace after the first interrupt.
+    pub fn interrupt_grace(&self) -> Option<Duration> {
+        self.interrupt_grace
+    }
+
+    /// `LAWSUITE_MAX_REPORTS`: failing calls printed in full (`Some(0)`:
+    /// all).
+    pub fn max_reports(&self) -> Option<usize> {
+        self.max_reports
+    }
+
+    /// `LAWSUITE_REPEAT`: how many times each trial is asked.
+    pub fn repeat(&self) -> Option<u32> {
+        self.repeat
+    }
+
+    /// `LAWSUITE_RG`: the `rg` binary to run.
+    pub fn rg_program(&self) -> Option<&Path> {
+        self.rg_program.as_deref()
+    }
+
+    /// `LAWSUITE_RG_TIMEOUT_MS`: one `rg`'s deadline.
+    pub fn rg_timeout(&self) -> Option<Duration> {
+        self.rg_timeout
+    }
+
+    /// `LAWSUITE_RG_MEMORY_MB`: one `rg`'s address-space bound in MiB
+    /// (`Some(0)`: none).
+    pub fn rg_memory_mb(&self) -> Option<u64> {
+        self.rg_memory_mb
+    }
+}
+
+/// Reads variables through a lookup, keeping every value it cannot read
+/// as an [`EnvError`].
+struct Reader<'a, F> {
+    lookup: &'a F,
+    errors: &'a mut Vec<EnvError>,
+}
+
+impl<F: Fn(&str) -> Option<OsString>> Reader<'_, F> {
+    /// `name` read with `parse`: `None` when it is unset or blank, or when
+    /// `parse` refuses it (an error naming it is then kept).
+    fn read<T>(
+        &mut self,
+        name: &'static str,
+        expected: &'static str,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Option<T> {
+        let value = (self.lookup)(name)?.to_string_lossy().into_owned();
+        if value.trim().is_empty() {
+            return None;
+        }
+        let parsed = parse(value.trim());
+        if parsed.is_none() {
+            self.errors.push(EnvError {
+                variable: name,
+                value,
+                expected,
+            });
+        }
+        parsed
     }
 }
 
@@ -158,45 +348,6 @@ pub fn parse_seeds(text: &str) -> Option<Range<u64>> {
     (!range.is_empty()).then_some(range)
 }
 
-/// `LAWSUITE_SEEDS`: the seeds every generator runs instead of its defaults.
-pub fn seeds() -> Result<Option<Range<u64>>, EnvError> {
-    read(
-        SEEDS,
-        "A..B (with A < B) or N, such as 0..1000",
-        parse_seeds,
-    )
-}
-
-/// `LAWSUITE_GROUND`: the `lawsuite` generator's ground.
-pub fn ground() -> Result<Option<Ground>, EnvError> {
-    read(GROUND, "shared or full", |v| v.parse().ok())
-}
-
-/// `LAWSUITE_RECORD`: whether failing seeds are recorded (`1`).
-pub fn record() -> Result<bool, EnvError> {
-    read(RECORD, "1 (or unset)", |v| {
-        (v == "1" || v == "0").then(|| v == "1")
-    })
-    .map(|v| v.unwrap_or(false))
-}
-
-/// `LAWSUITE_SLOW_SECS`: the SLOW-line period (`Some(None)`: off).
-pub fn slow_period() -> Result<Option<Option<Duration>>, EnvError> {
-    read(SLOW_SECS, "a whole number of seconds", |v| {
-        let secs: u64 = v.parse().ok()?;
-        Some((secs > 0).then(|| Duration::from_secs(secs)))
-    })
-}
-
-/// `LAWSUITE_INTERRUPT_GRACE_SECS`: the grace after the first interrupt.
-pub fn interrupt_grace() -> Result<Option<Duration>, EnvError> {
-    read(
-        INTERRUPT_GRACE_SECS,
-        "a number of seconds from 0 to 18446744073709551615",
-        parse_secs,
-    )
-}
-
 /// A number of seconds (`2.5`, `1e3`) as a [`Duration`]: `None` for one
 /// that is not a number, negative, or longer than a `Duration` holds
 /// (`1e30` made `Duration::from_secs_f64` panic).
@@ -212,60 +363,6 @@ pub fn interrupt_grace() -> Result<Option<Duration>, EnvError> {
 pub fn parse_secs(text: &str) -> Option<Duration> {
     let secs: f64 = text.trim().parse().ok()?;
     Duration::try_from_secs_f64(secs).ok()
-}
-
-/// `LAWSUITE_MAX_REPORTS`: how many failing calls `cargo test` prints in
-/// full (`Some(0)`: all), as `lawsuite run --max-reports` does.
-pub fn max_reports() -> Result<Option<usize>, EnvError> {
-    read(MAX_REPORTS, "a whole number (0 prints all)", |v| {
-        v.parse().ok()
-    })
-}
-
-/// `LAWSUITE_REPEAT`: how many times each trial is asked (`--repeat`).
-pub fn repeat() -> Result<Option<u32>, EnvError> {
-    read(REPEAT, "a whole number from 1", |v| {
-        v.parse().ok().filter(|n: &u32| *n >= 1)
-    })
-}
-
-/// `LAWSUITE_RG`: the `rg` binary to run.
-pub fn rg_program() -> Option<PathBuf> {
-    std::env::var_os(RG)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-}
-
-/// `LAWSUITE_RG_TIMEOUT_MS`: one `rg`'s deadline.
-pub fn rg_timeout() -> Result<Option<Duration>, EnvError> {
-    read(RG_TIMEOUT_MS, "a number of milliseconds above 0", |v| {
-        let ms: u64 = v.parse().ok()?;
-        (ms > 0).then(|| Duration::from_millis(ms))
-    })
-}
-
-/// `LAWSUITE_RG_MEMORY_MB`: one `rg`'s address-space bound in MiB
-/// (`Some(0)`: none).
-pub fn rg_memory_mb() -> Result<Option<u64>, EnvError> {
-    read(RG_MEMORY_MB, "a number of MiB (0 for no bound)", |v| {
-        v.parse().ok()
-    })
-}
-
-/// Every variable that is set to a value it cannot take (the run's
-/// configuration refuses to start on any of them).
-pub fn problems() -> Vec<EnvError> {
-    let mut out = Vec::new();
-    out.extend(seeds().err());
-    out.extend(ground().err());
-    out.extend(record().err());
-    out.extend(slow_period().err());
-    out.extend(interrupt_grace().err());
-    out.extend(max_reports().err());
-    out.extend(repeat().err());
-    out.extend(rg_timeout().err());
-    out.extend(rg_memory_mb().err());
-    out
 }
 
 /// Where law trees and seed plans are written: `TMPDIR` when it is set
@@ -323,6 +420,35 @@ mod tests {
             e.to_string(),
             "LAWSUITE_SEEDS=\"0-100\" is not A..B (with A < B) or N, such as 0..1000; unset it or give such a value"
         );
+    }
+
+    #[test]
+    fn every_bad_value_is_named_not_only_the_first() {
+        let errors = Environment::from_vars([
+            ("LAWSUITE_RG_TIMEOUT_MS", "abc"),
+            ("LAWSUITE_REPEAT", "0"),
+            ("LAWSUITE_GROUND", "full"),
+        ])
+        .unwrap_err();
+        let named: Vec<&str> = errors.iter().map(|e| e.variable).collect();
+        assert_eq!(named, ["LAWSUITE_REPEAT", "LAWSUITE_RG_TIMEOUT_MS"]);
+    }
+
+    #[test]
+    fn unset_and_blank_are_the_defaults() {
+        let env = Environment::from_vars([("LAWSUITE_SEEDS", " "), ("LAWSUITE_RG", "")]).unwrap();
+        assert_eq!(env, Environment::none());
+        let env = Environment::from_vars([
+            ("LAWSUITE_RECORD", "1"),
+            ("LAWSUITE_SLOW_SECS", "0"),
+            ("LAWSUITE_RG_MEMORY_MB", "0"),
+            ("LAWSUITE_RG", "/opt/rg"),
+        ])
+        .unwrap();
+        assert!(env.record());
+        assert_eq!(env.slow_period(), Some(None));
+        assert_eq!(env.rg_memory_mb(), Some(0));
+        assert_eq!(env.rg_program(), Some(Path::new("/opt/rg")));
     }
 
     #[test]

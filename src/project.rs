@@ -45,7 +45,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::file_error::FileError;
-use crate::registry::{Entry, Registry, RegistryError};
+use crate::registry::{Entry, PeerOptions, Registry, RegistryError};
 
 /// The project file's name.
 pub const FILE_NAME: &str = "lawsuite.toml";
@@ -307,24 +307,29 @@ impl Project {
         })
     }
 
-    /// Resolve the project's peers.
-    pub fn registry(&self) -> Result<Registry, RegistryError> {
-        self.registry_for(None)
+    /// Resolve the project's peers, starting them with `options`.
+    pub fn registry(&self, options: &PeerOptions) -> Result<Registry, RegistryError> {
+        self.registry_for(None, options)
     }
 
     /// The project's peers with only the one named `only` (when given)
     /// resolved and kept; the rest are checked, not built
     /// ([`Registry::from_entries_for`]).
-    pub fn registry_for(&self, only: Option<&str>) -> Result<Registry, RegistryError> {
+    pub fn registry_for(
+        &self,
+        only: Option<&str>,
+        options: &PeerOptions,
+    ) -> Result<Registry, RegistryError> {
         match &self.peers {
-            Peers::Builtins => Ok(Registry::builtins_for(only)),
-            Peers::File(path) => Registry::load_for(path, only),
+            Peers::Builtins => Ok(Registry::builtins_for(only, options)),
+            Peers::File(path) => Registry::load_for(path, only, options),
             Peers::Inline { reference, entries } => Registry::from_entries_for(
                 reference,
                 entries.clone(),
                 &self.root,
                 self.file.as_deref().unwrap_or(Path::new(FILE_NAME)),
                 only,
+                options,
             ),
         }
     }
@@ -473,7 +478,7 @@ mod tests {
         );
         assert_eq!(project.regressions, dir.path().join("lawsuite/regressions"));
         assert!(project.regressions.is_dir() && project.expected.is_dir());
-        let registry = project.registry().unwrap();
+        let registry = project.registry(&PeerOptions::default()).unwrap();
         assert_eq!(registry.names(), "portable");
         assert!(matches!(
             crate::scaffold::write(dir.path(), None, &crate::scaffold::Dependency::CratesIo),

@@ -37,7 +37,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-#[cfg(feature = "external")]
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -47,7 +46,78 @@ use crate::peer::{Named, Noop, Search};
 use crate::portable::Portable;
 #[cfg(feature = "external")]
 use crate::protocol::{ExternalPeer, PeerConfig};
-use crate::ripgrep::Ripgrep;
+use crate::ripgrep::{RgOptions, Ripgrep};
+
+/// How a registry starts its peers: how the built-ins run `rg`, and the
+/// timeouts of an external peer whose table sets none (`timeout_ms`,
+/// `handshake_timeout_ms`). A run's
+/// [`Config`](crate::conformance::config::Config) holds one, with the
+/// environment overlaid; [`PeerOptions::default`] is every default, and
+/// nothing here reads the environment.
+///
+/// ```
+/// use std::time::Duration;
+/// use lawsuite::registry::PeerOptions;
+/// use lawsuite::ripgrep::RgOptions;
+///
+/// let options = PeerOptions::default()
+///     .rg(RgOptions::default().timeout(Duration::from_secs(5)))
+///     .call_timeout(Duration::from_secs(30));
+/// assert_eq!(options.get_rg().get_timeout(), Duration::from_secs(5));
+/// assert_eq!(options.get_handshake_timeout(), Duration::from_secs(60));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeerOptions {
+    rg: RgOptions,
+    call_timeout: Duration,
+    handshake_timeout: Duration,
+}
+
+impl Default for PeerOptions {
+    fn default() -> PeerOptions {
+        PeerOptions {
+            rg: RgOptions::default(),
+            call_timeout: crate::protocol::DEFAULT_CALL_TIMEOUT,
+            handshake_timeout: crate::protocol::DEFAULT_HANDSHAKE_TIMEOUT,
+        }
+    }
+}
+
+impl PeerOptions {
+    /// Run the built-ins' `rg` as `rg` says.
+    pub fn rg(mut self, rg: RgOptions) -> PeerOptions {
+        self.rg = rg;
+        self
+    }
+
+    /// Give an external peer's calls `timeout` where its table sets none.
+    pub fn call_timeout(mut self, timeout: Duration) -> PeerOptions {
+        self.call_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Give an external peer's start and handshake `timeout` where its
+    /// table sets none.
+    pub fn handshake_timeout(mut self, timeout: Duration) -> PeerOptions {
+        self.handshake_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How the built-ins run `rg`.
+    pub fn get_rg(&self) -> &RgOptions {
+        &self.rg
+    }
+
+    /// An external peer's per-call timeout where its table sets none.
+    pub fn get_call_timeout(&self) -> Duration {
+        self.call_timeout
+    }
+
+    /// An external peer's handshake timeout where its table sets none.
+    pub fn get_handshake_timeout(&self) -> Duration {
+        self.handshake_timeout
+    }
+}
 
 /// The registry file's shape.
 #[derive(Debug, Deserialize)]
@@ -306,13 +376,13 @@ impl fmt::Display for CannotRun {
 impl std::error::Error for CannotRun {}
 
 /// The built-in peers by name, or why the name is not one.
-pub fn builtin(name: &str) -> Result<Arc<dyn Search>, CannotRun> {
+pub fn builtin(name: &str, options: &PeerOptions) -> Result<Arc<dyn Search>, CannotRun> {
     let builtin: Builtin = name.parse().map_err(CannotRun::Unknown)?;
-    start(builtin)
+    start(builtin, options)
 }
 
 /// A built-in peer, or why it cannot run here (no `rg`).
-pub fn start(builtin: Builtin) -> Result<Arc<dyn Search>, CannotRun> {
+pub fn start(builtin: Builtin, options: &PeerOptions) -> Result<Arc<dyn Search>, CannotRun> {
     let no_rg = |why: &crate::ripgrep::RgUnavailable| CannotRun::Ripgrep {
         builtin,
         why: why.clone(),
@@ -322,14 +392,14 @@ pub fn start(builtin: Builtin) -> Result<Arc<dyn Search>, CannotRun> {
         Builtin::Model => Ok(Arc::new(crate::model::Model)),
         Builtin::Noop => Ok(Arc::new(Noop)),
         Builtin::Ripgrep => {
-            let rg = Ripgrep::default();
+            let rg = Ripgrep::with_options(options.rg.clone());
             match rg.availability() {
                 Ok(_) => Ok(Arc::new(rg)),
                 Err(why) => Err(no_rg(why)),
             }
         }
         Builtin::RipgrepWalk => {
-            let rg = crate::ripgrep::RipgrepWalk::default();
+            let rg = crate::ripgrep::RipgrepWalk::with_options(options.rg.clone());
             match rg.availability() {
                 Ok(_) => Ok(Arc::new(rg)),
                 Err(why) => Err(no_rg(why)),
@@ -350,14 +420,15 @@ impl Registry {
 
     /// The registry used where a project names none: the built-in
     /// `portable` as the reference, with `ripgrep` and `ripgrep-walk`
-    /// (each unavailable, with the reason, where `rg` is missing).
+    /// (each unavailable, with the reason, where `rg` is missing), started
+    /// with [`PeerOptions::default`].
     pub fn builtins() -> Registry {
-        Registry::builtins_for(None)
+        Registry::builtins_for(None, &PeerOptions::default())
     }
 
-    /// [`Registry::builtins`] with only the peer `only` resolved, when given
-    /// (see [`Registry::from_entries_for`]).
-    pub fn builtins_for(only: Option<&str>) -> Registry {
+    /// [`Registry::builtins`] started with `options`, with only the peer
+    /// `only` resolved, when given (see [`Registry::from_entries_for`]).
+    pub fn builtins_for(only: Option<&str>, options: &PeerOptions) -> Registry {
         let entries: Vec<Entry> = ["portable", "ripgrep", "ripgrep-walk"]
             .into_iter()
             .map(|name| Entry {
@@ -371,43 +442,57 @@ impl Registry {
             })
             .collect();
         let (base, path) = (Path::new("."), Path::new("(built-in)"));
-        match Registry::from_entries_for("portable", entries, base, path, only) {
+        match Registry::from_entries_for("portable", entries, base, path, only, options) {
             Ok(registry) => registry,
             // The entries above are all well-formed built-ins.
             Err(e) => unreachable!("the built-in registry is valid: {e}"),
         }
     }
 
-    /// Load and resolve a registry file.
+    /// Load and resolve a registry file, starting its peers with
+    /// [`PeerOptions::default`].
     pub fn load(path: &Path) -> Result<Registry, RegistryError> {
-        Registry::load_for(path, None)
+        Registry::load_for(path, None, &PeerOptions::default())
     }
 
-    /// [`Registry::load`] with only the peer `only` resolved, when given
-    /// (see [`Registry::from_entries_for`]).
-    pub fn load_for(path: &Path, only: Option<&str>) -> Result<Registry, RegistryError> {
+    /// [`Registry::load`] starting its peers with `options`, with only the
+    /// peer `only` resolved, when given (see [`Registry::from_entries_for`]).
+    pub fn load_for(
+        path: &Path,
+        only: Option<&str>,
+        options: &PeerOptions,
+    ) -> Result<Registry, RegistryError> {
         let text = FileError::read_to_string(path).map_err(RegistryError::File)?;
         let file: File = toml::from_str(&text).map_err(|e| RegistryError::Invalid {
             path: path.into(),
             message: e.to_string(),
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
-        Registry::from_entries_for(&file.reference, file.peers, base, path, only)
+        Registry::from_entries_for(&file.reference, file.peers, base, path, only, options)
     }
 
     /// Resolve `entries` (with `reference` among them); relative paths are
-    /// relative to `base`, and `path` names the file in errors.
+    /// relative to `base`, and `path` names the file in errors. Peers are
+    /// started with [`PeerOptions::default`].
     pub fn from_entries(
         reference: &str,
         entries: Vec<Entry>,
         base: &Path,
         path: &Path,
     ) -> Result<Registry, RegistryError> {
-        Registry::from_entries_for(reference, entries, base, path, None)
+        Registry::from_entries_for(
+            reference,
+            entries,
+            base,
+            path,
+            None,
+            &PeerOptions::default(),
+        )
     }
 
-    /// [`Registry::from_entries`], with only the peer named `only` (when
-    /// given) resolved and kept: every entry is still checked, but no other
+    /// [`Registry::from_entries`] starting its peers with `options`, with
+    /// only the peer named `only` (when given) resolved and kept: every
+    /// entry is still checked, but no other
     /// peer is built. A built-in `ripgrep` or `ripgrep-walk` runs
     /// `rg --version` to learn whether it can run, two processes (about 5 ms
     /// of CPU) that one call to `portable` never needed.
@@ -417,6 +502,7 @@ impl Registry {
         base: &Path,
         path: &Path,
         only: Option<&str>,
+        options: &PeerOptions,
     ) -> Result<Registry, RegistryError> {
         // Only external peers have paths to resolve.
         let _ = base;
@@ -457,7 +543,7 @@ impl Registry {
                     });
                 }
                 (Some(_), None) if !wanted => continue,
-                (Some(b), None) => builtin(b).map(|peer| Named::wrap(&entry.name, peer)),
+                (Some(b), None) => builtin(b, options).map(|peer| Named::wrap(&entry.name, peer)),
                 (None, Some(command)) if command.is_empty() => {
                     return Err(RegistryError::Invalid {
                         path: path.into(),
@@ -470,7 +556,7 @@ impl Registry {
                 (None, Some(_)) if !wanted => continue,
                 #[cfg(feature = "external")]
                 (None, Some(command)) => {
-                    let peer = external_config(&entry, command, base).and_then(|config| {
+                    let peer = external_config(&entry, command, base, options).and_then(|config| {
                         ExternalPeer::new(config).map_err(|e| CannotRun::Start(Arc::new(e)))
                     });
                     match peer {
@@ -526,6 +612,7 @@ fn external_config(
     entry: &Entry,
     command: &[String],
     base: &Path,
+    options: &PeerOptions,
 ) -> Result<PeerConfig, CannotRun> {
     let cwd = entry.cwd.as_ref().map(|dir| base.join(dir));
     if let Some(cwd) = cwd.as_ref().filter(|c| !c.is_dir()) {
@@ -556,6 +643,8 @@ fn external_config(
     let mut config = PeerConfig::new(entry.name.clone(), command);
     config.cwd = cwd;
     config.env = entry.env.clone().unwrap_or_default();
+    config.timeout = options.call_timeout;
+    config.handshake_timeout = options.handshake_timeout;
     if let Some(ms) = entry.timeout_ms {
         config.timeout = Duration::from_millis(ms.max(1));
     }
@@ -585,11 +674,22 @@ mod tests {
         )
         .unwrap();
         let command = entry.command.clone().unwrap();
-        let config = external_config(&entry, &command, Path::new(".")).unwrap();
+        let defaults = PeerOptions::default();
+        let config = external_config(&entry, &command, Path::new("."), &defaults).unwrap();
         assert_eq!(config.timeout, Duration::from_millis(500));
         assert_eq!(config.handshake_timeout, Duration::from_secs(90));
         let plain: Entry = toml::from_str("name = \"p\"\ncommand = [\"/bin/true\"]\n").unwrap();
-        let config = external_config(&plain, &command, Path::new(".")).unwrap();
+        let config = external_config(&plain, &command, Path::new("."), &defaults).unwrap();
+        assert_eq!(config.timeout, Duration::from_secs(10));
         assert_eq!(config.handshake_timeout, Duration::from_secs(60));
+        // The run's options set what a table leaves unset, never what it sets.
+        let options = defaults
+            .call_timeout(Duration::from_secs(3))
+            .handshake_timeout(Duration::from_secs(4));
+        let config = external_config(&plain, &command, Path::new("."), &options).unwrap();
+        assert_eq!(config.timeout, Duration::from_secs(3));
+        assert_eq!(config.handshake_timeout, Duration::from_secs(4));
+        let config = external_config(&entry, &command, Path::new("."), &options).unwrap();
+        assert_eq!(config.timeout, Duration::from_millis(500));
     }
 }

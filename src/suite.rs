@@ -63,18 +63,16 @@ use std::time::Instant;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
-use crate::conformance::config::{Config, ConfigError, ListedFailure, Seeds};
+use crate::conformance::config::{Config, ConfigBuilder, ConfigError, ListedFailure, Seeds};
 use crate::conformance::peers::{PeerSet, Unavailable};
 use crate::conformance::{Engine, Outcome, Replay, Subject, Summary, Verdict};
+use crate::environment::Environment;
 use crate::peer::{Ground, Search};
 use crate::project::{Project, ProjectError};
 use crate::registry::Registry;
 use crate::report::{RunInfo, human_report_within, human_summary};
 
-/// Failing calls printed in full when `LAWSUITE_MAX_REPORTS` is unset:
-/// `lawsuite run --max-reports`'s default (a skeleton's first run printed
-/// 28,803 lines for 346 failures before there was one).
-const MAX_REPORTS: usize = 20;
+use crate::conformance::config::DEFAULT_MAX_REPORTS;
 
 /// What a suite's trials share while libtest runs them on its threads:
 /// every outcome (for the closing summary) and how many failing calls may
@@ -180,7 +178,7 @@ pub use crate::kit::{LAWSUITE_SEEDS, SMTHRS_SEEDS};
 /// over a [`Config`] (what runs) and the peers it runs on.
 #[derive(Clone)]
 pub struct Suite {
-    config: Config,
+    config: ConfigBuilder,
     /// The calling crate's project, or why it cannot be read (shared: a
     /// suite is cloned, the error is not).
     project: Result<Project, Arc<ProjectError>>,
@@ -223,28 +221,38 @@ fn caller_dir() -> PathBuf {
 impl Suite {
     /// An empty suite: no peers yet, and the calling crate's project for
     /// laws, regressions and expected failures
-    /// ([`Config::for_project`]: the shipped laws, the one default seed
+    /// ([`ConfigBuilder::project`]: the shipped laws, the one default seed
     /// policy, the `LAWSUITE_*` variables).
     pub fn new() -> Suite {
         let project = Project::discover(&caller_dir()).map_err(Arc::new);
-        let mut config = match &project {
-            Ok(project) => Config::for_project(project),
-            Err(_) => Config::new(),
+        // The environment is read once, here; a variable set to a value it
+        // cannot take fails the suite's setup, naming it.
+        let (environment, setup_errors) = match Environment::read() {
+            Ok(environment) => (environment, Vec::new()),
+            Err(errors) => (
+                Environment::none(),
+                errors.iter().map(ToString::to_string).collect(),
+            ),
         };
-        config.replay = Replay::CargoTest {
-            target: test_target(),
-        };
-        // A peer crate's trials are its peers': the reference is the
-        // oracle of the seeds, not a subject of the laws (which
-        // `judge_reference` turns back on).
-        config.judge_reference = false;
+        let mut config = Config::builder()
+            .environment(environment)
+            .replay(Replay::CargoTest {
+                target: test_target(),
+            })
+            // A peer crate's trials are its peers': the reference is the
+            // oracle of the seeds, not a subject of the laws (which
+            // `judge_reference` turns back on).
+            .judge_reference(false);
+        if let Ok(project) = &project {
+            config = config.project(project);
+        }
         Suite {
             config,
             project,
             reference: None,
             peers: Vec::new(),
             unavailable: Vec::new(),
-            setup_errors: Vec::new(),
+            setup_errors,
         }
     }
 
@@ -265,12 +273,11 @@ impl Suite {
 
     fn with_project(mut self, project: Result<Project, Arc<ProjectError>>) -> Suite {
         if let Ok(project) = &project {
-            let replay = self.config.replay.clone();
-            self.config = Config::for_project(project);
-            self.config.replay = replay;
+            self.config = self.config.project(project);
         }
+        let options = self.config.peer_options();
         let registry = match &project {
-            Ok(project) => project.registry().map_err(|e| e.to_string()),
+            Ok(project) => project.registry(&options).map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
         self.project = project;
@@ -306,7 +313,7 @@ impl Suite {
     /// lawsuite's to keep green. This checkout's `tests/conformance.rs`
     /// turns it on.
     pub fn judge_reference(mut self) -> Suite {
-        self.config.judge_reference = true;
+        self.config = self.config.judge_reference(true);
         self
     }
 
@@ -338,7 +345,8 @@ impl Suite {
                 .push(format!("Suite::builtin_peer({name:?}, …): {unknown}"));
             return self;
         }
-        match crate::conformance::peers::builtin_subject(name, builtin) {
+        let options = self.config.peer_options();
+        match crate::conformance::peers::builtin_subject(name, builtin, &options) {
             Ok(subject) => self.peers.push(subject),
             Err(unavailable) => self.unavailable.push(unavailable),
         }
@@ -348,33 +356,33 @@ impl Suite {
     /// Replay (and, under `LAWSUITE_RECORD=1`, record into) this regression
     /// directory instead of the project's.
     pub fn regressions(mut self, dir: impl Into<PathBuf>) -> Suite {
-        self.config.regressions = Some(dir.into());
+        self.config = self.config.regressions(Some(dir.into()));
         self
     }
 
     /// Also run the laws of this directory (beside the shipped ones); a
     /// directory that is missing or holds no law fails the suite's setup.
     pub fn laws(mut self, dir: impl Into<PathBuf>) -> Suite {
-        self.config.law_dirs.push(dir.into());
+        self.config = self.config.law_dir(dir);
         self
     }
 
     /// Leave out the laws lawsuite ships (run only [`Suite::laws`]).
     pub fn without_shipped_laws(mut self) -> Suite {
-        self.config.shipped_laws = false;
+        self.config = self.config.shipped_laws(false);
         self
     }
 
     /// Run no laws at all (regressions and seeds only).
     pub fn without_laws(mut self) -> Suite {
-        self.config.laws = false;
+        self.config = self.config.laws(false);
         self
     }
 
     /// Also read expected failures from the `*.toml` tables of `dir` (one
     /// table per registered peer name); the directory must exist.
     pub fn expected_failures(mut self, dir: impl Into<PathBuf>) -> Suite {
-        self.config.expected_dirs.push(dir.into());
+        self.config = self.config.expected_dir(dir);
         self
     }
 
@@ -384,7 +392,7 @@ impl Suite {
     /// because `reason`. A law without `law::` (the older spelling) is
     /// read as that law, with a warning.
     pub fn expect_failure(mut self, peer: &str, id: &str, reason: &str) -> Suite {
-        self.config.expected.push(ListedFailure {
+        self.config = self.config.expect_failure(ListedFailure {
             peer: peer.to_string(),
             id: id.to_string(),
             reason: reason.to_string(),
@@ -408,55 +416,62 @@ impl Suite {
         seeds: impl IntoIterator<Item = u64>,
     ) -> Suite {
         let seeds = Seeds::of(seeds.into_iter().collect());
-        for set in self
-            .config
-            .seeds
-            .iter_mut()
-            .filter(|s| s.generator == generator)
-        {
-            set.seeds = seeds.clone();
-        }
+        self.config = self.config.generator_seeds(generator, seeds);
         self
     }
 
     /// Put the `lawsuite` generator on this ground.
     pub fn ground(mut self, ground: Ground) -> Suite {
-        self.config.set_ground(ground);
+        self.config = self.config.ground(ground);
         self
     }
 
-    /// What the suite runs.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
-    /// The engine these trials run on.
-    pub fn engine(&self) -> Result<Engine, Vec<String>> {
-        self.engine_for(None)
-    }
-
-    /// The engine, holding only what trial `only` needs when one is named
-    /// ([`Config::engine`]).
-    fn engine_for(&self, only: Option<&str>) -> Result<Engine, Vec<String>> {
+    /// What the suite runs, or every problem that stops it from running:
+    /// the suite's setup errors (a variable set to a value it cannot take,
+    /// a misspelled built-in, an unreadable project) and the
+    /// configuration's ([`ConfigBuilder::build`]).
+    pub fn config(&self) -> Result<Config, Vec<String>> {
         let mut problems = self.setup_errors.clone();
         if let Err(e) = &self.project {
             problems.push(e.to_string());
         }
+        match self.config.clone().build() {
+            Ok(config) if problems.is_empty() => Ok(config),
+            Ok(_) => Err(problems),
+            Err(errors) => {
+                problems.extend(errors.iter().map(ConfigError::to_string));
+                Err(problems)
+            }
+        }
+    }
+
+    /// The engine these trials run on.
+    pub fn engine(&self) -> Result<Engine, Vec<String>> {
+        self.prepare(None).map(|(engine, _)| engine)
+    }
+
+    /// The configuration and the engine, holding only what trial `only`
+    /// needs when one is named ([`Config::engine`]).
+    fn prepare(&self, only: Option<&str>) -> Result<(Engine, Config), Vec<String>> {
+        let config = self.config();
         let Some(reference) = self.reference.clone() else {
+            let mut problems = config.err().unwrap_or_default();
             problems.push("the suite has no reference peer; call Suite::reference, or register one in lawsuite.toml".into());
             return Err(problems);
         };
-        if !problems.is_empty() {
-            return Err(problems);
-        }
+        let config = config?;
         let peers = PeerSet {
             reference,
             subjects: self.peers.clone(),
             unavailable: self.unavailable.clone(),
         };
-        self.config
-            .engine(peers, only)
-            .map_err(|errors| errors.iter().map(ConfigError::to_string).collect())
+        let engine = config.engine(peers, only).map_err(|errors| {
+            errors
+                .iter()
+                .map(ConfigError::to_string)
+                .collect::<Vec<_>>()
+        })?;
+        Ok((engine, config))
     }
 
     /// Build every trial.
@@ -465,51 +480,44 @@ impl Suite {
     }
 
     fn trials_for(&self, args: &Arguments) -> Vec<Trial> {
-        self.trials_sharing(args, &Arc::new(Shared::new(max_reports())))
-            .0
+        self.trials_sharing(args).0
     }
 
     /// The trials libtest will run for `args`: with `--exact NAME` (how
     /// nextest runs each trial in a process of its own) only that one is
     /// built, so the process starts no peer it does not use. Each trial
-    /// reports into `shared`; the engine, when it could be built, is
-    /// returned for the summary.
-    fn trials_sharing(
-        &self,
-        args: &Arguments,
-        shared: &Arc<Shared>,
-    ) -> (Vec<Trial>, Option<Arc<Engine>>) {
+    /// reports into the returned [`Shared`]; the engine, when it could be
+    /// built, is returned for the summary.
+    fn trials_sharing(&self, args: &Arguments) -> (Vec<Trial>, Option<Arc<Engine>>, Arc<Shared>) {
         // libtest matches `--exact` against the name or `[kind] name`, and
         // nextest passes the latter: take the id either way.
         let exact = match (&args.filter, args.exact, args.list) {
             (Some(name), true, false) => Some(exact_id(name).to_string()),
             _ => None,
         };
-        let engine = match self.engine_for(exact.as_deref()) {
-            Ok(engine) => match too_many_trials(&engine, &self.config) {
+        let setup_failed = |message: String| {
+            let shared = Arc::new(Shared::new(DEFAULT_MAX_REPORTS));
+            let trial = Trial::test("suite::setup", move || Err(message.into()));
+            (vec![trial], None, shared)
+        };
+        let (engine, shared) = match self.prepare(exact.as_deref()) {
+            Ok((engine, config)) => {
+                if let Some(message) = too_many_trials(&engine, &config) {
+                    return setup_failed(message);
+                }
                 // Said once, by the process that lists or runs them all
                 // (nextest runs each trial in a process of its own).
-                None if exact.is_none() => {
+                if exact.is_none() {
                     for warning in engine.warnings() {
                         eprintln!("warning: {warning}");
                     }
-                    Arc::new(engine)
                 }
-                None => Arc::new(engine),
-                Some(message) => {
-                    return (
-                        vec![Trial::test("suite::setup", move || Err(message.into()))],
-                        None,
-                    );
-                }
-            },
-            Err(problems) => {
-                let message = problems.join("\n");
-                return (
-                    vec![Trial::test("suite::setup", move || Err(message.into()))],
-                    None,
-                );
+                (
+                    Arc::new(engine),
+                    Arc::new(Shared::new(config.max_reports())),
+                )
             }
+            Err(problems) => return setup_failed(problems.join("\n")),
         };
         let trials = engine
             .trials_where(|id| exact.as_deref().is_none_or(|name| name == id))
@@ -537,7 +545,7 @@ impl Suite {
                 .with_ignored_flag(ignored)
             })
             .collect();
-        (trials, Some(engine))
+        (trials, Some(engine), shared)
     }
 
     /// Every trial's outcome, each run on its own as a libtest trial runs
@@ -580,8 +588,7 @@ impl Suite {
             args.test_threads = Some(2 * cores);
         }
         let started = Instant::now();
-        let shared = Arc::new(Shared::new(max_reports()));
-        let (trials, engine) = self.trials_sharing(&args, &shared);
+        let (trials, engine, shared) = self.trials_sharing(&args);
         let conclusion = libtest_mimic::run(&args, trials);
         // After libtest's result line, the summary `lawsuite run` ends
         // with (not for `--list`, nor a single trial nextest runs alone).
@@ -621,12 +628,7 @@ fn too_many_trials(engine: &Engine, config: &Config) -> Option<String> {
         .get(&crate::conformance::Kind::Seed)
         .copied()
         .unwrap_or(0);
-    let from_env = crate::environment::seeds().ok().flatten().filter(|range| {
-        config
-            .seeds
-            .iter()
-            .any(|s| s.seeds == Seeds::Range(range.clone()))
-    });
+    let from_env = config.seeds_from_environment();
     let (source, sweep) = match from_env {
         Some(range) => (
             format!(
@@ -642,15 +644,6 @@ fn too_many_trials(engine: &Engine, config: &Config) -> Option<String> {
     Some(format!(
         "{source}this suite would make {total} trials ({seeds} of them seed trials), more than the {MAX_TRIALS} a `cargo test` run lists (libtest holds every trial it lists); narrow the seeds, or run the sweep with `{sweep}`, which makes each trial as it runs it (`--shard K/N` spreads it over machines)"
     ))
-}
-
-/// `LAWSUITE_MAX_REPORTS`, or the default; a value it cannot take fails
-/// the suite's setup ([`crate::environment::problems`]).
-fn max_reports() -> usize {
-    crate::environment::max_reports()
-        .ok()
-        .flatten()
-        .unwrap_or(MAX_REPORTS)
 }
 
 /// A verdict as libtest sees it: an expected failure passes, a failure,
@@ -841,7 +834,7 @@ mod tests {
         // Counted, not listed: at once.
         assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
         let engine = wide.engine().unwrap();
-        let why = too_many_trials(&engine, wide.config()).unwrap();
+        let why = too_many_trials(&engine, &wide.config().unwrap()).unwrap();
         assert!(
             why.contains("(1000001 of them seed trials), more than the 1000000"),
             "{why}"
@@ -849,7 +842,7 @@ mod tests {
         assert!(why.contains("lawsuite run --seeds"), "{why}");
         // Up to the bound, every trial.
         let wide = wide.lawsuite_seeds(0..3);
-        assert!(too_many_trials(&wide.engine().unwrap(), wide.config()).is_none());
+        assert!(too_many_trials(&wide.engine().unwrap(), &wide.config().unwrap()).is_none());
         let seeds = wide
             .trials()
             .iter()

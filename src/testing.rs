@@ -211,3 +211,20 @@ pub fn outcome(
         compared: 0,
     }
 }
+
+/// How `rg` is run where the process's `LAWSUITE_RG*` variables say (the
+/// defaults overlaid with [`Environment::read`](crate::environment::Environment::read)),
+/// for tests and benchmarks that make a `ripgrep` peer themselves: with
+/// `LAWSUITE_RG` set and no `rg` on `PATH`, [`Ripgrep::default`](crate::ripgrep::Ripgrep)
+/// finds none.
+///
+/// ```
+/// use lawsuite::ripgrep::Ripgrep;
+/// let rg = Ripgrep::with_options(lawsuite::testing::rg_options()?);
+/// # let _ = rg;
+/// # Ok::<(), Vec<lawsuite::environment::EnvError>>(())
+/// ```
+pub fn rg_options() -> Result<crate::ripgrep::RgOptions, Vec<crate::environment::EnvError>> {
+    let env = crate::environment::Environment::read()?;
+    Ok(crate::ripgrep::RgOptions::default().overlay(&env))
+}

@@ -84,7 +84,11 @@ fn tree() -> tempfile::TempDir {
 
 #[test]
 fn peers_agree_on_a_small_tree_which_is_left_untouched() {
-    if let Err(why) = lawsuite::ripgrep::Ripgrep::default().availability() {
+    if let Err(why) = lawsuite::ripgrep::Ripgrep::with_options(
+        lawsuite::testing::rg_options().expect("the LAWSUITE_RG* variables"),
+    )
+    .availability()
+    {
         // Never green by skipping where the tool must be: CI installs rg.
         assert!(
             std::env::var_os("CI").is_none(),

@@ -85,7 +85,11 @@ fn table(outcomes: &[Outcome]) -> BTreeMap<String, &'static str> {
 /// both front doors.
 #[test]
 fn cli_and_suite_give_the_same_verdicts_for_a_renamed_builtin() {
-    let rg_ready = lawsuite::ripgrep::Ripgrep::default().availability().is_ok();
+    let rg_ready = lawsuite::ripgrep::Ripgrep::with_options(
+        lawsuite::testing::rg_options().expect("the LAWSUITE_RG* variables"),
+    )
+    .availability()
+    .is_ok();
     assert!(
         rg_ready || std::env::var_os("CI").is_none(),
         "rg is needed in CI"

@@ -22,11 +22,14 @@ use serde_json::{Value, json};
 
 fn peers() -> Vec<Box<dyn Search>> {
     let mut peers: Vec<Box<dyn Search>> = vec![Box::new(Portable::default())];
-    let rg = Ripgrep::default();
+    let rg =
+        Ripgrep::with_options(lawsuite::testing::rg_options().expect("the LAWSUITE_RG* variables"));
     match rg.availability() {
         Ok(_) => {
             peers.push(Box::new(rg));
-            peers.push(Box::new(RipgrepWalk::default()));
+            peers.push(Box::new(RipgrepWalk::with_options(
+                lawsuite::testing::rg_options().expect("the LAWSUITE_RG* variables"),
+            )));
         }
         Err(why) => {
             // Never green by skipping where the tool must be: CI installs rg.

@@ -16,7 +16,8 @@ fn peers() -> Vec<Box<dyn Search>> {
         Box::new(Portable::default()),
         Box::new(Portable::with_threads(1)),
     ];
-    let rg = Ripgrep::default();
+    let rg =
+        Ripgrep::with_options(lawsuite::testing::rg_options().expect("the LAWSUITE_RG* variables"));
     match rg.availability() {
         Ok(_) => peers.push(Box::new(rg)),
         Err(why) => {

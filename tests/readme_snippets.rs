@@ -118,7 +118,7 @@ fn every_toml_snippet_is_what_it_shows() {
                     panic!("{readme}: the project snippet is refused: {e}\n{body}")
                 });
                 project
-                    .registry()
+                    .registry(&lawsuite::registry::PeerOptions::default())
                     .unwrap_or_else(|e| panic!("{readme}: its peers are refused: {e}\n{body}"));
                 "project"
             } else if value.contains_key("dev-dependencies") {

@@ -21,7 +21,9 @@ use serde::Serialize;
 
 /// The two peers, or `None` (with a note) when no suitable `rg` exists.
 fn peers() -> Option<(Portable, RipgrepWalk)> {
-    let walk = RipgrepWalk::default();
+    let walk = RipgrepWalk::with_options(
+        lawsuite::testing::rg_options().expect("the LAWSUITE_RG* variables"),
+    );
     match walk.availability() {
         Ok(_) => Some((Portable::default(), walk)),
         Err(why) => {

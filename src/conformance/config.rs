@@ -1,19 +1,26 @@
 //! What a run holds, said once: law sources, regressions, expected
-//! failures, seed sets, where failing seeds are recorded, and how replay
-//! commands are spelled, with the one default seed policy and the
-//! environment overlaid ([`crate::environment`]).
+//! failures, seed sets, where failing seeds are recorded, how replay
+//! commands are spelled, and how peers and trials run (the built-ins'
+//! `rg`, an external peer's timeouts, the SLOW period, the interrupt
+//! grace, how many failures are printed in full, how often each trial is
+//! asked), with the one default seed policy and the environment
+//! overlaid ([`crate::environment`]).
 //!
-//! Both front doors are adapters onto a [`Config`]: [`crate::suite::Suite`]
-//! is a builder over one, and `lawsuite run` maps its flags onto one. Only
-//! [`Config::engine`] assembles an [`Engine`] from it, so the same project
-//! gives the same trials through either door (a test lines up their
-//! default trial lists), as nextest maps its command line onto library
-//! builders and proptest keeps one `Config`.
+//! A [`Config`] is made once, by a [`ConfigBuilder`], and then trusted: its
+//! fields are private and [`ConfigBuilder::build`] refuses a configuration
+//! that cannot make a run (ripgrep's `HiArgs` is the model). Both front
+//! doors are adapters onto one: [`crate::suite::Suite`] is a builder over
+//! a [`ConfigBuilder`], and every `lawsuite` command that runs a peer maps
+//! its flags onto one. Only [`Config::engine`] assembles an [`Engine`]
+//! from it, so the same project gives the same trials through either door
+//! (a test lines up their default trial lists), as nextest maps its
+//! command line onto library builders and proptest keeps one `Config`.
 //!
-//! Precedence, lowest first: the defaults of [`Config::new`] (every shipped
-//! law; the TypeScript kit's 12 seeds and the `lawsuite` generator's
-//! `0..64`), the project's `lawsuite.toml` ([`Config::for_project`]), the
-//! `LAWSUITE_*` variables, and explicit settings (a flag, a builder call).
+//! Precedence, lowest first: the defaults (every shipped law; the
+//! TypeScript kit's 12 seeds and the `lawsuite` generator's `0..64`), the
+//! project's `lawsuite.toml` ([`ConfigBuilder::project`]), the `LAWSUITE_*`
+//! variables ([`ConfigBuilder::environment`]), and explicit settings (a
+//! flag, a builder call), whatever order they are given in.
 //!
 //! ```
 //! use lawsuite::conformance::config::Config;
@@ -22,11 +29,12 @@
 //! use lawsuite::kit::Generator;
 //! use lawsuite::portable::Portable;
 //!
-//! let mut config = Config::new();
-//! config.shipped_laws = false;
-//! config.laws = false;
-//! config.only_generator(Generator::Smthrs);
-//! config.set_seeds(4..5);
+//! let config = Config::builder()
+//!     .laws(false)
+//!     .only_generator(Generator::Smthrs)
+//!     .seeds(4..5)
+//!     .build()
+//!     .map_err(|e| format!("{e:?}"))?;
 //! let peers = PeerSet::new(
 //!     Subject::new("portable", Portable::default()),
 //!     vec![Subject::new("one-thread", Portable::with_threads(1))],
@@ -43,10 +51,14 @@ use std::path::{Path, PathBuf};
 
 use super::peers::{PeerError, PeerSet};
 use super::{Engine, Expectations, Item, ItemId, Replay, TrialId};
-use crate::environment::{self, EnvError};
+use std::time::Duration;
+
+use crate::environment::Environment;
 use crate::kit::Generator;
 use crate::peer::Ground;
 use crate::project::Project;
+use crate::registry::PeerOptions;
+use crate::ripgrep::RgOptions;
 
 /// The seeds of one generator on one ground.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -156,10 +168,6 @@ pub struct ListedFailure {
 /// A configuration that cannot make a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConfigError {
-    /// A `LAWSUITE_*` variable holds a value it cannot take.
-    Env(EnvError),
-    /// The project cannot be found or read.
-    Project(String),
     /// The peers cannot make a run.
     Peers(PeerError),
     /// A law directory that does not exist.
@@ -175,8 +183,6 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::Env(e) => write!(f, "{e}"),
-            ConfigError::Project(e) => write!(f, "{e}"),
             ConfigError::Peers(e) => write!(f, "{e}"),
             ConfigError::LawDirMissing(dir) => write!(
                 f,
@@ -208,96 +214,405 @@ impl From<PeerError> for ConfigError {
     }
 }
 
-/// What a run holds. See the [module documentation](self).
+/// The failing calls printed in full when nothing says otherwise
+/// (`LAWSUITE_MAX_REPORTS`, `lawsuite run --max-reports`): a skeleton's
+/// first run printed 28,803 lines for 346 failures before there was one.
+pub const DEFAULT_MAX_REPORTS: usize = 20;
+
+/// How long running trials get to end after the first interrupt when
+/// nothing says otherwise (`LAWSUITE_INTERRUPT_GRACE_SECS`): an external
+/// peer's default per-call timeout, so an honest peer's call in flight
+/// ends, and a stuck one does not hold the run for minutes (it waited
+/// 445 s).
+pub const DEFAULT_INTERRUPT_GRACE: Duration = crate::protocol::DEFAULT_CALL_TIMEOUT;
+
+/// What a run holds, valid by construction: made only by
+/// [`ConfigBuilder::build`], which resolves every setting (its default,
+/// the project's, the environment's, an explicit one) and refuses a
+/// configuration that cannot make a run. See the [module
+/// documentation](self).
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Whether laws run at all (`--no-laws` turns them off).
-    pub laws: bool,
-    /// Whether the laws lawsuite ships run.
-    pub shipped_laws: bool,
-    /// Law directories run beside the shipped laws; each must hold laws.
-    pub law_dirs: Vec<PathBuf>,
-    /// The regression directory replayed (a missing one holds none);
-    /// `None`: no regressions.
-    pub regressions: Option<PathBuf>,
-    /// The project's expected-failures directory (a missing one lists none).
-    pub project_expected: Option<PathBuf>,
-    /// More expected-failures directories; each must exist.
-    pub expected_dirs: Vec<PathBuf>,
-    /// Expected failures given in code.
-    pub expected: Vec<ListedFailure>,
-    /// The seed sets, in order.
-    pub seeds: Vec<SeedSet>,
-    /// Only this call of each plan (`--call`).
-    pub only_call: Option<usize>,
-    /// Where failing seeds are shrunk and recorded, if anywhere.
-    pub record: Option<PathBuf>,
-    /// How replay commands are spelled.
-    pub replay: Replay,
-    /// Whether the reference's own answers are judged by the laws and
-    /// regressions, as a subject's are (`lawsuite run` does; a peer
-    /// crate's [`crate::suite::Suite`] does not unless asked: there the
-    /// reference only answers the seeds' calls, as the oracle).
-    pub judge_reference: bool,
-    /// How many times each trial is asked, each on fresh trees (`--repeat`,
-    /// `LAWSUITE_REPEAT`; 1 by default); verdicts that differ make the
-    /// trial [flaky](crate::conformance::Verdict::Flaky).
-    pub repeat: u32,
-    /// Whether `LAWSUITE_RECORD=1` asked for recording (it records into
-    /// the regression directory, whichever is set when the engine is made).
-    record_from_env: bool,
-    /// Problems found while reading the environment, reported by
-    /// [`Config::engine`].
-    problems: Vec<ConfigError>,
+    laws: bool,
+    shipped_laws: bool,
+    law_dirs: Vec<PathBuf>,
+    regressions: Option<PathBuf>,
+    project_expected: Option<PathBuf>,
+    expected_dirs: Vec<PathBuf>,
+    expected: Vec<ListedFailure>,
+    seeds: Vec<SeedSet>,
+    /// The range `LAWSUITE_SEEDS` put on every generator, when it did.
+    seeds_from_env: Option<Range<u64>>,
+    only_call: Option<usize>,
+    record: Option<PathBuf>,
+    replay: Replay,
+    judge_reference: bool,
+    repeat: u32,
+    peers: PeerOptions,
+    slow_period: Option<Duration>,
+    interrupt_grace: Duration,
+    max_reports: usize,
 }
 
-impl Default for Config {
-    fn default() -> Config {
-        Config::new()
+/// Makes a [`Config`]. Settings may be given in any order: each is
+/// resolved when the configuration is built, an explicit one over the
+/// environment's, the environment's over the project's, the project's over
+/// the default.
+///
+/// ```
+/// use std::time::Duration;
+/// use lawsuite::conformance::config::Config;
+/// use lawsuite::environment::Environment;
+///
+/// let env = Environment::from_vars([("LAWSUITE_REPEAT", "3"), ("LAWSUITE_SEEDS", "5")])?;
+/// let config = Config::builder()
+///     .environment(env)
+///     .repeat(2)
+///     .build()
+///     .map_err(|e| format!("{e:?}"))?;
+/// assert_eq!(config.repeat(), 2); // the explicit setting wins
+/// assert_eq!(config.seeds_from_environment(), Some(5..6));
+/// assert_eq!(config.slow_period(), Some(Duration::from_secs(10)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ConfigBuilder {
+    environment: Environment,
+    project: Option<ProjectPaths>,
+    laws: Option<bool>,
+    shipped_laws: Option<bool>,
+    law_dirs: Vec<PathBuf>,
+    regressions: Option<Option<PathBuf>>,
+    expected_dirs: Vec<PathBuf>,
+    expected: Vec<ListedFailure>,
+    only_generator: Option<Generator>,
+    seed_range: Option<Range<u64>>,
+    generator_seeds: Vec<(Generator, Seeds)>,
+    seed_sets: Option<Vec<SeedSet>>,
+    ground: Option<Ground>,
+    no_seeds: bool,
+    only_call: Option<usize>,
+    record: Option<PathBuf>,
+    replay: Option<Replay>,
+    judge_reference: Option<bool>,
+    repeat: Option<u32>,
+    rg_program: Option<PathBuf>,
+    rg_timeout: Option<Duration>,
+    rg_memory_bound: Option<Option<u64>>,
+    call_timeout: Option<Duration>,
+    handshake_timeout: Option<Duration>,
+    slow_period: Option<Option<Duration>>,
+    interrupt_grace: Option<Duration>,
+    max_reports: Option<usize>,
+}
+
+/// What a configuration takes from a project.
+#[derive(Clone, Debug)]
+struct ProjectPaths {
+    shipped_laws: bool,
+    laws: Vec<PathBuf>,
+    regressions: PathBuf,
+    expected: PathBuf,
+}
+
+impl ConfigBuilder {
+    /// Overlay these `LAWSUITE_*` variables ([`Environment::read`] reads
+    /// the process's, once).
+    pub fn environment(mut self, environment: Environment) -> ConfigBuilder {
+        self.environment = environment;
+        self
+    }
+
+    /// Take `project`'s law directories, whether its shipped laws run, its
+    /// regressions and expected failures.
+    pub fn project(mut self, project: &Project) -> ConfigBuilder {
+        self.project = Some(ProjectPaths {
+            shipped_laws: project.shipped_laws,
+            laws: project.laws.clone(),
+            regressions: project.regressions.clone(),
+            expected: project.expected.clone(),
+        });
+        self
+    }
+
+    /// Run laws at all (`false`: `--no-laws`).
+    pub fn laws(mut self, on: bool) -> ConfigBuilder {
+        self.laws = Some(on);
+        self
+    }
+
+    /// Run the laws lawsuite ships (`false`: `--no-shipped-laws`).
+    pub fn shipped_laws(mut self, on: bool) -> ConfigBuilder {
+        self.shipped_laws = Some(on);
+        self
+    }
+
+    /// Also run the laws of `dir`, which must hold laws.
+    pub fn law_dir(mut self, dir: impl Into<PathBuf>) -> ConfigBuilder {
+        self.law_dirs.push(dir.into());
+        self
+    }
+
+    /// Replay (and record into) `dir` instead of the project's regression
+    /// directory; `None`: no regressions.
+    pub fn regressions(mut self, dir: Option<PathBuf>) -> ConfigBuilder {
+        self.regressions = Some(dir);
+        self
+    }
+
+    /// Also read expected failures from `dir`, which must exist.
+    pub fn expected_dir(mut self, dir: impl Into<PathBuf>) -> ConfigBuilder {
+        self.expected_dirs.push(dir.into());
+        self
+    }
+
+    /// List one expected failure in code.
+    pub fn expect_failure(mut self, failure: ListedFailure) -> ConfigBuilder {
+        self.expected.push(failure);
+        self
+    }
+
+    /// Run only the seeds of `generator`.
+    pub fn only_generator(mut self, generator: Generator) -> ConfigBuilder {
+        self.only_generator = Some(generator);
+        self
+    }
+
+    /// Run `range` on every generator instead of its seeds (kept as a
+    /// range: nothing is made per seed).
+    pub fn seeds(mut self, range: Range<u64>) -> ConfigBuilder {
+        self.seed_range = Some(range);
+        self
+    }
+
+    /// Run `seeds` on `generator` (over [`ConfigBuilder::seeds`] and
+    /// `LAWSUITE_SEEDS`).
+    pub fn generator_seeds(mut self, generator: Generator, seeds: Seeds) -> ConfigBuilder {
+        self.generator_seeds.retain(|(g, _)| *g != generator);
+        self.generator_seeds.push((generator, seeds));
+        self
+    }
+
+    /// Run exactly these seed sets, whatever else says (`--rerun-failed`).
+    pub fn seed_sets(mut self, sets: Vec<SeedSet>) -> ConfigBuilder {
+        self.seed_sets = Some(sets);
+        self
+    }
+
+    /// Put the `lawsuite` generator on `ground`.
+    pub fn ground(mut self, ground: Ground) -> ConfigBuilder {
+        self.ground = Some(ground);
+        self
+    }
+
+    /// Run no seeds.
+    pub fn no_seeds(mut self) -> ConfigBuilder {
+        self.no_seeds = true;
+        self
+    }
+
+    /// Only this call of each plan (`--call`).
+    pub fn only_call(mut self, call: Option<usize>) -> ConfigBuilder {
+        self.only_call = call;
+        self
+    }
+
+    /// Shrink and record failing seeds into `dir`.
+    pub fn record(mut self, dir: impl Into<PathBuf>) -> ConfigBuilder {
+        self.record = Some(dir.into());
+        self
+    }
+
+    /// Spell replay commands so.
+    pub fn replay(mut self, replay: Replay) -> ConfigBuilder {
+        self.replay = Some(replay);
+        self
+    }
+
+    /// Judge the reference's own answers by the laws and regressions, as
+    /// a subject's are (the default; a peer crate's
+    /// [`crate::suite::Suite`] turns it off: there the reference only
+    /// answers the seeds' calls, as the oracle).
+    pub fn judge_reference(mut self, judge: bool) -> ConfigBuilder {
+        self.judge_reference = Some(judge);
+        self
+    }
+
+    /// Ask each trial `times` times (at least once), each on fresh trees.
+    pub fn repeat(mut self, times: u32) -> ConfigBuilder {
+        self.repeat = Some(times.max(1));
+        self
+    }
+
+    /// Run the built-ins' `rg` from `program`.
+    pub fn rg_program(mut self, program: impl Into<PathBuf>) -> ConfigBuilder {
+        self.rg_program = Some(program.into());
+        self
+    }
+
+    /// Give each call of a built-in `rg` peer `timeout`.
+    pub fn rg_timeout(mut self, timeout: Duration) -> ConfigBuilder {
+        self.rg_timeout = Some(timeout);
+        self
+    }
+
+    /// Bound each `rg`'s address space at `mb` MiB (`None`: no bound).
+    pub fn rg_memory_bound(mut self, mb: Option<u64>) -> ConfigBuilder {
+        self.rg_memory_bound = Some(mb);
+        self
+    }
+
+    /// An external peer's per-call timeout where its table sets none.
+    pub fn call_timeout(mut self, timeout: Duration) -> ConfigBuilder {
+        self.call_timeout = Some(timeout);
+        self
+    }
+
+    /// An external peer's handshake timeout where its table sets none.
+    pub fn handshake_timeout(mut self, timeout: Duration) -> ConfigBuilder {
+        self.handshake_timeout = Some(timeout);
+        self
+    }
+
+    /// Name a running trial once per `period` (`None`: never).
+    pub fn slow_period(mut self, period: Option<Duration>) -> ConfigBuilder {
+        self.slow_period = Some(period);
+        self
+    }
+
+    /// Give running trials `grace` to end after the first interrupt.
+    pub fn interrupt_grace(mut self, grace: Duration) -> ConfigBuilder {
+        self.interrupt_grace = Some(grace);
+        self
+    }
+
+    /// Print this many failing calls in full, the rest as a line each
+    /// (`0`: all).
+    pub fn max_reports(mut self, n: usize) -> ConfigBuilder {
+        self.max_reports = Some(n);
+        self
+    }
+
+    /// The options peers are started with, as the configuration built now
+    /// would hold them ([`Config::peer_options`]): a
+    /// [`crate::suite::Suite`] starts its registry's peers before its
+    /// configuration is built.
+    pub fn peer_options(&self) -> PeerOptions {
+        let env = &self.environment;
+        let mut rg = RgOptions::default().overlay(env);
+        if let Some(program) = &self.rg_program {
+            rg = rg.program(program.clone());
+        }
+        if let Some(timeout) = self.rg_timeout {
+            rg = rg.timeout(timeout);
+        }
+        if let Some(mb) = self.rg_memory_bound {
+            rg = rg.memory_bound(mb);
+        }
+        let mut options = PeerOptions::default().rg(rg);
+        if let Some(timeout) = self.call_timeout {
+            options = options.call_timeout(timeout);
+        }
+        if let Some(timeout) = self.handshake_timeout {
+            options = options.handshake_timeout(timeout);
+        }
+        options
+    }
+
+    /// The configuration, or every problem that stops it from making a
+    /// run.
+    pub fn build(self) -> Result<Config, Vec<ConfigError>> {
+        let env = &self.environment;
+        let peers = self.peer_options();
+        let project = self.project.as_ref();
+        let laws = self.laws.unwrap_or(true);
+        let shipped_laws = self
+            .shipped_laws
+            .or(project.map(|p| p.shipped_laws))
+            .unwrap_or(true);
+        let law_dirs: Vec<PathBuf> = project
+            .map(|p| p.laws.clone())
+            .unwrap_or_default()
+            .into_iter()
+            .chain(self.law_dirs)
+            .collect();
+        let regressions = match self.regressions {
+            Some(dir) => dir,
+            None => project.map(|p| p.regressions.clone()),
+        };
+        let (seeds, seeds_from_env) = match self.seed_sets {
+            Some(sets) => (sets, None),
+            None => {
+                let ground = self.ground.or(env.ground()).unwrap_or_default();
+                let mut sets = Config::default_seeds(ground);
+                let from_env = env.seeds().filter(|_| self.seed_range.is_none());
+                if let Some(range) = self.seed_range.clone().or(from_env.clone()) {
+                    for set in &mut sets {
+                        set.seeds = Seeds::Range(range.clone());
+                    }
+                }
+                for (generator, seeds) in &self.generator_seeds {
+                    for set in sets.iter_mut().filter(|s| s.generator == *generator) {
+                        set.seeds = seeds.clone();
+                    }
+                }
+                if let Some(generator) = self.only_generator {
+                    sets.retain(|s| s.generator == generator);
+                }
+                if self.no_seeds {
+                    sets.clear();
+                }
+                // Named only while its range is what the seeds are.
+                let from_env = from_env
+                    .filter(|range| sets.iter().any(|s| s.seeds == Seeds::Range(range.clone())));
+                (sets, from_env)
+            }
+        };
+        let record = self
+            .record
+            .or_else(|| regressions.clone().filter(|_| env.record()));
+        let config = Config {
+            laws,
+            shipped_laws,
+            law_dirs,
+            regressions,
+            project_expected: project.map(|p| p.expected.clone()),
+            expected_dirs: self.expected_dirs,
+            expected: self.expected,
+            seeds,
+            seeds_from_env,
+            only_call: self.only_call,
+            record,
+            replay: self.replay.unwrap_or_default(),
+            judge_reference: self.judge_reference.unwrap_or(true),
+            repeat: self.repeat.or(env.repeat()).unwrap_or(1),
+            peers,
+            slow_period: self
+                .slow_period
+                .or(env.slow_period())
+                .unwrap_or(Some(super::slow::DEFAULT_PERIOD)),
+            interrupt_grace: self
+                .interrupt_grace
+                .or(env.interrupt_grace())
+                .unwrap_or(DEFAULT_INTERRUPT_GRACE),
+            max_reports: self
+                .max_reports
+                .or(env.max_reports())
+                .unwrap_or(DEFAULT_MAX_REPORTS),
+        };
+        let problems = config.problems();
+        if problems.is_empty() {
+            Ok(config)
+        } else {
+            Err(problems)
+        }
     }
 }
 
 impl Config {
-    /// The defaults, with the environment overlaid: every shipped law, no
-    /// regressions, the default seeds ([`Config::default_seeds`]).
-    pub fn new() -> Config {
-        let problems: Vec<ConfigError> = environment::problems()
-            .into_iter()
-            .map(ConfigError::Env)
-            .collect();
-        let ground = environment::ground().ok().flatten().unwrap_or_default();
-        let mut config = Config {
-            laws: true,
-            shipped_laws: true,
-            law_dirs: Vec::new(),
-            regressions: None,
-            project_expected: None,
-            expected_dirs: Vec::new(),
-            expected: Vec::new(),
-            seeds: Config::default_seeds(ground),
-            only_call: None,
-            record: None,
-            replay: Replay::default(),
-            judge_reference: true,
-            repeat: environment::repeat().ok().flatten().unwrap_or(1),
-            record_from_env: environment::record().unwrap_or(false),
-            problems,
-        };
-        if let Ok(Some(range)) = environment::seeds() {
-            config.set_seeds(range);
-        }
-        config
-    }
-
-    /// [`Config::new`] over `project`: its law directories, whether its
-    /// shipped laws run, its regressions and expected failures.
-    pub fn for_project(project: &Project) -> Config {
-        let mut config = Config::new();
-        config.shipped_laws = project.shipped_laws;
-        config.law_dirs = project.laws.clone();
-        config.regressions = Some(project.regressions.clone());
-        config.project_expected = Some(project.expected.clone());
-        config
+    /// A builder with every setting at its default.
+    pub fn builder() -> ConfigBuilder {
+        ConfigBuilder::default()
     }
 
     /// The one default seed policy of both front doors: the TypeScript
@@ -328,31 +643,36 @@ impl Config {
             .collect()
     }
 
-    /// Keep only the seeds of `generator`.
-    pub fn only_generator(&mut self, generator: Generator) {
-        self.seeds.retain(|s| s.generator == generator);
+    /// Whether laws run at all.
+    pub fn laws(&self) -> bool {
+        self.laws
     }
 
-    /// Run `range` on every generator instead of its seeds (kept as a
-    /// range: nothing is made per seed).
-    pub fn set_seeds(&mut self, range: Range<u64>) {
-        for set in &mut self.seeds {
-            set.seeds = Seeds::Range(range.clone());
-        }
+    /// Whether the laws lawsuite ships run.
+    pub fn shipped_laws(&self) -> bool {
+        self.shipped_laws
     }
 
-    /// Put the `lawsuite` generator on `ground`.
-    pub fn set_ground(&mut self, ground: Ground) {
-        for set in &mut self.seeds {
-            if set.generator == Generator::Lawsuite {
-                set.ground = ground;
-            }
-        }
+    /// The law directories run beside the shipped laws.
+    pub fn law_dirs(&self) -> &[PathBuf] {
+        &self.law_dirs
     }
 
-    /// Run no seeds.
-    pub fn no_seeds(&mut self) {
-        self.seeds.clear();
+    /// The regression directory replayed (a missing one holds none), if
+    /// any.
+    pub fn regressions(&self) -> Option<&Path> {
+        self.regressions.as_deref()
+    }
+
+    /// The seed sets, in order.
+    pub fn seed_sets(&self) -> &[SeedSet] {
+        &self.seeds
+    }
+
+    /// The range `LAWSUITE_SEEDS` put on every generator, while the seeds
+    /// are that range.
+    pub fn seeds_from_environment(&self) -> Option<Range<u64>> {
+        self.seeds_from_env.clone()
     }
 
     /// The generators whose seeds run, in order.
@@ -364,9 +684,58 @@ impl Config {
             .collect()
     }
 
+    /// Only this call of each plan, if one is named.
+    pub fn only_call(&self) -> Option<usize> {
+        self.only_call
+    }
+
+    /// Where failing seeds are shrunk and recorded, if anywhere: the
+    /// explicit directory, else the regression directory under
+    /// `LAWSUITE_RECORD=1`.
+    pub fn record_dir(&self) -> Option<&Path> {
+        self.record.as_deref()
+    }
+
+    /// How replay commands are spelled.
+    pub fn replay(&self) -> &Replay {
+        &self.replay
+    }
+
+    /// Whether the reference is judged by the laws and regressions too.
+    pub fn judge_reference(&self) -> bool {
+        self.judge_reference
+    }
+
+    /// How many times each trial is asked, each on fresh trees; verdicts
+    /// that differ make the trial [flaky](crate::conformance::Verdict::Flaky).
+    pub fn repeat(&self) -> u32 {
+        self.repeat
+    }
+
+    /// How peers are started: the built-ins' `rg`, an external peer's
+    /// default timeouts.
+    pub fn peer_options(&self) -> &PeerOptions {
+        &self.peers
+    }
+
+    /// How often a running trial is named on stderr (`None`: never).
+    pub fn slow_period(&self) -> Option<Duration> {
+        self.slow_period
+    }
+
+    /// How long running trials get to end after the first interrupt.
+    pub fn interrupt_grace(&self) -> Duration {
+        self.interrupt_grace
+    }
+
+    /// How many failing calls are printed in full (`0`: all).
+    pub fn max_reports(&self) -> usize {
+        self.max_reports
+    }
+
     /// Every problem that stops this configuration from making a run.
-    pub fn problems(&self) -> Vec<ConfigError> {
-        let mut out = self.problems.clone();
+    fn problems(&self) -> Vec<ConfigError> {
+        let mut out = Vec::new();
         if self.laws {
             for dir in &self.law_dirs {
                 if !dir.is_dir() {
@@ -483,6 +852,7 @@ impl Config {
         engine.set_replay(self.replay.clone());
         engine.set_judge_reference(self.judge_reference);
         engine.set_repeat(self.repeat);
+        engine.set_slow_period(self.slow_period);
         if let Some(dir) = self.record_dir() {
             engine.record_into(dir.to_path_buf());
         }
@@ -509,16 +879,6 @@ impl Config {
         }
         expectations
     }
-
-    /// Where failing seeds are recorded: [`Config::record`], else the
-    /// regression directory under `LAWSUITE_RECORD=1`.
-    fn record_dir(&self) -> Option<&Path> {
-        self.record.as_deref().or_else(|| {
-            self.record_from_env
-                .then_some(self.regressions.as_deref())
-                .flatten()
-        })
-    }
 }
 
 #[cfg(test)]
@@ -528,9 +888,19 @@ mod tests {
     #[test]
     fn a_law_directory_that_is_missing_or_empty_is_refused() {
         let empty = tempfile::tempdir().unwrap();
-        let mut config = Config::new();
-        config.law_dirs = vec![empty.path().join("nope"), empty.path().to_path_buf()];
-        config.no_seeds();
+        let missing = Config::builder()
+            .law_dir(empty.path().join("nope"))
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            missing,
+            [ConfigError::LawDirMissing(empty.path().join("nope"))]
+        );
+        let config = Config::builder()
+            .law_dir(empty.path())
+            .no_seeds()
+            .build()
+            .unwrap();
         let peers = PeerSet::new(
             super::super::Subject::new("noop", crate::peer::Noop),
             Vec::new(),
@@ -538,35 +908,108 @@ mod tests {
         let problems = config.engine(peers, None).unwrap_err();
         assert_eq!(
             problems,
-            [
-                ConfigError::LawDirMissing(empty.path().join("nope")),
-                ConfigError::LawDirEmpty(empty.path().to_path_buf())
-            ]
+            [ConfigError::LawDirEmpty(empty.path().to_path_buf())]
         );
     }
 
     #[test]
     fn no_laws_at_all_is_refused_unless_laws_are_off() {
-        let mut config = Config::new();
-        config.shipped_laws = false;
-        assert_eq!(config.problems(), [ConfigError::NoLaws]);
-        config.laws = false;
-        assert!(config.problems().is_empty());
+        let refused = Config::builder().shipped_laws(false).build().unwrap_err();
+        assert_eq!(refused, [ConfigError::NoLaws]);
+        assert!(
+            Config::builder()
+                .shipped_laws(false)
+                .laws(false)
+                .build()
+                .is_ok()
+        );
     }
 
     #[test]
     fn one_generator_and_one_range() {
-        let mut config = Config::new();
-        config.only_generator(Generator::Lawsuite);
-        config.set_seeds(3..5);
-        config.set_ground(Ground::Full);
+        let config = Config::builder()
+            .ground(Ground::Full)
+            .seeds(3..5)
+            .only_generator(Generator::Lawsuite)
+            .build()
+            .unwrap();
         assert_eq!(
-            config.seeds,
+            config.seed_sets(),
             [SeedSet {
                 generator: Generator::Lawsuite,
                 ground: Ground::Full,
                 seeds: Seeds::Range(3..5)
             }]
         );
+    }
+
+    #[test]
+    fn an_explicit_setting_beats_the_environment_which_beats_the_default() {
+        let env = Environment::from_vars([
+            ("LAWSUITE_SEEDS", "7..9"),
+            ("LAWSUITE_GROUND", "full"),
+            ("LAWSUITE_REPEAT", "3"),
+            ("LAWSUITE_SLOW_SECS", "0"),
+            ("LAWSUITE_INTERRUPT_GRACE_SECS", "2.5"),
+            ("LAWSUITE_MAX_REPORTS", "0"),
+            ("LAWSUITE_RG_TIMEOUT_MS", "1500"),
+            ("LAWSUITE_RG_MEMORY_MB", "0"),
+        ])
+        .unwrap();
+        let from_env = Config::builder().environment(env.clone()).build().unwrap();
+        assert_eq!(from_env.seeds_from_environment(), Some(7..9));
+        assert!(
+            from_env
+                .seed_sets()
+                .iter()
+                .all(|s| s.seeds == Seeds::Range(7..9))
+        );
+        assert_eq!(from_env.seed_sets()[1].ground, Ground::Full);
+        assert_eq!(from_env.repeat(), 3);
+        assert_eq!(from_env.slow_period(), None);
+        assert_eq!(from_env.interrupt_grace(), Duration::from_millis(2500));
+        assert_eq!(from_env.max_reports(), 0);
+        let rg = from_env.peer_options().get_rg();
+        assert_eq!(rg.get_timeout(), Duration::from_millis(1500));
+        assert_eq!(rg.get_memory_bound(), None);
+
+        let explicit = Config::builder()
+            .repeat(2)
+            .seeds(1..2)
+            .ground(Ground::Shared)
+            .slow_period(Some(Duration::from_secs(4)))
+            .rg_timeout(Duration::from_secs(9))
+            .environment(env)
+            .build()
+            .unwrap();
+        assert_eq!(explicit.repeat(), 2);
+        assert_eq!(explicit.seeds_from_environment(), None);
+        assert_eq!(explicit.seed_sets()[1].seeds, Seeds::Range(1..2));
+        assert_eq!(explicit.seed_sets()[1].ground, Ground::Shared);
+        assert_eq!(explicit.slow_period(), Some(Duration::from_secs(4)));
+        assert_eq!(
+            explicit.peer_options().get_rg().get_timeout(),
+            Duration::from_secs(9)
+        );
+
+        let defaults = Config::builder().build().unwrap();
+        assert_eq!(defaults.repeat(), 1);
+        assert_eq!(defaults.max_reports(), DEFAULT_MAX_REPORTS);
+        assert_eq!(defaults.interrupt_grace(), Duration::from_secs(10));
+        assert_eq!(defaults.peer_options(), &PeerOptions::default());
+        assert_eq!(defaults.record_dir(), None);
+    }
+
+    #[test]
+    fn record_1_records_into_the_regression_directory_whichever_it_is() {
+        let env = Environment::from_vars([("LAWSUITE_RECORD", "1")]).unwrap();
+        let config = Config::builder()
+            .environment(env.clone())
+            .regressions(Some("here".into()))
+            .build()
+            .unwrap();
+        assert_eq!(config.record_dir(), Some(Path::new("here")));
+        let none = Config::builder().environment(env).build().unwrap();
+        assert_eq!(none.record_dir(), None);
     }
 }

@@ -111,6 +111,9 @@ pub struct Engine {
     expectations: Expectations,
     /// How many times each trial is asked ([`Engine::set_repeat`]).
     repeat: u32,
+    /// How often a running trial is named on stderr
+    /// ([`Engine::set_slow_period`]).
+    slow: Option<std::time::Duration>,
     replay: Replay,
     /// Whether laws and regressions run on the reference too.
     judge_reference: bool,
@@ -162,6 +165,7 @@ impl Engine {
             items: Vec::new(),
             expectations: Expectations::default(),
             repeat: 1,
+            slow: Some(slow::DEFAULT_PERIOD),
             replay: Replay::default(),
             judge_reference: true,
             record: None,
@@ -198,6 +202,12 @@ impl Engine {
     /// askings, so each asking sees a tree no earlier one touched.
     pub fn set_repeat(&mut self, times: u32) {
         self.repeat = times.max(1);
+    }
+
+    /// Name a trial on stderr once per `period` it runs (a SLOW line, as
+    /// nextest does; `None`: never). 10 s by default.
+    pub fn set_slow_period(&mut self, period: Option<std::time::Duration>) {
+        self.slow = period;
     }
 
     /// Use these expected failures.
@@ -504,7 +514,7 @@ impl Engine {
     fn run_once(&self, index: usize, seed: Option<u64>, peers: &[Option<usize>]) -> Vec<Outcome> {
         let item = &*self.resolve(index, seed);
         let started = Instant::now();
-        let _slow = slow::watch(|| match peers {
+        let _slow = slow::watch(self.slow, || match peers {
             [Some(p)] => item.trial_id(&self.everyone[*p].name),
             [_] => item.id(),
             _ => format!("{} ({} peers)", item.id(), peers.len()),

@@ -24,7 +24,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::peer::Search;
-use crate::registry::{BUILTINS, Registry, builtin};
+use crate::registry::{BUILTINS, PeerOptions, Registry, builtin};
 
 /// A peer as the run knows it: its registered name, the built-in it is
 /// (lawsuite's own expected failures for that built-in apply to it), and
@@ -220,9 +220,13 @@ impl PeerSet {
 }
 
 /// The built-in `builtin` registered as `name`, or why it cannot run here
-/// ([`crate::suite::Suite::builtin_peer`]).
-pub fn builtin_subject(name: &str, builtin_name: &str) -> Result<Subject, Unavailable> {
-    builtin(builtin_name)
+/// ([`crate::suite::Suite::builtin_peer`]), started with `options`.
+pub fn builtin_subject(
+    name: &str,
+    builtin_name: &str,
+    options: &PeerOptions,
+) -> Result<Subject, Unavailable> {
+    builtin(builtin_name, options)
         .map(|peer| Subject::builtin(name, builtin_name, peer))
         .map_err(|why| Unavailable {
             name: name.to_string(),
@@ -236,10 +240,11 @@ pub fn builtin_subject(name: &str, builtin_name: &str) -> Result<Subject, Unavai
 /// is [`Unavailable`].
 ///
 /// `registry` is the project's, or why it cannot be read: built-ins still
-/// resolve without one.
+/// resolve without one, started with `options`.
 pub fn resolve(
     registry: Result<&Registry, &str>,
     names: &[String],
+    options: &PeerOptions,
 ) -> Result<(Vec<Subject>, Vec<Unavailable>), PeerError> {
     let mut subjects = Vec::new();
     let mut unavailable = Vec::new();
@@ -253,7 +258,7 @@ pub fn resolve(
         let resolved = match registered {
             Some(entry) => Subject::registered(entry).map_err(|why| why.to_string()),
             None if BUILTINS.contains(&name.as_str()) => {
-                builtin_subject(name, name).map_err(|u| u.why)
+                builtin_subject(name, name, options).map_err(|u| u.why)
             }
             None => {
                 return Err(PeerError::Unknown {
@@ -289,7 +294,12 @@ mod tests {
 
     #[test]
     fn built_ins_resolve_without_a_registry_and_keep_their_built_in_name() {
-        let (subjects, _) = resolve(Err("no file"), &["portable".into(), "noop".into()]).unwrap();
+        let (subjects, _) = resolve(
+            Err("no file"),
+            &["portable".into(), "noop".into()],
+            &PeerOptions::default(),
+        )
+        .unwrap();
         let named: Vec<(&str, Option<&str>)> = subjects
             .iter()
             .map(|s| (s.name.as_str(), s.builtin.as_deref()))
@@ -298,12 +308,17 @@ mod tests {
             named,
             [("portable", Some("portable")), ("noop", Some("noop"))]
         );
-        let err = resolve(Err("no file"), &["mine".into()]).unwrap_err();
+        let err = resolve(Err("no file"), &["mine".into()], &PeerOptions::default()).unwrap_err();
         assert!(
             err.to_string()
                 .contains("the registry cannot be read: no file")
         );
-        let twice = resolve(Err("x"), &["noop".into(), "noop".into()]).unwrap_err();
+        let twice = resolve(
+            Err("x"),
+            &["noop".into(), "noop".into()],
+            &PeerOptions::default(),
+        )
+        .unwrap_err();
         assert_eq!(
             twice,
             PeerError::Twice {

@@ -8,14 +8,16 @@
 //! looks every half second and names each trial once per period it has
 //! been running; a trial that ends is forgotten.
 //!
-//! The period is 10 s, or `LAWSUITE_SLOW_SECS` (`0` turns the lines off).
+//! The period is the run's ([`Config`](super::config::Config): 10 s, or
+//! `LAWSUITE_SLOW_SECS`, where `0` turns the lines off); each watched
+//! trial carries its own, so two engines in one process keep theirs.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// The period when `LAWSUITE_SLOW_SECS` is not set.
+/// The period when nothing says otherwise (`LAWSUITE_SLOW_SECS`).
 pub const DEFAULT_PERIOD: Duration = Duration::from_secs(10);
 
 /// How often the watcher looks.
@@ -23,13 +25,14 @@ const LOOK: Duration = Duration::from_millis(500);
 
 struct Running {
     name: String,
+    /// How often it is named.
+    period: Duration,
     since: Instant,
     /// How many periods have been announced.
     said: u32,
 }
 
 struct Watch {
-    period: Duration,
     running: Mutex<BTreeMap<u64, Running>>,
     next: AtomicU64,
 }
@@ -58,23 +61,13 @@ fn lock(watch: &Watch) -> std::sync::MutexGuard<'_, BTreeMap<u64, Running>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The period `LAWSUITE_SLOW_SECS` asks for (`None`: off); a value that is
-/// not a number of seconds is named once and the default used.
-fn period() -> Option<Duration> {
-    match crate::environment::slow_period() {
-        Ok(Some(period)) => period,
-        Ok(None) => Some(DEFAULT_PERIOD),
-        Err(e) => {
-            eprintln!("warning: {e}; using {} s", DEFAULT_PERIOD.as_secs());
-            Some(DEFAULT_PERIOD)
-        }
-    }
-}
-
-/// Watch the trial `name` until the guard is dropped.
-pub fn watch(name: impl FnOnce() -> String) -> Guard {
+/// Watch the trial `name` until the guard is dropped, naming it once per
+/// `period` it runs (`None`: not at all).
+pub fn watch(period: Option<Duration>, name: impl FnOnce() -> String) -> Guard {
+    let Some(period) = period.filter(|p| !p.is_zero()) else {
+        return Guard { key: None };
+    };
     let watch = WATCH.get_or_init(|| {
-        let period = period()?;
         let spawned = std::thread::Builder::new()
             .name("slow-trials".into())
             .spawn(look);
@@ -83,7 +76,6 @@ pub fn watch(name: impl FnOnce() -> String) -> Guard {
             return None;
         }
         Some(Watch {
-            period,
             running: Mutex::new(BTreeMap::new()),
             next: AtomicU64::new(0),
         })
@@ -96,6 +88,7 @@ pub fn watch(name: impl FnOnce() -> String) -> Guard {
         key,
         Running {
             name: name(),
+            period,
             since: Instant::now(),
             said: 0,
         },
@@ -114,10 +107,10 @@ fn look() {
         let mut lines = Vec::new();
         for running in lock(watch).values_mut() {
             let periods = (now.duration_since(running.since).as_secs_f64()
-                / watch.period.as_secs_f64()) as u32;
+                / running.period.as_secs_f64()) as u32;
             if periods > running.said {
                 running.said = periods;
-                let secs = watch.period.as_secs() * u64::from(periods);
+                let secs = running.period.as_secs() * u64::from(periods);
                 lines.push(format!("SLOW [> {secs}s] {}", running.name));
             }
         }

@@ -834,7 +834,9 @@ fn a_seed_blames_the_peer_that_changed_its_tree_and_no_other() {
 /// of the user's (answering the same, under the same name) is not.
 #[test]
 fn a_peer_is_never_excused_by_its_own_say() {
-    let walk = crate::ripgrep::RipgrepWalk::default();
+    let walk = crate::ripgrep::RipgrepWalk::with_options(
+        crate::testing::rg_options().expect("the LAWSUITE_RG* variables"),
+    );
     if let Err(why) = walk.availability() {
         assert!(
             std::env::var_os("CI").is_none(),

@@ -55,7 +55,7 @@ use super::messages::{
 };
 #[cfg(unix)]
 use super::process::live_groups;
-pub use super::process::{Backoff, DEFAULT_TIMEOUT, PeerConfig, stop_all_peers};
+pub use super::process::{Backoff, PeerConfig, stop_all_peers};
 use super::process::{Process, STOPPING, exchange};
 use super::{PROTOCOL, method, undeclared};
 use crate::call::{Bounds, violation};

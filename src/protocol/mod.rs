@@ -62,6 +62,17 @@ pub use server::serve;
 use crate::contract::{ErrorCode, StdError};
 use messages::VersionRange;
 
+/// An external peer's per-call timeout when nothing sets another (the
+/// registry's `timeout_ms`, [`crate::registry::PeerOptions`]): 10 s.
+pub const DEFAULT_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// An external peer's handshake timeout when nothing sets another (the
+/// registry's `handshake_timeout_ms`): the `initialize` answer waits for
+/// the program to start, and a peer started from source (TypeScript
+/// through `tsx`, a cold JIT) took 11.5 s under load, over the per-call
+/// default. A program that never answers is still stopped, later.
+pub const DEFAULT_HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// The protocol versions this harness (and [`serve`]) speaks.
 pub const PROTOCOL: VersionRange = VersionRange { min: 1, max: 1 };
 

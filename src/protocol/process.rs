@@ -32,15 +32,7 @@ use super::framing::{self, CappedLine, Line, Overlong, read_line_async};
 use super::messages::Request;
 use super::stderr::HeadTail;
 
-/// The per-call timeout when the registry does not set `timeout_ms`.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The handshake's timeout when the registry does not set
-/// `handshake_timeout_ms`: the `initialize` answer waits for the program to
-/// start, and a peer started from source (TypeScript through `tsx`, a cold
-/// JIT) took 11.5 s under load, over the per-call default. A program that
-/// never answers is still stopped, later.
-pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
+use super::{DEFAULT_CALL_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT};
 
 /// How restarts are spaced and when they stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,7 +110,7 @@ impl PeerConfig {
             command: command.into_iter().map(Into::into).collect(),
             cwd: None,
             env: BTreeMap::new(),
-            timeout: DEFAULT_TIMEOUT,
+            timeout: DEFAULT_CALL_TIMEOUT,
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             max_line_bytes: MAX_LINE_BYTES,
             stderr_tail_bytes: 4096,

@@ -60,64 +60,60 @@ use crate::contract::{
 };
 use crate::peer::Search;
 use crate::portable::walk::{self, WalkOptions, basename};
-use process::{Output, cannot_start, rg_program, rg_timeout, run_batched};
+pub use process::RgOptions;
+use process::{Output, cannot_start, run_batched};
 pub use walk_peer::RipgrepWalk;
 
 /// The oldest `rg` the peer accepts (README Q6: measured on 14.1.1).
 pub const MIN_VERSION: (u64, u64, u64) = (14, 1, 1);
 
 /// The `ripgrep` peer.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Ripgrep {
-    program: PathBuf,
-    timeout: Duration,
+    options: RgOptions,
     probe: OnceLock<Result<String, RgUnavailable>>,
-}
-
-impl Default for Ripgrep {
-    fn default() -> Self {
-        Ripgrep::new(rg_program())
-    }
 }
 
 impl Ripgrep {
     /// A peer running the `rg` at `program` (a path, or a name looked up on
-    /// `PATH`), with the per-call timeout of [`rg_timeout`]
-    /// (`LAWSUITE_RG_TIMEOUT_MS`, default 60 s).
+    /// `PATH`), with the other [`RgOptions`] at their defaults.
     pub fn new(program: impl Into<PathBuf>) -> Ripgrep {
+        Ripgrep::with_options(RgOptions::default().program(program))
+    }
+
+    /// A peer running `rg` as `options` say ([`Ripgrep::default`]: `rg` on
+    /// `PATH`, a 60 s timeout, a 4 GiB memory bound).
+    pub fn with_options(options: RgOptions) -> Ripgrep {
         Ripgrep {
-            program: program.into(),
-            timeout: rg_timeout(),
+            options,
             probe: OnceLock::new(),
         }
     }
 
-    /// The same peer with another per-call timeout: a call whose `rg`
-    /// invocations have not all ended `timeout` after it began kills and
-    /// reaps the one running and fails with `provider_unavailable`
-    /// (native-peer §1).
+    /// The same peer with another per-call timeout
+    /// ([`RgOptions::timeout`]).
     pub fn with_timeout(mut self, timeout: Duration) -> Ripgrep {
-        self.timeout = timeout;
+        self.options = self.options.timeout(timeout);
         self
     }
 
-    /// The per-call timeout.
-    pub fn timeout(&self) -> Duration {
-        self.timeout
+    /// How it runs `rg`.
+    pub fn options(&self) -> &RgOptions {
+        &self.options
     }
 
     /// When a call starting now must be done.
     pub(crate) fn deadline(&self) -> Instant {
         let now = Instant::now();
-        now.checked_add(self.timeout)
-            .unwrap_or(now + process::DEFAULT_TIMEOUT)
+        now.checked_add(self.options.get_timeout())
+            .unwrap_or(now + process::DEFAULT_RG_TIMEOUT)
     }
 
     /// `Ok(version)` when a suitable `rg` answers, else a sentence for a
     /// person that says what is wrong and how to install a suitable one.
     pub fn availability(&self) -> Result<&str, &RgUnavailable> {
         self.probe
-            .get_or_init(|| probe(&self.program))
+            .get_or_init(|| probe(self.options.get_program()))
             .as_ref()
             .map(String::as_str)
     }
@@ -127,10 +123,6 @@ impl Ripgrep {
             Ok(_) => Ok(()),
             Err(_) => Err(cannot_start()),
         }
-    }
-
-    pub(crate) fn program(&self) -> &Path {
-        &self.program
     }
 }
 
@@ -329,7 +321,7 @@ impl Search for Ripgrep {
             .collect();
         let search_args = search_args(input);
         let search_args: Vec<&str> = search_args.iter().map(String::as_str).collect();
-        let search = run_batched(&self.program, cwd, &search_args, &text, deadline)?;
+        let search = run_batched(&self.options, cwd, &search_args, &text, deadline)?;
         rejected(&search)?;
         let rows = json::parse_stream(&search.stdout)?;
         grep_answer(input, &t.cwd, rows, &binary_set, t.targets.len(), || {
@@ -344,7 +336,7 @@ impl Search for Ripgrep {
         self.ready()?;
         let cwd = Path::new(if t.cwd.is_empty() { "." } else { &t.cwd });
         let args = files_args(input.no_ignore, input.hidden);
-        let result = run_batched(&self.program, cwd, &args, &t.targets, self.deadline())?;
+        let result = run_batched(&self.options, cwd, &args, &t.targets, self.deadline())?;
         if let Some(message) = result.rejection() {
             return Err(StdError::new(
                 crate::contract::ErrorCode::InvalidPattern,

@@ -25,30 +25,17 @@ pub const CANNOT_START: &str = "The native ripgrep implementation could not star
 /// How to get a suitable `rg`, appended to [`CANNOT_START`] for people.
 pub const INSTALL_HINT: &str = "install ripgrep 14.1.1 or newer with `cargo install ripgrep --locked`, or point LAWSUITE_RG at an rg binary";
 
-/// How long one call may keep `rg` running when `LAWSUITE_RG_TIMEOUT_MS`
-/// does not say: 60 s.
+/// How long one call may keep `rg` running when nothing says otherwise
+/// (`LAWSUITE_RG_TIMEOUT_MS`, [`RgOptions::timeout`]): 60 s.
 ///
 /// native-peer §1 applies no timeout, and a call on a 1 GB matching line
 /// then ran past 200 s. A minute is far beyond any search of the laws'
 /// trees or the benchmark corpora (the largest takes under a second), so
 /// it only ends a call that would otherwise hang a run.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+pub const DEFAULT_RG_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The per-call deadline: `LAWSUITE_RG_TIMEOUT_MS` (milliseconds, > 0) if
-/// set, else [`DEFAULT_TIMEOUT`].
-/// (A value it cannot take is refused by the run's configuration,
-/// [`crate::environment::problems`].)
-pub fn rg_timeout() -> Duration {
-    timeout_or_default(crate::environment::rg_timeout().ok().flatten())
-}
-
-/// The timeout `LAWSUITE_RG_TIMEOUT_MS` read as `set`: it, or the default.
-fn timeout_or_default(set: Option<Duration>) -> Duration {
-    set.unwrap_or(DEFAULT_TIMEOUT)
-}
-
-/// The address-space bound of each `rg` when `LAWSUITE_RG_MEMORY_MB` does
-/// not say: 4 GiB.
+/// The address-space bound of each `rg` when nothing says otherwise
+/// (`LAWSUITE_RG_MEMORY_MB`, [`RgOptions::memory_mb`]): 4 GiB.
 ///
 /// native-peer §1 bounds what `rg` prints, not what it holds: a 1 GB line
 /// of `a` searched for `aaa` took `rg` to 18.4 GB before its timeout. The
@@ -57,38 +44,111 @@ fn timeout_or_default(set: Option<Duration>) -> Duration {
 /// any law's or corpus's need (the largest search maps under 100 MB).
 pub const DEFAULT_MEMORY_MB: u64 = 4096;
 
-/// The per-`rg` address-space bound in MiB: `LAWSUITE_RG_MEMORY_MB` if set
-/// (`0`: none), else [`DEFAULT_MEMORY_MB`].
-pub fn rg_memory_mb() -> Option<u64> {
-    let mb = crate::environment::rg_memory_mb()
-        .ok()
-        .flatten()
-        .unwrap_or(DEFAULT_MEMORY_MB);
-    (mb > 0).then_some(mb)
+/// How the `rg`-driven peers run `rg`: which program, how long one call
+/// may take, and the memory bound of each `rg`. The defaults are `rg` on
+/// `PATH`, [`DEFAULT_RG_TIMEOUT`] and [`DEFAULT_MEMORY_MB`]; a run's
+/// [`Config`](crate::conformance::config::Config) overlays the
+/// `LAWSUITE_RG*` variables on them ([`RgOptions::overlay`]). Nothing here
+/// reads the environment.
+///
+/// ```
+/// use std::time::Duration;
+/// use lawsuite::environment::Environment;
+/// use lawsuite::ripgrep::RgOptions;
+///
+/// let env = Environment::from_vars([("LAWSUITE_RG_MEMORY_MB", "0")])?;
+/// let rg = RgOptions::default().overlay(&env).timeout(Duration::from_secs(5));
+/// assert_eq!(rg.get_memory_bound(), None);
+/// assert_eq!(rg.get_timeout(), Duration::from_secs(5));
+/// assert_eq!(rg.get_program(), std::path::Path::new("rg"));
+/// # Ok::<(), Vec<lawsuite::environment::EnvError>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RgOptions {
+    program: PathBuf,
+    timeout: Duration,
+    memory_mb: Option<u64>,
 }
 
-/// The command that runs `program` under the memory bound: through `sh`,
-/// whose `ulimit -v` sets `RLIMIT_AS` before it `exec`s `rg` (the crate
-/// forbids the unsafe code a `pre_exec` hook would need). Where there is
-/// no bound, or no unix `sh`, `program` is run as it is.
-fn bounded(program: &Path) -> Command {
-    #[cfg(unix)]
-    if let Some(mb) = rg_memory_mb() {
-        let mut command = Command::new("/bin/sh");
-        command
-            .arg("-c")
-            .arg("ulimit -v \"$1\" || exit 125; shift; exec \"$@\"")
-            .arg("sh")
-            .arg((mb.saturating_mul(1024)).to_string())
-            .arg(program);
-        return command;
+impl Default for RgOptions {
+    fn default() -> RgOptions {
+        RgOptions {
+            program: PathBuf::from("rg"),
+            timeout: DEFAULT_RG_TIMEOUT,
+            memory_mb: Some(DEFAULT_MEMORY_MB),
+        }
     }
-    Command::new(program)
 }
 
-/// The `rg` program to run: `LAWSUITE_RG` if set, else `rg` from `PATH`.
-pub fn rg_program() -> PathBuf {
-    crate::environment::rg_program().unwrap_or_else(|| PathBuf::from("rg"))
+impl RgOptions {
+    /// These options with what `env` sets (`LAWSUITE_RG`,
+    /// `LAWSUITE_RG_TIMEOUT_MS`, `LAWSUITE_RG_MEMORY_MB`) put over them.
+    pub fn overlay(mut self, env: &crate::environment::Environment) -> RgOptions {
+        if let Some(program) = env.rg_program() {
+            self.program = program.to_path_buf();
+        }
+        if let Some(timeout) = env.rg_timeout() {
+            self.timeout = timeout;
+        }
+        if let Some(mb) = env.rg_memory_mb() {
+            self.memory_mb = (mb > 0).then_some(mb);
+        }
+        self
+    }
+
+    /// Run the `rg` at `program` (a path, or a name looked up on `PATH`).
+    pub fn program(mut self, program: impl Into<PathBuf>) -> RgOptions {
+        self.program = program.into();
+        self
+    }
+
+    /// Give each call `timeout`: a call whose `rg` invocations have not all
+    /// ended by then kills and reaps the one running and fails with
+    /// `provider_unavailable` (native-peer §1).
+    pub fn timeout(mut self, timeout: Duration) -> RgOptions {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Bound each `rg`'s address space at `mb` MiB (`None`: no bound).
+    pub fn memory_bound(mut self, mb: Option<u64>) -> RgOptions {
+        self.memory_mb = mb.filter(|&mb| mb > 0);
+        self
+    }
+
+    /// The program.
+    pub fn get_program(&self) -> &Path {
+        &self.program
+    }
+
+    /// The per-call timeout.
+    pub fn get_timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// The per-`rg` address-space bound in MiB, if there is one.
+    pub fn get_memory_bound(&self) -> Option<u64> {
+        self.memory_mb
+    }
+
+    /// The command that runs the program under the memory bound: through
+    /// `sh`, whose `ulimit -v` sets `RLIMIT_AS` before it `exec`s `rg` (the
+    /// crate forbids the unsafe code a `pre_exec` hook would need). Where
+    /// there is no bound, or no unix `sh`, the program is run as it is.
+    fn command(&self) -> Command {
+        #[cfg(unix)]
+        if let Some(mb) = self.memory_mb {
+            let mut command = Command::new("/bin/sh");
+            command
+                .arg("-c")
+                .arg("ulimit -v \"$1\" || exit 125; shift; exec \"$@\"")
+                .arg("sh")
+                .arg((mb.saturating_mul(1024)).to_string())
+                .arg(&self.program);
+            return command;
+        }
+        Command::new(&self.program)
+    }
 }
 
 /// The result of one or more invocations, combined (§1.1).
@@ -141,7 +201,7 @@ pub fn batches(targets: &[String]) -> Vec<&[String]> {
 /// killed and reaped, and the call fails as native-peer §1 says of a
 /// timeout: `provider_unavailable`, [`CANNOT_START`].
 pub fn run_batched(
-    program: &Path,
+    rg: &RgOptions,
     cwd: &Path,
     args: &[&str],
     targets: &[String],
@@ -156,7 +216,7 @@ pub fn run_batched(
     }
     let mut total = Output::default();
     for batch in batches(targets) {
-        let one = run_once(program, cwd, args, batch, deadline)?;
+        let one = run_once(rg, cwd, args, batch, deadline)?;
         if one.rejection().is_some() {
             return Ok(one);
         }
@@ -191,7 +251,7 @@ enum Stream {
 /// (the answer is already decided: a refusal) and reaped, so no zombie is
 /// left behind.
 fn run_once(
-    program: &Path,
+    rg: &RgOptions,
     cwd: &Path,
     args: &[&str],
     batch: &[String],
@@ -199,7 +259,8 @@ fn run_once(
 ) -> Result<Output, StdError> {
     let mut argv: Vec<OsString> = args.iter().map(OsString::from).collect();
     argv.extend(batch.iter().map(OsString::from));
-    let mut child = bounded(program)
+    let mut child = rg
+        .command()
         .args(&argv)
         .current_dir(cwd)
         .stdin(Stdio::null())
@@ -266,11 +327,14 @@ fn run_once(
     // executable) or 127 (not found), which `rg` itself never exits with:
     // the same answer as a spawn failure.
     #[cfg(unix)]
-    if rg_memory_mb().is_some() && matches!(status.code(), Some(126 | 127)) {
+    if rg.memory_mb.is_some() && matches!(status.code(), Some(126 | 127)) {
         return Err(cannot_start());
     }
     #[cfg(unix)]
-    if let Some(why) = out_of_memory(&status, &stderr) {
+    if let Some(why) = rg
+        .memory_mb
+        .and_then(|mb| out_of_memory(mb, &status, &stderr))
+    {
         return Err(StdError::new(ErrorCode::CommandFailed, why));
     }
     Ok(Output {
@@ -319,7 +383,7 @@ fn timed_out() -> StdError {
         ErrorCode::ProviderUnavailable,
         format!(
             "{CANNOT_START}: rg was still running at the call's deadline and was killed (LAWSUITE_RG_TIMEOUT_MS sets how long a call may take, {} ms by default)",
-            DEFAULT_TIMEOUT.as_millis()
+            DEFAULT_RG_TIMEOUT.as_millis()
         ),
     )
 }
@@ -327,9 +391,8 @@ fn timed_out() -> StdError {
 /// Why an `rg` that ended this way ran out of its memory bound, if it did:
 /// Rust's allocator aborts with "memory allocation of N bytes failed".
 #[cfg(unix)]
-fn out_of_memory(status: &std::process::ExitStatus, stderr: &[u8]) -> Option<String> {
+fn out_of_memory(mb: u64, status: &std::process::ExitStatus, stderr: &[u8]) -> Option<String> {
     use std::os::unix::process::ExitStatusExt;
-    let mb = rg_memory_mb()?;
     let said = String::from_utf8_lossy(stderr);
     let failed = said
         .lines()
@@ -419,7 +482,7 @@ mod tests {
 
         let deadline = Instant::now() + Duration::from_millis(300);
         let err = run_batched(
-            &script,
+            &RgOptions::default().program(&script),
             dir.path(),
             &["--files"],
             &["a.txt".into()],
@@ -448,14 +511,19 @@ mod tests {
     }
 
     #[test]
-    fn timeout_comes_from_the_environment_or_defaults_to_a_minute() {
-        // The rule on values, not the process environment (tests share
-        // it); tests/ripgrep_bounds.rs sets the variable on a real rg.
-        assert_eq!(timeout_or_default(None), Duration::from_secs(60));
-        assert_eq!(
-            timeout_or_default(Some(Duration::from_millis(5))),
-            Duration::from_millis(5)
-        );
+    fn options_are_the_defaults_with_what_the_environment_sets_over_them() {
+        use crate::environment::Environment;
+        let defaults = RgOptions::default();
+        assert_eq!(defaults.get_timeout(), Duration::from_secs(60));
+        assert_eq!(defaults.get_memory_bound(), Some(DEFAULT_MEMORY_MB));
+        assert_eq!(defaults.clone().overlay(&Environment::none()), defaults);
+        let env =
+            Environment::from_vars([("LAWSUITE_RG_TIMEOUT_MS", "5"), ("LAWSUITE_RG", "/opt/rg")])
+                .unwrap();
+        let rg = RgOptions::default().overlay(&env);
+        assert_eq!(rg.get_timeout(), Duration::from_millis(5));
+        assert_eq!(rg.get_program(), Path::new("/opt/rg"));
+        assert_eq!(rg.get_memory_bound(), Some(DEFAULT_MEMORY_MB));
     }
 
     #[test]
@@ -475,7 +543,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let deadline = Instant::now() + Duration::from_secs(10);
         let out = run_once(
-            Path::new("/bin/sh"),
+            &RgOptions::default().program("/bin/sh"),
             dir.path(),
             &["-c", "ulimit -v"],
             &[],
@@ -486,7 +554,7 @@ mod tests {
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), kb);
         // A program that is not there is still "could not start rg".
         let err = run_once(
-            Path::new("/nonexistent/rg"),
+            &RgOptions::default().program("/nonexistent/rg"),
             dir.path(),
             &["--version"],
             &[],

@@ -124,6 +124,13 @@ impl RipgrepWalk {
         }
     }
 
+    /// A peer running `rg` as `options` say (as [`Ripgrep::with_options`]).
+    pub fn with_options(options: super::RgOptions) -> RipgrepWalk {
+        RipgrepWalk {
+            rg: Ripgrep::with_options(options),
+        }
+    }
+
     /// The same peer with another per-call timeout (as
     /// [`Ripgrep::with_timeout`]).
     pub fn with_timeout(self, timeout: Duration) -> RipgrepWalk {
@@ -141,7 +148,7 @@ impl RipgrepWalk {
 
 /// Where `rg` walks and with which flags.
 struct Walk<'p> {
-    program: &'p Path,
+    rg: &'p super::RgOptions,
     /// When every `rg` of the call must have ended.
     deadline: Instant,
     /// `rg`'s working directory: the root, or a file root's parent.
@@ -160,7 +167,7 @@ struct Walk<'p> {
 impl<'p> Walk<'p> {
     /// §7.1: resolve the root; only the root can fail.
     fn new(
-        program: &'p Path,
+        rg: &'p super::RgOptions,
         deadline: Instant,
         root: &str,
         hidden: bool,
@@ -189,7 +196,7 @@ impl<'p> Walk<'p> {
             )
         };
         Ok(Walk {
-            program,
+            rg,
             deadline,
             cwd,
             target: vec![target],
@@ -222,13 +229,7 @@ impl<'p> Walk<'p> {
 
     /// Run `args` on the target; a rejection (native-peer §1.2) fails with `code`.
     fn run(&self, args: &[&str], code: ErrorCode) -> Result<Output, StdError> {
-        let out = run_batched(
-            self.program,
-            self.cwd_path(),
-            args,
-            &self.target,
-            self.deadline,
-        )?;
+        let out = run_batched(self.rg, self.cwd_path(), args, &self.target, self.deadline)?;
         match out.rejection() {
             Some(message) => Err(StdError::new(code, message)),
             None => Ok(out),
@@ -339,7 +340,7 @@ impl Search for RipgrepWalk {
     fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
         validate_pattern(&input.pattern, input.fixed_strings)?;
         let walk = Walk::new(
-            self.rg.program(),
+            self.rg.options(),
             self.rg.deadline(),
             &input.root,
             input.hidden,
@@ -393,7 +394,7 @@ impl Search for RipgrepWalk {
     fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
         let patterns = std::slice::from_ref(&input.pattern);
         let walk = Walk::new(
-            self.rg.program(),
+            self.rg.options(),
             self.rg.deadline(),
             &input.root,
             input.hidden,

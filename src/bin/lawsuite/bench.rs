@@ -13,7 +13,9 @@ use lawsuite::bench::report::{Machine, Unavailable};
 use lawsuite::bench::run::{Contender, Options, run};
 use lawsuite::bench::stats::SPREAD_WARNING;
 use lawsuite::conformance::Subject;
+use lawsuite::conformance::config::Config;
 use lawsuite::conformance::peers::resolve;
+use lawsuite::registry::PeerOptions;
 
 /// The arguments of `lawsuite bench`.
 #[derive(Debug, clap::Args)]
@@ -70,12 +72,12 @@ enum BenchFormat {
 
 /// `lawsuite bench`: exit status 1 when a peer disagreed with the baseline
 /// or faulted (answered otherwise during the warm-up or the timed rounds).
-pub fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
+pub fn bench(args: BenchArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     let project = crate::project_args::ProjectArgs {
         project: None,
         registry: args.registry.clone(),
     };
-    let (subjects, unavailable) = resolve_peers(&args.peers, &project)?;
+    let (subjects, unavailable) = resolve_peers(&args.peers, &project, settings.peer_options())?;
     let contenders: Vec<Contender> = subjects
         .into_iter()
         .map(|s| Contender::new(s.name, s.peer))
@@ -188,9 +190,10 @@ fn builtin_calls(root: &str, only: &[String]) -> anyhow::Result<Vec<BenchCall>> 
 pub(crate) fn resolve_peers(
     names: &[String],
     project: &crate::project_args::ProjectArgs,
+    options: &PeerOptions,
 ) -> anyhow::Result<(Vec<Subject>, Vec<Unavailable>)> {
-    let loaded = project.registry().map_err(|e| format!("{e:#}"));
-    let (subjects, unavailable) = resolve(loaded.as_ref().map_err(String::as_str), names)?;
+    let loaded = project.registry(options).map_err(|e| format!("{e:#}"));
+    let (subjects, unavailable) = resolve(loaded.as_ref().map_err(String::as_str), names, options)?;
     let unavailable = unavailable
         .into_iter()
         .map(|u| Unavailable {

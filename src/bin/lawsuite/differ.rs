@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, anyhow, bail};
+use lawsuite::conformance::config::Config;
 use lawsuite::conformance::shell_word;
 use lawsuite::kit::case::Call;
 use lawsuite::kit::compare::{Compared, difference_kind, first_difference};
@@ -49,7 +50,7 @@ pub struct DifferArgs {
 
 /// `lawsuite differ`: exit status 1 when a peer diverged from the reference
 /// in a way it does not document.
-pub fn differ(args: DifferArgs) -> anyhow::Result<ExitCode> {
+pub fn differ(args: DifferArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     let dir = args.dir.to_str().ok_or_else(|| {
         anyhow!(
             "the path {} is not UTF-8, which the contract's roots must be",
@@ -70,7 +71,8 @@ pub fn differ(args: DifferArgs) -> anyhow::Result<ExitCode> {
     };
     let mut names = vec![args.reference.clone()];
     names.extend(subjects);
-    let (contenders, unavailable) = crate::bench::resolve_peers(&names, &args.project)?;
+    let (contenders, unavailable) =
+        crate::bench::resolve_peers(&names, &args.project, settings.peer_options())?;
     if let Some(u) = unavailable.iter().find(|u| u.peer == args.reference) {
         bail!("the reference {} cannot run here: {}", u.peer, u.reason);
     }

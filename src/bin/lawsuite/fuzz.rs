@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::bail;
+use lawsuite::conformance::config::Config;
 use lawsuite::conformance::peers::PeerSet;
 use lawsuite::kit::Generator;
 use lawsuite::peer::Ground;
@@ -16,7 +17,7 @@ use crate::run::select;
 
 /// `lawsuite fuzz --for DURATION`: a campaign over the seed space
 /// ([`lawsuite::kit::campaign`]); 1 when it found a new group.
-pub fn fuzz(args: &crate::FuzzArgs) -> anyhow::Result<ExitCode> {
+pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     use lawsuite::kit::campaign::{Campaign, Slot};
     use lawsuite::kit::compare::Compared;
     let project = args.project.project()?;
@@ -24,7 +25,7 @@ pub fn fuzz(args: &crate::FuzzArgs) -> anyhow::Result<ExitCode> {
         reference,
         subjects,
         unavailable,
-    } = select(&args.project, &args.peers)?;
+    } = select(&args.project, &args.peers, settings.peer_options())?;
     for u in &unavailable {
         eprintln!("note: {} cannot run here: {}", u.name, u.why);
     }

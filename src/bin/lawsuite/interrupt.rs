@@ -19,8 +19,8 @@
 //! - **`run`'s trials** ([`during_trials`]): the run stops handing out
 //!   trials and ends as usual, so the outcomes so far are reported and the
 //!   summary says it was interrupted. The wait is bounded: trials still
-//!   running after the grace (`LAWSUITE_INTERRUPT_GRACE_SECS`, default the
-//!   per-call timeout) have their peers ended, and after [`AFTER_STOP`]
+//!   running after the grace (the run's `Config`:
+//!   `LAWSUITE_INTERRUPT_GRACE_SECS`, default the per-call timeout) have their peers ended, and after [`AFTER_STOP`]
 //!   more the run removes every tree left and exits. A second signal does
 //!   that at once.
 //! - **After the trials** ([`trials_done`]): the reports are being written
@@ -42,12 +42,6 @@ use tokio::signal::unix::{Signal, SignalKind, signal};
 /// reports Ctrl-C), whichever of SIGINT and SIGTERM it was: the scripts
 /// that check for an interrupted run look for one number.
 pub const EXIT_CODE: u8 = 130;
-
-/// How long the running trials get to finish after the first interrupt:
-/// the default per-call timeout, so an honest peer's call in flight ends,
-/// and a stuck one does not hold the run for minutes (it waited 445 s).
-/// `LAWSUITE_INTERRUPT_GRACE_SECS` sets another.
-const INTERRUPT_GRACE: Duration = lawsuite::protocol::client::DEFAULT_TIMEOUT;
 
 /// How long the trials get to end once their peers are stopped, before
 /// the run exits without them.
@@ -84,10 +78,14 @@ pub fn yield_to_exit() {
 ///
 /// The signals are registered before this returns, so a signal that
 /// arrives while the command starts its first peer is already ours.
-pub fn listen() {
+///
+/// After the first signal, running trials get `grace` to end (the run's
+/// [`Config::interrupt_grace`](lawsuite::conformance::config::Config::interrupt_grace))
+/// before their peers are stopped.
+pub fn listen(grace: Duration) {
     static LISTENING: std::sync::Once = std::sync::Once::new();
     LISTENING.call_once(|| {
-        if let Err(e) = start() {
+        if let Err(e) = start(grace) {
             eprintln!(
                 "warning: cannot listen for interrupts ({e}); an interrupted command may leave peers running and temporary trees behind"
             );
@@ -95,12 +93,7 @@ pub fn listen() {
     });
 }
 
-fn start() -> std::io::Result<()> {
-    // A value it cannot take stopped the run's configuration already.
-    let grace = lawsuite::environment::interrupt_grace()
-        .ok()
-        .flatten()
-        .unwrap_or(INTERRUPT_GRACE);
+fn start(grace: Duration) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
@@ -189,9 +182,9 @@ async fn handle(mut signals: Signals, grace: Duration) {
 }
 
 /// Enter `run`'s trial phase, and return the flag the first interrupt
-/// sets: the engine hands out no trial after it.
+/// sets: the engine hands out no trial after it. (`run` listens from
+/// its start, [`listen`].)
 pub fn during_trials() -> &'static AtomicBool {
-    listen();
     PHASE.store(TRIALS, Ordering::SeqCst);
     &CANCEL
 }

@@ -11,7 +11,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use lawsuite::call::Call;
+use lawsuite::conformance::config::Config;
 use lawsuite::contract::{StdError, validate_glob, validate_pattern};
+use lawsuite::environment::Environment;
 use lawsuite::kit::Generator;
 use lawsuite::peer::{Ground, Method, Search};
 use lawsuite::report::Format;
@@ -498,8 +500,9 @@ struct RunArgs {
     html: Option<std::path::PathBuf>,
     /// Failing cases printed in full (human, markdown): each failing law call
     /// or divergent seed call counts one; the rest are counted. 0: all.
-    #[arg(long, default_value_t = 20)]
-    max_reports: usize,
+    /// [default: LAWSUITE_MAX_REPORTS, else 20]
+    #[arg(long)]
+    max_reports: Option<usize>,
     #[command(flatten)]
     project: project_args::ProjectArgs,
     /// Also run the laws of this directory (repeatable).
@@ -735,25 +738,23 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     // peers and removes its temporary trees (the default action orphaned
     // the one and left the other).
     let runs_peers = starts_peers_or_trees(&cli.command);
-    if runs_peers || matches!(cli.command, Command::Serve(_)) {
-        // Every command that runs a peer reads the environment once, here:
-        // a variable set to a value it cannot take is an error naming it,
-        // never a silent default (`LAWSUITE_RG_TIMEOUT_MS=abc lawsuite call
-        // --peer ripgrep` ran with the default).
-        let problems = lawsuite::environment::problems();
-        if !problems.is_empty() {
-            anyhow::bail!(
-                "{}",
-                problems
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            );
-        }
-    }
+    // Every command that runs a peer reads the environment once, here, and
+    // runs by a `Config` made from it (`run` makes its own, with its flags,
+    // from the same environment): a variable set to a value it cannot take
+    // is an error naming it, never a silent default
+    // (`LAWSUITE_RG_TIMEOUT_MS=abc lawsuite call --peer ripgrep` ran with
+    // the default).
+    let environment = if runs_peers || matches!(cli.command, Command::Serve(_)) {
+        Environment::read().map_err(|errors| anyhow::anyhow!("{}", lines(&errors)))?
+    } else {
+        Environment::none()
+    };
+    let settings = Config::builder()
+        .environment(environment.clone())
+        .build()
+        .map_err(|errors| anyhow::anyhow!("{}", lines(&errors)))?;
     if runs_peers {
-        interrupt::listen();
+        interrupt::listen(settings.interrupt_grace());
     }
     match cli.command {
         Command::Check {
@@ -768,9 +769,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             print_verdict(kind, &text, verdict, json)
         }
-        Command::Run(args) => run::run(*args),
-        Command::Bench(args) => bench::bench(args),
-        Command::Differ(args) => differ::differ(args),
+        Command::Run(args) => run::run(*args, environment),
+        Command::Bench(args) => bench::bench(args, &settings),
+        Command::Differ(args) => differ::differ(args, &settings),
         Command::Plan {
             seed,
             generator,
@@ -782,14 +783,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             ground.into(),
             materialize.as_deref(),
         ),
-        Command::Shrink(case) => run::shrink_case(&case, None),
+        Command::Shrink(case) => run::shrink_case(&case, None, &settings),
         Command::Record { case, dir, as_law } => {
             let keep = if as_law {
                 run::Keep::Law(dir)
             } else {
                 run::Keep::Regression(dir)
             };
-            run::shrink_case(&case, Some(keep))
+            run::shrink_case(&case, Some(keep), &settings)
         }
         Command::AsLaw { file, project, dir } => run::as_law(&file, &project, dir.as_deref()),
         Command::Init {
@@ -808,7 +809,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Docs { name, write } => init::docs(name.as_deref(), write.as_deref()),
         Command::Merge(args) => run::merge(&args),
         Command::Diff(args) => run::diff(&args),
-        Command::Fuzz(args) => fuzz::fuzz(&args),
+        Command::Fuzz(args) => fuzz::fuzz(&args, &settings),
         Command::History {
             files,
             format,
@@ -826,20 +827,20 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             allow_incomplete,
         }),
         Command::Serve(args) => {
-            let peer = builtin_peer(&args.peer)?;
+            let peer = builtin_peer(&args.peer, &settings)?;
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
             lawsuite::protocol::serve(peer.as_ref(), stdin, stdout)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Peers(args) => peers::peers(&args.project, args.json),
+        Command::Peers(args) => peers::peers(&args.project, args.json, &settings),
         Command::Call {
             peer,
             project,
             method,
             params,
         } => {
-            let peer = project_args::resolve(&peer, &project)?;
+            let peer = project_args::resolve(&peer, &project, settings.peer_options())?;
             let answer = call(peer.as_ref(), &method, &params)?;
             let mut stdout = std::io::stdout().lock();
             match answer {
@@ -907,9 +908,18 @@ fn print_verdict(
     })
 }
 
-/// The peers compiled into this binary.
-fn builtin_peer(name: &str) -> anyhow::Result<std::sync::Arc<dyn Search>> {
-    lawsuite::registry::builtin(name).map_err(|why| anyhow::anyhow!(why))
+/// The peers compiled into this binary, started as `settings` say.
+fn builtin_peer(name: &str, settings: &Config) -> anyhow::Result<std::sync::Arc<dyn Search>> {
+    lawsuite::registry::builtin(name, settings.peer_options()).map_err(|why| anyhow::anyhow!(why))
+}
+
+/// Errors one to a line.
+fn lines<E: std::fmt::Display>(errors: &[E]) -> String {
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// One call; the outer error is a usage problem (bad JSON, unknown method),

@@ -24,8 +24,12 @@ struct Row {
 }
 
 /// `lawsuite peers`.
-pub fn peers(args: &crate::project_args::ProjectArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let registry = args.registry()?;
+pub fn peers(
+    args: &crate::project_args::ProjectArgs,
+    json: bool,
+    settings: &lawsuite::conformance::config::Config,
+) -> anyhow::Result<ExitCode> {
+    let registry = args.registry(settings.peer_options())?;
     let tree = TempTree::with_files(&[GeneratedFile::new("a.ts", "needle\n")])?;
     let root = tree.path().to_string_lossy().into_owned();
     let rows: Vec<Row> = registry

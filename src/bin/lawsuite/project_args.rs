@@ -9,7 +9,7 @@ use anyhow::{Context, anyhow};
 use lawsuite::conformance::peers;
 use lawsuite::peer::Search;
 use lawsuite::project::{Peers, Project};
-use lawsuite::registry::Registry;
+use lawsuite::registry::{PeerOptions, Registry};
 
 /// The options every command that uses peers takes.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -41,11 +41,11 @@ impl ProjectArgs {
         Ok(project)
     }
 
-    /// The project's peers.
-    pub fn registry(&self) -> anyhow::Result<Registry> {
+    /// The project's peers, started with `options`.
+    pub fn registry(&self, options: &PeerOptions) -> anyhow::Result<Registry> {
         let project = self.project()?;
         project
-            .registry()
+            .registry(options)
             .with_context(|| format!("the peers of the project {}", project.describe()))
     }
 
@@ -69,21 +69,25 @@ pub fn absolute(path: &Path) -> PathBuf {
 }
 
 /// A registered peer by name (external ones included), else a built-in
-/// ([`lawsuite::conformance::peers::resolve`]).
-pub fn resolve(name: &str, args: &ProjectArgs) -> anyhow::Result<Arc<dyn Search>> {
+/// ([`lawsuite::conformance::peers::resolve`]), started with `options`.
+pub fn resolve(
+    name: &str,
+    args: &ProjectArgs,
+    options: &PeerOptions,
+) -> anyhow::Result<Arc<dyn Search>> {
     // Only the named peer is built: building the others cost `lawsuite call
     // --peer portable` two `rg --version` processes (5 ms of CPU).
     let registry = args
         .project()
-        .and_then(|p| Ok(p.registry_for(Some(name))?))
+        .and_then(|p| Ok(p.registry_for(Some(name), options)?))
         .map_err(|e| format!("{e:#}"));
     let names = [name.to_string()];
     let (subjects, unavailable) =
-        match peers::resolve(registry.as_ref().map_err(String::as_str), &names) {
+        match peers::resolve(registry.as_ref().map_err(String::as_str), &names, options) {
             Ok(resolved) => resolved,
             // The registry built for one name lists only it: name them all.
             Err(peers::PeerError::Unknown { name, .. }) => {
-                let registered = match args.registry() {
+                let registered = match args.registry(options) {
                     Ok(registry) => registry.names(),
                     Err(e) => format!("none (the registry cannot be read: {e:#})"),
                 };

@@ -10,20 +10,21 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, anyhow, bail};
-use lawsuite::conformance::config::Config;
-use lawsuite::conformance::config::{SeedSet, Seeds};
+use lawsuite::conformance::config::{Config, ConfigBuilder, SeedSet, Seeds};
 use lawsuite::conformance::peers::PeerSet;
 use lawsuite::conformance::shard::in_shard;
 use lawsuite::conformance::update::update_expectations;
 use lawsuite::conformance::{
     Engine, Item, ItemId, Kind, Outcome, Replay, RunOptions, SeedItem, Summary, Trial, TrialId,
 };
+use lawsuite::environment::Environment;
 use lawsuite::kit::compare::{Materialized, calls};
 use lawsuite::kit::materialize::materialize;
 use lawsuite::kit::regression::{divergence_kind, pinned_by, shrink_to_regression};
 use lawsuite::kit::shrink::Case;
 use lawsuite::kit::{Generator, generate};
 use lawsuite::peer::Ground;
+use lawsuite::registry::PeerOptions;
 use lawsuite::report::diff::{Change, RunDiff};
 use lawsuite::report::live::{Live, LiveOptions};
 use lawsuite::report::results::{Accept, Closing, Results, ResultsError};
@@ -36,8 +37,12 @@ use crate::{CaseArgs, RunArgs};
 
 /// The reference and the chosen subjects of the project, and the chosen
 /// peers that cannot run here (each said on stderr and kept as a trial).
-pub(crate) fn select(args: &ProjectArgs, wanted: &[String]) -> anyhow::Result<PeerSet> {
-    let registry = args.registry()?;
+pub(crate) fn select(
+    args: &ProjectArgs,
+    wanted: &[String],
+    options: &PeerOptions,
+) -> anyhow::Result<PeerSet> {
+    let registry = args.registry(options)?;
     let set = PeerSet::from_registry(&registry, wanted)?;
     for u in &set.unavailable {
         eprintln!("warning: peer {} is not run: {}", u.name, u.why);
@@ -95,7 +100,7 @@ impl Filter<'_> {
 }
 
 /// `lawsuite run`.
-pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     if args.jobs == 0 {
         bail!("--jobs 0 would run nothing; give 1 or more (default: twice the number of cores)");
@@ -127,23 +132,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Some(failed)
         }
     };
-    let mut config = config_of(&args, &project);
+    let mut config = config_of(&args, &project, environment);
     if let Some(failed) = &rerun {
         // The failed seeds exactly, whatever seeds this run would take.
-        config.seeds = seed_sets_of(failed);
+        config = config.seed_sets(seed_sets_of(failed));
     }
-    let config = config;
-    let peers = select(&args.project, &args.peers)?;
-    let engine = config.engine(peers, None).map_err(|problems| {
-        anyhow!(
-            "{}",
-            problems
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\n")
-        )
-    })?;
+    let config = config
+        .build()
+        .map_err(|problems| anyhow!("{}", crate::lines(&problems)))?;
+    let peers = select(&args.project, &args.peers, config.peer_options())?;
+    let engine = config
+        .engine(peers, None)
+        .map_err(|problems| anyhow!("{}", crate::lines(&problems)))?;
     for warning in engine.warnings() {
         eprintln!("warning: {warning}");
     }
@@ -278,7 +278,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 .map_or_else(|| "default".into(), |s| s.text.clone())
         }),
         ground: config
-            .seeds
+            .seed_sets()
             .iter()
             .find(|s| s.generator == Generator::Lawsuite && !s.seeds.is_empty())
             .map(|s| s.ground.name().to_string()),
@@ -292,7 +292,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // Made as they are run: a selection from a seed range of any width is
     // never held whole.
     let trials = engine.trials_iter(|_| true).filter(|t| chosen(t));
-    let outcomes = execute(&engine, trials, &selection, &args, &info, started)?;
+    let outcomes = execute(
+        &engine,
+        trials,
+        &selection,
+        &args,
+        config.max_reports(),
+        &info,
+        started,
+    )?;
     // Shut external peers down before deciding the exit status.
     drop(engine);
     if interrupt::was_interrupted() {
@@ -490,36 +498,51 @@ fn baseline_verdict(diff: &RunDiff, rewritten: bool) -> String {
 
 /// The run's configuration: the project's, with the environment overlaid,
 /// then the flags.
-fn config_of(args: &RunArgs, project: &lawsuite::project::Project) -> Config {
-    let mut config = Config::for_project(project);
+fn config_of(
+    args: &RunArgs,
+    project: &lawsuite::project::Project,
+    environment: Environment,
+) -> ConfigBuilder {
     let only_one_call = args.call.is_some();
-    config.laws = !args.no_laws && !only_one_call;
-    config.shipped_laws &= !args.no_shipped_laws;
-    config.law_dirs.extend(args.laws.iter().cloned());
-    if args.no_regressions || only_one_call {
-        config.regressions = None;
+    let mut config = Config::builder()
+        .project(project)
+        .environment(environment)
+        .laws(!args.no_laws && !only_one_call)
+        .only_call(args.call)
+        .replay(Replay::Cli {
+            program: program(),
+            flags: args.project.flags(),
+        });
+    if args.no_shipped_laws {
+        config = config.shipped_laws(false);
     }
-    config.expected_dirs.extend(args.expected.iter().cloned());
+    for dir in &args.laws {
+        config = config.law_dir(dir);
+    }
+    if args.no_regressions || only_one_call {
+        config = config.regressions(None);
+    }
+    for dir in &args.expected {
+        config = config.expected_dir(dir);
+    }
     if let Some(generator) = args.generator {
-        config.only_generator(generator.into());
+        config = config.only_generator(generator.into());
     }
     if let Some(seeds) = &args.seeds {
-        config.set_seeds(seeds.range.clone());
+        config = config.seeds(seeds.range.clone());
     }
     if let Some(ground) = args.ground {
-        config.set_ground(ground.into());
+        config = config.ground(ground.into());
     }
     if args.no_seeds {
-        config.no_seeds();
+        config = config.no_seeds();
     }
-    config.only_call = args.call;
     if let Some(times) = args.repeat {
-        config.repeat = times;
+        config = config.repeat(times);
     }
-    config.replay = Replay::Cli {
-        program: program(),
-        flags: args.project.flags(),
-    };
+    if let Some(n) = args.max_reports {
+        config = config.max_reports(n);
+    }
     config
 }
 
@@ -601,6 +624,7 @@ fn execute(
     trials: impl Iterator<Item = Trial> + Send,
     selection: &Selection,
     args: &RunArgs,
+    max_reports: usize,
     info: &RunInfo,
     started: Instant,
 ) -> anyhow::Result<Vec<Outcome>> {
@@ -613,7 +637,7 @@ fn execute(
     let options = LiveOptions::new(args.format)
         .color(color)
         .terminal(std::io::stderr().is_terminal())
-        .max_reports(args.max_reports)
+        .max_reports(max_reports)
         .totals(&totals);
     // stderr unlocked: SLOW lines come from another thread while it runs.
     let mut live = Live::new(options, std::io::stdout().lock(), std::io::stderr());
@@ -781,13 +805,21 @@ pub enum Keep {
 /// `record` also keeps it (`keep`): as a regression file (default: the
 /// project's regression directory, which `lawsuite run` and `cargo test`
 /// replay) or as a draft law.
-pub fn shrink_case(args: &CaseArgs, keep: Option<Keep>) -> anyhow::Result<ExitCode> {
+pub fn shrink_case(
+    args: &CaseArgs,
+    keep: Option<Keep>,
+    settings: &Config,
+) -> anyhow::Result<ExitCode> {
     let project = args.project.project()?;
     let PeerSet {
         reference,
         subjects,
         ..
-    } = select(&args.project, std::slice::from_ref(&args.peer))?;
+    } = select(
+        &args.project,
+        std::slice::from_ref(&args.peer),
+        settings.peer_options(),
+    )?;
     let peer = match subjects.into_iter().next() {
         Some(s) => s,
         None if args.peer == reference.name => bail!(
