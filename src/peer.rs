@@ -527,3 +527,62 @@ impl Search for Named {
         self.inner.language()
     }
 }
+
+/// A peer as a run, a differential or a benchmark knows it: its registered
+/// name, the built-in it is (lawsuite's own expected failures and
+/// documented differences for that built-in apply to it), and the peer.
+/// The one peer type every runner takes
+/// ([`crate::conformance::Engine`], [`crate::kit::real_tree::run`],
+/// [`crate::bench::run::run`]).
+#[derive(Clone)]
+pub struct Subject {
+    /// The registered name: trial ids, reports and the project's expected
+    /// failures use it.
+    pub name: String,
+    /// The built-in it is, if it is one.
+    pub builtin: Option<String>,
+    /// The peer.
+    pub peer: Arc<dyn Search>,
+}
+
+impl std::fmt::Debug for Subject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subject")
+            .field("name", &self.name)
+            .field("builtin", &self.builtin)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Subject {
+    /// A peer registered as `name` (not a built-in); its answers are
+    /// labelled with that name.
+    pub fn new(name: &str, peer: impl Search + 'static) -> Subject {
+        Subject {
+            name: name.to_string(),
+            builtin: None,
+            peer: Named::wrap(name, Arc::new(peer)),
+        }
+    }
+
+    /// The built-in `builtin`, registered as `name`.
+    pub fn builtin(name: &str, builtin: &str, peer: Arc<dyn Search>) -> Subject {
+        Subject {
+            name: name.to_string(),
+            builtin: Some(builtin.to_string()),
+            peer: Named::wrap(name, peer),
+        }
+    }
+}
+
+/// A chosen peer that cannot run here: a run shows it as a skipped peer,
+/// a benchmark as a note (its JSON keys are `peer` and `reason`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Unavailable {
+    /// Its registered name.
+    #[serde(rename = "peer")]
+    pub name: String,
+    /// Why, with what to do about it.
+    #[serde(rename = "reason")]
+    pub why: String,
+}

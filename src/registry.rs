@@ -171,6 +171,17 @@ pub struct Registered {
     pub external: Option<Arc<ExternalPeer>>,
 }
 
+impl Registered {
+    /// The peer as a run takes it, or why it cannot run here.
+    pub fn subject(&self) -> Result<crate::peer::Subject, CannotRun> {
+        self.peer.clone().map(|peer| crate::peer::Subject {
+            name: self.name.clone(),
+            builtin: self.builtin.clone(),
+            peer,
+        })
+    }
+}
+
 impl fmt::Debug for Registered {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Registered")

@@ -16,16 +16,16 @@
 //! read them).
 //!
 //! ```
-//! use std::sync::Arc;
 //! use lawsuite::bench::{calls, corpus::Corpus, run};
+//! use lawsuite::peer::Subject;
 //! use lawsuite::portable::Portable;
 //!
 //! let corpus = "generated:S".parse::<Corpus>()?.prepare()?;
 //! let root = corpus.root.to_str().expect("UTF-8 temp dir");
 //! let rare: Vec<_> = calls::builtin(root).iter().take(1).map(|q| q.bench_call()).collect();
 //! let peers = [
-//!     run::Contender::new("one-thread", Arc::new(Portable::with_threads(1))),
-//!     run::Contender::new("two-threads", Arc::new(Portable::with_threads(2))),
+//!     Subject::new("one-thread", Portable::with_threads(1)),
+//!     Subject::new("two-threads", Portable::with_threads(2)),
 //! ];
 //! let options = run::Options { rounds: 1, warmup: 0, ..run::Options::default() };
 //! let report = run::run(&rare, &peers, &options, &mut |_| {});

@@ -57,15 +57,9 @@ pub struct Report {
     pub calls: Vec<CallReport>,
 }
 
-/// A peer that was asked for and cannot run here.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Unavailable {
-    /// Its name.
-    pub peer: String,
-    /// Why, and what to do about it.
-    pub reason: String,
-}
+/// A peer that was asked for and cannot run here (the one
+/// [`Unavailable`](crate::peer::Unavailable) of every runner).
+pub use crate::peer::Unavailable;
 
 /// The machine a report was taken on.
 #[derive(Clone, Debug, Serialize)]
@@ -393,7 +387,7 @@ impl Report {
             ));
         }
         for u in &self.unavailable {
-            notes.push(format!("unavailable: {}: {}", u.peer, u.reason));
+            notes.push(format!("unavailable: {}: {}", u.name, u.why));
         }
         notes
     }

@@ -43,10 +43,9 @@
 //! a path into it would name nothing.
 //!
 //! ```
-//! use std::sync::Arc;
-//! use lawsuite::bench::calls::BenchCall;
+//! //! use lawsuite::bench::calls::BenchCall;
 //! use lawsuite::bench::report::Outcome;
-//! use lawsuite::bench::run::{Contender, Options, run};
+//! use lawsuite::bench::run::{Subject, Options, run};
 //! use lawsuite::contract::GlobInput;
 //! use lawsuite::kit::case::Call;
 //! use lawsuite::peer::Noop;
@@ -57,8 +56,8 @@
 //! let root = dir.path().to_str().unwrap();
 //! let calls = [BenchCall { name: "listing".into(), call: Call::Glob(GlobInput::new("*.rs", root)) }];
 //! let peers = [
-//!     Contender::new("portable", Arc::new(Portable::with_threads(1))),
-//!     Contender::new("noop", Arc::new(Noop)),
+//!     Subject::new("portable", Portable::with_threads(1)),
+//!     Subject::new("noop", Noop),
 //! ];
 //! let options = Options { rounds: 3, warmup: 1, ..Options::default() };
 //! let report = run(&calls, &peers, &options, &mut |_| {});
@@ -68,10 +67,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::fmt;
 use std::hint::black_box;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -86,34 +83,7 @@ use crate::kit::case::{Call, answer, rebase, render};
 /// answers too; kept here for callers of the old path.
 pub use crate::kit::compare::first_difference;
 use crate::kit::compare::shorten;
-use crate::peer::Search;
-
-/// A peer taking part, under the name it is reported by.
-#[derive(Clone)]
-pub struct Contender {
-    /// The name in reports (the registered name).
-    pub name: String,
-    /// The peer.
-    pub peer: Arc<dyn Search>,
-}
-
-impl Contender {
-    /// A contender named `name`.
-    pub fn new(name: impl Into<String>, peer: Arc<dyn Search>) -> Contender {
-        Contender {
-            name: name.into(),
-            peer,
-        }
-    }
-}
-
-impl fmt::Debug for Contender {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Contender")
-            .field("name", &self.name)
-            .finish()
-    }
-}
+use crate::peer::{Search, Subject};
 
 /// How many untimed and timed runs per peer and call, and who is timed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,18 +121,18 @@ impl Default for Options {
 /// its answers, faults, read as disagreements (`/matches: missing`).
 pub fn run(
     calls: &[BenchCall],
-    peers: &[Contender],
+    peers: &[Subject],
     options: &Options,
     progress: &mut dyn FnMut(&str),
 ) -> Report {
     let not_started: Vec<Option<String>> = peers
         .iter()
-        .map(|contender| {
-            let fault = start_fault(contender.peer.as_ref());
+        .map(|subject| {
+            let fault = start_fault(subject.peer.as_ref());
             if let Some(fault) = &fault {
                 progress(&format!(
                     "{} could not be started: {}; it is asked nothing",
-                    contender.name,
+                    subject.name,
                     first_line(fault)
                 ));
             }
@@ -249,7 +219,7 @@ const AGREEMENT: &str = "the agreement check";
 fn run_call(
     index: usize,
     bench_call: &BenchCall,
-    peers: &[Contender],
+    peers: &[Subject],
     not_started: &[Option<String>],
     options: &Options,
     progress: &mut dyn FnMut(&str),
@@ -275,21 +245,21 @@ fn run_call(
     // The run and the difference of a peer whose answer changed, or that
     // faulted on its first answer.
     let mut faults: Vec<Option<(String, String)>> = vec![None; peers.len()];
-    for (i, contender) in peers.iter().enumerate() {
+    for (i, subject) in peers.iter().enumerate() {
         if not_started[i].is_some() {
             continue;
         }
-        if !contender.peer.supports(call.method()) {
+        if !subject.peer.supports(call.method()) {
             supported[i] = false;
             continue;
         }
-        let value = answer(contender.peer.as_ref(), call);
+        let value = answer(subject.peer.as_ref(), call);
         // A fault (the harness's failure for a peer that did not answer,
         // or a panic) is no answer to agree or disagree with, nor to take
         // as the baseline: `/matches: missing` said nothing of a crash.
         if crate::kit::case::is_fault(&value) {
             let d = format!("answered {} instead", shorten(&value));
-            progress(&format!("{} FAULTED in {AGREEMENT}: {d}", contender.name));
+            progress(&format!("{} FAULTED in {AGREEMENT}: {d}", subject.name));
             faults[i] = Some((AGREEMENT.to_string(), d));
             continue;
         }
@@ -297,7 +267,7 @@ fn run_call(
             None => baseline = Some((i, value)),
             Some((_, expected)) => {
                 if let Some(d) = difference(expected, &value) {
-                    progress(&format!("{} DISAGREES: {d}", contender.name));
+                    progress(&format!("{} DISAGREES: {d}", subject.name));
                     disagreement[i] = Some(d);
                     if options.time_disagreeing {
                         own[i] = Some(value);
@@ -440,8 +410,8 @@ fn run_call(
         results: peers
             .iter()
             .zip(outcomes)
-            .map(|(contender, outcome)| PeerResult {
-                peer: contender.name.clone(),
+            .map(|(subject, outcome)| PeerResult {
+                peer: subject.name.clone(),
                 outcome,
             })
             .collect(),
@@ -485,6 +455,7 @@ mod tests {
     use crate::kit::materialize::TempTree;
     use crate::portable::Portable;
     use crate::testing::Altered;
+    use std::sync::Arc;
 
     /// Answers like `portable` but drops the first path of every glob: fast
     /// and wrong.
@@ -527,9 +498,9 @@ mod tests {
         let dir = tree();
         let root = dir.path().to_str().unwrap();
         let peers = [
-            Contender::new("portable", Arc::new(Portable::with_threads(1))),
-            Contender::new("wrong", Arc::new(wrong())),
-            Contender::new("portable-2", Arc::new(Portable::with_threads(2))),
+            Subject::new("portable", Portable::with_threads(1)),
+            Subject::new("wrong", wrong()),
+            Subject::new("portable-2", Portable::with_threads(2)),
         ];
         let mut lines = Vec::new();
         let report = run(
@@ -590,9 +561,9 @@ mod tests {
         let dir = tree();
         let root = dir.path().to_str().unwrap();
         let peers = [
-            Contender::new("portable", Arc::new(Portable::with_threads(1))),
-            Contender::new("wrong", Arc::new(wrong())),
-            Contender::new("portable-2", Arc::new(Portable::with_threads(2))),
+            Subject::new("portable", Portable::with_threads(1)),
+            Subject::new("wrong", wrong()),
+            Subject::new("portable-2", Portable::with_threads(2)),
         ];
         let options = Options {
             rounds: 3,
@@ -651,8 +622,8 @@ mod tests {
         // Wrong for the agreement, then broken.
         let flaky = Breaks::new(1, true);
         let peers = [
-            Contender::new("portable", Arc::new(Portable::with_threads(1))),
-            Contender::new("flaky", flaky.clone()),
+            Subject::new("portable", Portable::with_threads(1)),
+            Subject::new("flaky", flaky.clone()),
         ];
         let options = Options {
             rounds: 4,
@@ -728,8 +699,8 @@ mod tests {
         // Agreement, warm-up and round 1 right; round 2 fails.
         let breaks = Breaks::new(3, false);
         let peers = [
-            Contender::new("portable", Arc::new(Portable::with_threads(1))),
-            Contender::new("breaks", breaks.clone()),
+            Subject::new("portable", Portable::with_threads(1)),
+            Subject::new("breaks", breaks.clone()),
         ];
         let mut lines = Vec::new();
         let options = Options {
@@ -771,8 +742,8 @@ mod tests {
         // A fault in the warm-up counts too.
         let early = Breaks::new(1, false);
         let peers = [
-            Contender::new("portable", Arc::new(Portable::with_threads(1))),
-            Contender::new("early", early),
+            Subject::new("portable", Portable::with_threads(1)),
+            Subject::new("early", early),
         ];
         let report = run(&calls(root), &peers, &options, &mut |_| {});
         assert!(matches!(
@@ -803,8 +774,8 @@ mod tests {
         let dir = tree();
         let root = dir.path().to_str().unwrap();
         let peers = [
-            Contender::new("panics", Arc::new(Panics)),
-            Contender::new("portable", Arc::new(Portable::with_threads(1))),
+            Subject::new("panics", Panics),
+            Subject::new("portable", Portable::with_threads(1)),
         ];
         let mut lines = Vec::new();
         let report = run(&calls(root), &peers, &Options::default(), &mut |l| {
@@ -840,8 +811,8 @@ mod tests {
         let dir = tree();
         let root = dir.path().to_str().unwrap();
         let peers = [
-            Contender::new("grep-only", Arc::new(grep_only())),
-            Contender::new("portable", Arc::new(Portable::with_threads(1))),
+            Subject::new("grep-only", grep_only()),
+            Subject::new("portable", Portable::with_threads(1)),
         ];
         let report = run(&calls(root), &peers, &Options::default(), &mut |_| {});
         let glob = &report.calls[0];
@@ -873,9 +844,9 @@ mod tests {
         }
         let log = Arc::new(Mutex::new(Vec::new()));
         let peers = [
-            Contender::new("a", Arc::new(Logged("a", log.clone()))),
-            Contender::new("b", Arc::new(Logged("b", log.clone()))),
-            Contender::new("c", Arc::new(Logged("c", log.clone()))),
+            Subject::new("a", Logged("a", log.clone())),
+            Subject::new("b", Logged("b", log.clone())),
+            Subject::new("c", Logged("c", log.clone())),
         ];
         let calls = [BenchCall {
             name: "g".into(),

@@ -21,74 +21,9 @@
 //! ```
 
 use std::fmt;
-use std::sync::Arc;
 
-use crate::peer::Search;
+pub use crate::peer::{Subject, Unavailable};
 use crate::registry::{BUILTINS, PeerOptions, Registry, builtin};
-
-/// A peer as the run knows it: its registered name, the built-in it is
-/// (lawsuite's own expected failures for that built-in apply to it), and
-/// the peer.
-#[derive(Clone)]
-pub struct Subject {
-    /// The registered name: trial ids, reports and the project's expected
-    /// failures use it.
-    pub name: String,
-    /// The built-in it is, if it is one.
-    pub builtin: Option<String>,
-    /// The peer.
-    pub peer: Arc<dyn Search>,
-}
-
-impl std::fmt::Debug for Subject {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Subject")
-            .field("name", &self.name)
-            .field("builtin", &self.builtin)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Subject {
-    /// A peer registered as `name` (not a built-in); its answers are
-    /// labelled with that name.
-    pub fn new(name: &str, peer: impl Search + 'static) -> Subject {
-        Subject {
-            name: name.to_string(),
-            builtin: None,
-            peer: crate::peer::Named::wrap(name, Arc::new(peer)),
-        }
-    }
-
-    /// A registry's peer, or why it cannot run here.
-    pub fn registered(
-        entry: &crate::registry::Registered,
-    ) -> Result<Subject, crate::registry::CannotRun> {
-        entry.peer.clone().map(|peer| Subject {
-            name: entry.name.clone(),
-            builtin: entry.builtin.clone(),
-            peer,
-        })
-    }
-
-    /// The built-in `builtin`, registered as `name`.
-    pub fn builtin(name: &str, builtin: &str, peer: Arc<dyn Search>) -> Subject {
-        Subject {
-            name: name.to_string(),
-            builtin: Some(builtin.to_string()),
-            peer: crate::peer::Named::wrap(name, peer),
-        }
-    }
-}
-
-/// A chosen peer that cannot run here.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unavailable {
-    /// Its registered name.
-    pub name: String,
-    /// Why, with what to do about it.
-    pub why: String,
-}
 
 /// The peers of one run: the reference, the subjects, and the chosen
 /// peers that cannot run here.
@@ -187,7 +122,7 @@ impl PeerSet {
         for entry in &registry.peers {
             let is_reference = entry.name == registry.reference;
             let chosen = wanted.is_empty() || wanted.contains(&entry.name);
-            match Subject::registered(entry) {
+            match entry.subject() {
                 Ok(subject) if is_reference => reference = Some(subject),
                 Ok(subject) if chosen => subjects.push(subject),
                 Err(why) if is_reference => {
@@ -256,7 +191,7 @@ pub fn resolve(
             .ok()
             .and_then(|r| r.peers.iter().find(|p| &p.name == name));
         let resolved = match registered {
-            Some(entry) => Subject::registered(entry).map_err(|why| why.to_string()),
+            Some(entry) => entry.subject().map_err(|why| why.to_string()),
             None if BUILTINS.contains(&name.as_str()) => {
                 builtin_subject(name, name, options).map_err(|u| u.why)
             }

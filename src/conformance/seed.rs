@@ -62,19 +62,10 @@ impl Engine {
                 .map_err(|e| e.to_string());
             // A subject's documented differences are its registered
             // built-in's, never the peer's own say.
-            let subjects: Vec<Compared<'_>> = asked
-                .iter()
-                .map(|(_, s)| Compared {
-                    peer: s.peer.as_ref(),
-                    builtin: s.builtin.as_deref(),
-                })
-                .collect();
+            let subjects: Vec<Compared<'_>> =
+                asked.iter().map(|(_, s)| Compared::from(*s)).collect();
             let compared = plan.and_then(|plan| {
-                let reference = Compared {
-                    peer: reference.peer.as_ref(),
-                    builtin: reference.builtin.as_deref(),
-                };
-                compare_plan_with(&plan, reference, &subjects)
+                compare_plan_with(&plan, Compared::from(reference), &subjects)
                     .map(|mut ds| {
                         // A one-call plan (`--call N`) numbers its call 0:
                         // name it as the whole plan does, so the report and

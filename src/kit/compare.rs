@@ -75,6 +75,17 @@ impl<'a> Compared<'a> {
     }
 }
 
+/// A run's peer, compared as its registration says: a built-in's
+/// documented differences explain its answers, any other peer's do not.
+impl<'a> From<&'a crate::peer::Subject> for Compared<'a> {
+    fn from(subject: &'a crate::peer::Subject) -> Compared<'a> {
+        Compared {
+            peer: subject.peer.as_ref(),
+            builtin: subject.builtin.as_deref(),
+        }
+    }
+}
+
 impl std::fmt::Debug for Compared<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Compared")

@@ -45,15 +45,18 @@
 //! run's seed, so the same tree, seed and count give the same calls.
 //!
 //! ```no_run
-//! use lawsuite::kit::compare::Compared;
+//! use std::sync::Arc;
 //! use lawsuite::kit::real_tree::{Survey, draw, run};
+//! use lawsuite::peer::Subject;
 //! use lawsuite::portable::Portable;
 //! use lawsuite::ripgrep::Ripgrep;
 //!
 //! let survey = Survey::of("/home/me/src", 7)?;
 //! let calls = draw(&survey, 7, 500);
-//! let rg = Ripgrep::default();
-//! let tally = run(&calls, &Portable::default(), &[Compared::builtin(&rg, "ripgrep")], &mut |_| {});
+//! let reference = Subject::new("portable", Portable::default());
+//! // A built-in's documented differences are recognised, as on seeds.
+//! let rg = Subject::builtin("ripgrep", "ripgrep", Arc::new(Ripgrep::default()));
+//! let tally = run(&calls, &reference, &[rg], &mut |_| {});
 //! println!("{}", tally.summary());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -73,7 +76,7 @@ use crate::contract::validate_pattern;
 use crate::contract::{
     GlobInput, GrepInput, MAX_ENTRIES, MAX_GREP_MATCHES, StdError, join_path, validate_glob,
 };
-use crate::peer::Search;
+use crate::peer::Subject;
 use crate::portable::walk::{self, WalkOptions};
 
 /// How many files the survey reads words from.
@@ -572,13 +575,19 @@ impl Tally {
 }
 
 /// Run every call through `reference` and `subjects`, in order, reporting
-/// each finished call's index to `progress`; count the verdicts.
+/// each finished call's index to `progress`; count the verdicts. Each call
+/// goes through the seeds' call loop ([`answer_all`]): a subject is asked
+/// only what it supports, and only a built-in's documented differences
+/// explain an answer.
 pub fn run(
     calls: &[Call],
-    reference: &dyn Search,
-    subjects: &[Compared<'_>],
+    reference: &Subject,
+    subjects: &[Subject],
     progress: &mut dyn FnMut(usize),
 ) -> Tally {
+    let reference = reference.peer.as_ref();
+    let subjects: Vec<Compared<'_>> = subjects.iter().map(Compared::from).collect();
+    let subjects = subjects.as_slice();
     let mut tally = Tally {
         reference: reference.name().to_string(),
         peers: subjects
@@ -685,14 +694,9 @@ mod tests {
         assert_eq!(s.words, ["needle_one"]);
 
         let calls = draw(&s, 1, 40);
-        let noop = crate::peer::Noop;
-        let same = crate::portable::Portable::default();
-        let tally = run(
-            &calls,
-            &same,
-            &[Compared::new(&same), Compared::new(&noop)],
-            &mut |_| {},
-        );
+        let noop = Subject::new("noop", crate::peer::Noop);
+        let same = Subject::new("portable", crate::portable::Portable::default());
+        let tally = run(&calls, &same, &[same.clone(), noop], &mut |_| {});
         assert_eq!(tally.calls, 40);
         assert_eq!((tally.peers[0].agree, tally.peers[0].divergent), (40, 0));
         assert_eq!((tally.peers[1].agree, tally.peers[1].divergent), (0, 40));

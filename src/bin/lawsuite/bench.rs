@@ -9,13 +9,10 @@ use anyhow::{Context, anyhow, bail};
 use clap::ValueEnum;
 use lawsuite::bench::calls::{BenchCall, builtin, parse_calls};
 use lawsuite::bench::corpus::Corpus;
-use lawsuite::bench::report::{Machine, Unavailable};
-use lawsuite::bench::run::{Contender, Options, run};
+use lawsuite::bench::report::Machine;
+use lawsuite::bench::run::{Options, run};
 use lawsuite::bench::stats::SPREAD_WARNING;
-use lawsuite::conformance::Subject;
 use lawsuite::conformance::config::Config;
-use lawsuite::conformance::peers::resolve;
-use lawsuite::registry::PeerOptions;
 
 /// The arguments of `lawsuite bench`.
 #[derive(Debug, clap::Args)]
@@ -77,13 +74,10 @@ pub fn bench(args: BenchArgs, settings: &Config) -> anyhow::Result<ExitCode> {
         project: None,
         registry: args.registry.clone(),
     };
-    let (subjects, unavailable) = resolve_peers(&args.peers, &project, settings.peer_options())?;
-    let contenders: Vec<Contender> = subjects
-        .into_iter()
-        .map(|s| Contender::new(s.name, s.peer))
-        .collect();
+    let (contenders, unavailable) =
+        crate::project_args::resolve_peers(&args.peers, &project, settings.peer_options())?;
     for u in &unavailable {
-        eprintln!("warning: {} is left out: {}", u.peer, u.reason);
+        eprintln!("warning: {} is left out: {}", u.name, u.why);
     }
     if contenders.is_empty() {
         bail!("none of the peers asked for can run here; see the warnings above");
@@ -181,34 +175,4 @@ fn builtin_calls(root: &str, only: &[String]) -> anyhow::Result<Vec<BenchCall>> 
         .filter(|k| only.is_empty() || only.iter().any(|n| n == k.name))
         .map(|k| k.bench_call())
         .collect())
-}
-
-/// The peers `names`, in order ([`lawsuite::conformance::peers::resolve`]):
-/// the project's registered ones by name, else built-ins; the ones that
-/// cannot run here with why. A name that is neither is an error listing
-/// the registered names.
-pub(crate) fn resolve_peers(
-    names: &[String],
-    project: &crate::project_args::ProjectArgs,
-    options: &PeerOptions,
-) -> anyhow::Result<(Vec<Subject>, Vec<Unavailable>)> {
-    let loaded = project.registry(options).map_err(|e| format!("{e:#}"));
-    let (subjects, unavailable) = resolve(loaded.as_ref().map_err(String::as_str), names, options)?;
-    let unavailable = unavailable
-        .into_iter()
-        .map(|u| Unavailable {
-            peer: u.name,
-            reason: with_install_hint(u.why),
-        })
-        .collect();
-    Ok((subjects, unavailable))
-}
-
-/// Make sure a missing `rg` says how to get one.
-fn with_install_hint(reason: String) -> String {
-    if reason.contains("rg") && !reason.contains("cargo install ripgrep") {
-        format!("{reason}; install rg with `cargo install ripgrep --locked`")
-    } else {
-        reason
-    }
 }

@@ -10,7 +10,7 @@ use anyhow::{Context, anyhow, bail};
 use lawsuite::conformance::config::Config;
 use lawsuite::conformance::shell_word;
 use lawsuite::kit::case::Call;
-use lawsuite::kit::compare::{Compared, difference_kind, first_difference};
+use lawsuite::kit::compare::{difference_kind, first_difference};
 use lawsuite::kit::real_tree::{Divergent, Survey, Tally, draw, run};
 use lawsuite::kit::report::json_diff;
 
@@ -71,15 +71,15 @@ pub fn differ(args: DifferArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     };
     let mut names = vec![args.reference.clone()];
     names.extend(subjects);
-    let (contenders, unavailable) =
-        crate::bench::resolve_peers(&names, &args.project, settings.peer_options())?;
-    if let Some(u) = unavailable.iter().find(|u| u.peer == args.reference) {
-        bail!("the reference {} cannot run here: {}", u.peer, u.reason);
+    let (peers, unavailable) =
+        crate::project_args::resolve_peers(&names, &args.project, settings.peer_options())?;
+    if let Some(u) = unavailable.iter().find(|u| u.name == args.reference) {
+        bail!("the reference {} cannot run here: {}", u.name, u.why);
     }
     for u in &unavailable {
-        eprintln!("warning: {} is left out: {}", u.peer, u.reason);
+        eprintln!("warning: {} is left out: {}", u.name, u.why);
     }
-    let Some((reference, subjects)) = contenders.split_first() else {
+    let Some((reference, subjects)) = peers.split_first() else {
         bail!("no peer can run here; see the warnings above");
     };
     if subjects.is_empty() {
@@ -109,15 +109,8 @@ pub fn differ(args: DifferArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     );
     // Only a built-in's documented differences are recognised, by the
     // built-in it is registered as.
-    let peers: Vec<Compared<'_>> = subjects
-        .iter()
-        .map(|s| Compared {
-            peer: s.peer.as_ref(),
-            builtin: s.builtin.as_deref(),
-        })
-        .collect();
     let total = calls.len();
-    let tally = run(&calls, reference.peer.as_ref(), &peers, &mut |i| {
+    let tally = run(&calls, reference, subjects, &mut |i| {
         if (i + 1) % 100 == 0 || i + 1 == total {
             eprintln!(
                 "  {}/{total} calls, {:.0} s",

@@ -63,13 +63,7 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
         state: state.clone(),
         regressions: project.regressions.clone(),
     };
-    fn compared(s: &lawsuite::conformance::peers::Subject) -> Compared<'_> {
-        Compared {
-            peer: s.peer.as_ref(),
-            builtin: s.builtin.as_deref(),
-        }
-    }
-    let subjects_compared: Vec<Compared<'_>> = subjects.iter().map(compared).collect();
+    let subjects_compared: Vec<Compared<'_>> = subjects.iter().map(Compared::from).collect();
     let terminal = std::io::stderr().is_terminal();
     let last_said = std::sync::Mutex::new(Instant::now());
     let stop = interrupt::during_trials();
@@ -85,18 +79,23 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
         args.jobs,
         state.display()
     );
-    let found = campaign.run(compared(&reference), &subjects_compared, Some(stop), |p| {
-        if terminal {
-            eprint!("\r\x1b[2K{}", p.line());
-        } else {
-            // A log gets a line every ten seconds, not a stream of them.
-            let mut last = last_said.lock().unwrap_or_else(|e| e.into_inner());
-            if last.elapsed() >= std::time::Duration::from_secs(10) {
-                eprintln!("{}", p.line());
-                *last = Instant::now();
+    let found = campaign.run(
+        Compared::from(&reference),
+        &subjects_compared,
+        Some(stop),
+        |p| {
+            if terminal {
+                eprint!("\r\x1b[2K{}", p.line());
+            } else {
+                // A log gets a line every ten seconds, not a stream of them.
+                let mut last = last_said.lock().unwrap_or_else(|e| e.into_inner());
+                if last.elapsed() >= std::time::Duration::from_secs(10) {
+                    eprintln!("{}", p.line());
+                    *last = Instant::now();
+                }
             }
-        }
-    });
+        },
+    );
     interrupt::trials_done();
     if terminal {
         eprintln!();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, anyhow};
 use lawsuite::conformance::peers;
-use lawsuite::peer::Search;
+use lawsuite::peer::{Search, Subject, Unavailable};
 use lawsuite::project::{Peers, Project};
 use lawsuite::registry::{PeerOptions, Registry};
 
@@ -99,6 +99,37 @@ pub fn resolve(
         (Some(subject), _) => Ok(subject.peer),
         (None, Some(u)) => Err(anyhow!(u.why)),
         (None, None) => Err(anyhow!("the peer {name:?} cannot be resolved")),
+    }
+}
+
+/// The peers `names`, in order ([`lawsuite::conformance::peers::resolve`]):
+/// the project's registered ones by name, else built-ins; the ones that
+/// cannot run here with why. A name that is neither is an error listing
+/// the registered names.
+pub fn resolve_peers(
+    names: &[String],
+    project: &ProjectArgs,
+    options: &PeerOptions,
+) -> anyhow::Result<(Vec<Subject>, Vec<Unavailable>)> {
+    let loaded = project.registry(options).map_err(|e| format!("{e:#}"));
+    let (subjects, unavailable) =
+        peers::resolve(loaded.as_ref().map_err(String::as_str), names, options)?;
+    let unavailable = unavailable
+        .into_iter()
+        .map(|u| Unavailable {
+            name: u.name,
+            why: with_install_hint(u.why),
+        })
+        .collect();
+    Ok((subjects, unavailable))
+}
+
+/// Make sure a missing `rg` says how to get one.
+fn with_install_hint(reason: String) -> String {
+    if reason.contains("rg") && !reason.contains("cargo install ripgrep") {
+        format!("{reason}; install rg with `cargo install ripgrep --locked`")
+    } else {
+        reason
     }
 }
 
