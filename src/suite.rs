@@ -64,12 +64,12 @@ use std::time::Instant;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 use crate::conformance::config::{Config, ConfigBuilder, ConfigError, ListedFailure, Seeds};
-use crate::conformance::peers::{PeerSet, Unavailable};
+use crate::conformance::peers::{PeerError, PeerSet, Unavailable};
 use crate::conformance::{Engine, Outcome, Replay, Subject, Summary, Verdict};
-use crate::environment::Environment;
+use crate::environment::{EnvError, Environment};
 use crate::peer::{Ground, Search};
 use crate::project::{Project, ProjectError};
-use crate::registry::Registry;
+use crate::registry::{Registry, RegistryError, UnknownBuiltin};
 use crate::report::{RunInfo, human_report_within, human_summary};
 
 use crate::conformance::config::DEFAULT_MAX_REPORTS;
@@ -174,6 +174,53 @@ impl Shared {
 pub use crate::kit::plan::PLAN_ROOT;
 pub use crate::kit::{LAWSUITE_SEEDS, SMTHRS_SEEDS};
 
+/// Why a suite cannot make its trials. Each is a line of the failing
+/// `suite::setup` trial (a suite that cannot be set up never passes by
+/// running less than it was asked to).
+#[derive(Clone, Debug)]
+pub enum SetupError {
+    /// A `LAWSUITE_*` variable is set to a value it cannot take.
+    Env(EnvError),
+    /// The calling crate's project cannot be found or read.
+    Project(Arc<ProjectError>),
+    /// The project's peers cannot be read.
+    Registry(Arc<RegistryError>),
+    /// The registered peers cannot make a run.
+    Peers(PeerError),
+    /// [`Suite::builtin_peer`] named no built-in.
+    UnknownBuiltin {
+        /// The name the peer was to be registered as.
+        name: String,
+        /// The name given as the built-in.
+        builtin: UnknownBuiltin,
+    },
+    /// Neither [`Suite::reference`] nor the project named a reference.
+    NoReference,
+    /// The configuration cannot make a run ([`ConfigBuilder::build`],
+    /// [`Config::engine`]).
+    Config(ConfigError),
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SetupError::Env(e) => e.fmt(f),
+            SetupError::Project(e) => e.fmt(f),
+            SetupError::Registry(e) => e.fmt(f),
+            SetupError::Peers(e) => e.fmt(f),
+            SetupError::UnknownBuiltin { name, builtin } => {
+                write!(f, "Suite::builtin_peer({name:?}, …): {builtin}")
+            }
+            SetupError::NoReference => f.write_str(
+                "the suite has no reference peer; call Suite::reference, or register one in lawsuite.toml",
+            ),
+            SetupError::Config(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
 /// A set of trials over a reference and any number of peers: a builder
 /// over a [`Config`] (what runs) and the peers it runs on.
 #[derive(Clone)]
@@ -185,7 +232,7 @@ pub struct Suite {
     reference: Option<Subject>,
     peers: Vec<Subject>,
     unavailable: Vec<Unavailable>,
-    setup_errors: Vec<String>,
+    setup_errors: Vec<SetupError>,
 }
 
 impl std::fmt::Debug for Suite {
@@ -231,7 +278,7 @@ impl Suite {
             Ok(environment) => (environment, Vec::new()),
             Err(errors) => (
                 Environment::none(),
-                errors.iter().map(ToString::to_string).collect(),
+                errors.into_iter().map(SetupError::Env).collect(),
             ),
         };
         let mut config = Config::builder()
@@ -276,15 +323,14 @@ impl Suite {
             self.config = self.config.project(project);
         }
         let options = self.config.peer_options();
-        let registry = match &project {
-            Ok(project) => project.registry(&options).map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
-        };
-        self.project = project;
-        match registry {
-            Ok(registry) => self.add_registry(&registry),
-            Err(e) => self.setup_errors.push(e),
+        // An unreadable project is said once, by `Suite::config`.
+        if let Ok(project) = &project {
+            match project.registry(&options) {
+                Ok(registry) => self.add_registry(&registry),
+                Err(e) => self.setup_errors.push(SetupError::Registry(Arc::new(e))),
+            }
         }
+        self.project = project;
         self
     }
 
@@ -302,7 +348,7 @@ impl Suite {
                 self.peers.extend(set.subjects);
                 self.unavailable.extend(set.unavailable);
             }
-            Err(e) => self.setup_errors.push(e.to_string()),
+            Err(e) => self.setup_errors.push(SetupError::Peers(e)),
         }
     }
 
@@ -341,8 +387,10 @@ impl Suite {
         // A name that is no built-in is a mistake in the suite, not a peer
         // that cannot run here: the suite's setup fails, naming them.
         if let Err(unknown) = builtin.parse::<crate::registry::Builtin>() {
-            self.setup_errors
-                .push(format!("Suite::builtin_peer({name:?}, …): {unknown}"));
+            self.setup_errors.push(SetupError::UnknownBuiltin {
+                name: name.to_string(),
+                builtin: unknown,
+            });
             return self;
         }
         let options = self.config.peer_options();
@@ -430,33 +478,33 @@ impl Suite {
     /// the suite's setup errors (a variable set to a value it cannot take,
     /// a misspelled built-in, an unreadable project) and the
     /// configuration's ([`ConfigBuilder::build`]).
-    pub fn config(&self) -> Result<Config, Vec<String>> {
+    pub fn config(&self) -> Result<Config, Vec<SetupError>> {
         let mut problems = self.setup_errors.clone();
         if let Err(e) = &self.project {
-            problems.push(e.to_string());
+            problems.push(SetupError::Project(e.clone()));
         }
         match self.config.clone().build() {
             Ok(config) if problems.is_empty() => Ok(config),
             Ok(_) => Err(problems),
             Err(errors) => {
-                problems.extend(errors.iter().map(ConfigError::to_string));
+                problems.extend(errors.into_iter().map(SetupError::Config));
                 Err(problems)
             }
         }
     }
 
     /// The engine these trials run on.
-    pub fn engine(&self) -> Result<Engine, Vec<String>> {
+    pub fn engine(&self) -> Result<Engine, Vec<SetupError>> {
         self.prepare(None).map(|(engine, _)| engine)
     }
 
     /// The configuration and the engine, holding only what trial `only`
     /// needs when one is named ([`Config::engine`]).
-    fn prepare(&self, only: Option<&str>) -> Result<(Engine, Config), Vec<String>> {
+    fn prepare(&self, only: Option<&str>) -> Result<(Engine, Config), Vec<SetupError>> {
         let config = self.config();
         let Some(reference) = self.reference.clone() else {
             let mut problems = config.err().unwrap_or_default();
-            problems.push("the suite has no reference peer; call Suite::reference, or register one in lawsuite.toml".into());
+            problems.push(SetupError::NoReference);
             return Err(problems);
         };
         let config = config?;
@@ -467,8 +515,8 @@ impl Suite {
         };
         let engine = config.engine(peers, only).map_err(|errors| {
             errors
-                .iter()
-                .map(ConfigError::to_string)
+                .into_iter()
+                .map(SetupError::Config)
                 .collect::<Vec<_>>()
         })?;
         Ok((engine, config))
@@ -517,7 +565,10 @@ impl Suite {
                     Arc::new(Shared::new(config.max_reports())),
                 )
             }
-            Err(problems) => return setup_failed(problems.join("\n")),
+            Err(problems) => {
+                let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+                return setup_failed(lines.join("\n"));
+            }
         };
         let trials = engine
             .trials_where(|id| exact.as_deref().is_none_or(|name| name == id))
@@ -550,7 +601,7 @@ impl Suite {
 
     /// Every trial's outcome, each run on its own as a libtest trial runs
     /// (for tests that compare front doors).
-    pub fn outcomes(&self) -> Result<Vec<Outcome>, Vec<String>> {
+    pub fn outcomes(&self) -> Result<Vec<Outcome>, Vec<SetupError>> {
         let engine = self.engine()?;
         Ok(engine
             .trials()
@@ -866,6 +917,7 @@ mod tests {
         assert!(
             problems
                 .iter()
+                .map(ToString::to_string)
                 .any(|p| p.contains("\"no-such-builtin\" is not a built-in peer")
                     && p.contains("portable, ripgrep, ripgrep-walk, model, noop")),
             "{problems:?}"

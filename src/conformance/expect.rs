@@ -38,6 +38,26 @@ pub struct Expected {
     pub source: String,
 }
 
+/// An expected-failures file (or lawsuite's own table) that cannot be
+/// used: a run shows it as a failing `expected::invalid::<source>` trial.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidListing {
+    /// The file, or what lawsuite's own table is called.
+    pub source: String,
+    /// What is wrong with it.
+    pub why: String,
+}
+
+impl std::fmt::Display for InvalidListing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the expected-failures file {} is not valid: {}",
+            self.source, self.why
+        )
+    }
+}
+
 /// Every expected failure of a run.
 #[derive(Clone, Debug, Default)]
 pub struct Expectations {
@@ -45,8 +65,8 @@ pub struct Expectations {
     by_builtin: BTreeMap<String, BTreeMap<String, Expected>>,
     /// Registered name → id → listing.
     by_name: BTreeMap<String, BTreeMap<String, Expected>>,
-    /// Files that could not be read or parsed: `(file, what is wrong)`.
-    pub problems: Vec<(String, String)>,
+    /// Files that could not be read or parsed.
+    pub problems: Vec<InvalidListing>,
     /// Listings read but spelled the old way, each a sentence naming the
     /// new spelling, for a front door to show.
     pub warnings: Vec<String>,
@@ -86,10 +106,10 @@ impl Expectations {
         let mut out = Expectations::default();
         let table = crate::differences::table();
         if let Some(problem) = &table.problem {
-            out.problems.push((
-                "lawsuite's known differences of its built-in peers".into(),
-                problem.clone(),
-            ));
+            out.problems.push(InvalidListing {
+                source: "lawsuite's known differences of its built-in peers".into(),
+                why: problem.clone(),
+            });
         }
         for d in &table.differences {
             let source = format!(
@@ -129,7 +149,7 @@ impl Expectations {
                         }
                     }
                 }
-                Err(e) => self.problems.push((source, e)),
+                Err(why) => self.problems.push(InvalidListing { source, why }),
             }
         }
     }
@@ -234,7 +254,7 @@ mod tests {
         assert!(e.lookup("mine", None, "regression::r1").is_some());
         assert!(e.warnings.is_empty(), "{:?}", e.warnings);
         assert_eq!(e.problems.len(), 1);
-        assert!(e.problems[0].0.ends_with("b.toml"));
+        assert!(e.problems[0].source.ends_with("b.toml"));
         let known = |id: &str| id == "law::x::y" || id == "regression::r1";
         assert_eq!(e.unknown(&known).len(), 0);
         assert_eq!(e.unknown(&|_| false).len(), 2);

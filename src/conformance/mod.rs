@@ -64,7 +64,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-pub use expect::{Expectations, Expected};
+pub use expect::{Expectations, Expected, InvalidListing};
 pub use item::{Item, Kind, Outcome, PeerRef, Replay, SeedItem, SeedRange, Trial, shell_word};
 pub use peers::Subject;
 use seed::faults_since;
@@ -370,9 +370,9 @@ impl Engine {
             .expectations
             .problems
             .iter()
-            .map(|(file, message)| Item::Problem {
-                id: ItemId::InvalidExpected(file.clone()),
-                message: format!("the expected-failures file {file} is not valid: {message}"),
+            .map(|invalid| Item::Problem {
+                id: ItemId::InvalidExpected(invalid.source.clone()),
+                message: invalid.to_string(),
             })
             .collect();
         for (peer, id, listing) in self.expectations.unknown(&|id| known.contains(id)) {
