@@ -1000,6 +1000,25 @@ mod tests {
         assert_eq!(defaults.record_dir(), None);
     }
 
+    /// The run's `rg` is the one the peers run: a registry started with the
+    /// configuration's options finds no `rg` where it names a missing one.
+    #[test]
+    fn the_peers_are_started_with_the_configurations_rg() {
+        let env = Environment::from_vars([("LAWSUITE_RG", "/nonexistent/lawsuite-rg")]).unwrap();
+        let config = Config::builder().environment(env).build().unwrap();
+        let registry = crate::registry::Registry::builtins_for(None, config.peer_options());
+        let set = PeerSet::from_registry(&registry, &[]).unwrap();
+        let names: Vec<&str> = set.unavailable.iter().map(|u| u.name.as_str()).collect();
+        assert_eq!(names, ["ripgrep", "ripgrep-walk"]);
+        assert!(
+            set.unavailable
+                .iter()
+                .all(|u| u.why.contains("/nonexistent/lawsuite-rg")),
+            "{:?}",
+            set.unavailable
+        );
+    }
+
     #[test]
     fn record_1_records_into_the_regression_directory_whichever_it_is() {
         let env = Environment::from_vars([("LAWSUITE_RECORD", "1")]).unwrap();
