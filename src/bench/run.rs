@@ -43,9 +43,10 @@
 //! a path into it would name nothing.
 //!
 //! ```
-//! //! use lawsuite::bench::calls::BenchCall;
+//! use lawsuite::bench::calls::BenchCall;
 //! use lawsuite::bench::report::Outcome;
-//! use lawsuite::bench::run::{Subject, Options, run};
+//! use lawsuite::bench::run::{Options, run};
+//! use lawsuite::peer::Subject;
 //! use lawsuite::contract::GlobInput;
 //! use lawsuite::kit::case::Call;
 //! use lawsuite::peer::Noop;

@@ -264,7 +264,8 @@ pub struct Config {
 /// use lawsuite::conformance::config::Config;
 /// use lawsuite::environment::Environment;
 ///
-/// let env = Environment::from_vars([("LAWSUITE_REPEAT", "3"), ("LAWSUITE_SEEDS", "5")])?;
+/// let env = Environment::from_vars([("LAWSUITE_REPEAT", "3"), ("LAWSUITE_SEEDS", "5")])
+///     .map_err(|e| format!("{e:?}"))?;
 /// let config = Config::builder()
 ///     .environment(env)
 ///     .repeat(2)
