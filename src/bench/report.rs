@@ -58,7 +58,7 @@ pub struct Report {
 }
 
 /// A peer that was asked for and cannot run here (the one
-/// [`Unavailable`](crate::peer::Unavailable) of every runner).
+/// [`Unavailable`] of every runner).
 pub use crate::peer::Unavailable;
 
 /// The machine a report was taken on.

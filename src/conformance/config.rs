@@ -861,7 +861,8 @@ impl Config {
     }
 
     /// lawsuite's own expected failures of its built-ins, the project's,
-    /// those of [`Config::expected_dirs`], and those given in code.
+    /// those of the directories given ([`ConfigBuilder::expected_dir`]),
+    /// and those given in code.
     pub fn expectations(&self) -> Expectations {
         let mut expectations = Expectations::shipped();
         if let Some(dir) = &self.project_expected {

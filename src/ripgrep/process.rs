@@ -35,7 +35,7 @@ pub const INSTALL_HINT: &str = "install ripgrep 14.1.1 or newer with `cargo inst
 pub const DEFAULT_RG_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The address-space bound of each `rg` when nothing says otherwise
-/// (`LAWSUITE_RG_MEMORY_MB`, [`RgOptions::memory_mb`]): 4 GiB.
+/// (`LAWSUITE_RG_MEMORY_MB`, [`RgOptions::memory_bound`]): 4 GiB.
 ///
 /// native-peer §1 bounds what `rg` prints, not what it holds: a 1 GB line
 /// of `a` searched for `aaa` took `rg` to 18.4 GB before its timeout. The
