@@ -21,6 +21,11 @@
 //! * `flaky`: every glob's `total` is one too high on about one call in
 //!   four, drawn at random, so two askings of one call can differ
 //!   (`lawsuite run --repeat N` calls such a trial flaky).
+//! * `glob`: a glob answer loses every path whose file name holds a digit
+//!   (and counts them out of `total`). One file with such a name shows
+//!   it; from seed to seed it shows in different fields (`/paths` alone,
+//!   with `/total`, with `/truncated` where a limit is reached), and a
+//!   campaign keeps it as one group, shrunk to one file.
 //! * `honest`: nothing changed.
 
 use std::collections::hash_map::RandomState;
@@ -48,14 +53,24 @@ fn main() -> io::Result<()> {
             let mut answer = answer?;
             // A fresh `RandomState` is seeded anew each call: a draw
             // without a dependency.
-            if RandomState::new().build_hasher().finish() % 4 == 0 {
+            if RandomState::new().build_hasher().finish().is_multiple_of(4) {
                 answer.total += 1;
             }
             Ok(answer)
         }),
+        "glob" => Altered::new("planted-glob").on_glob(|_, answer| {
+            let mut answer = answer?;
+            let before = answer.paths.len();
+            answer.paths.retain(|path| {
+                let name = path.rsplit('/').next().unwrap_or(path);
+                !name.bytes().any(|b| b.is_ascii_digit())
+            });
+            answer.total -= (before - answer.paths.len()) as u64;
+            Ok(answer)
+        }),
         "honest" => Altered::new("planted-honest"),
         other => {
-            eprintln!("planted_peer: unknown mode {other:?}; give rare, flaky or honest");
+            eprintln!("planted_peer: unknown mode {other:?}; give rare, flaky, glob or honest");
             std::process::exit(2);
         }
     };

@@ -29,6 +29,7 @@ fn portable_and_the_model_agree_through_a_campaign() {
         jobs: 2,
         state: dir.path().join("fuzz-state.json"),
         regressions: dir.path().join("regressions"),
+        shrink: Default::default(),
     };
     let (portable, model) = (Portable::default(), Model);
     let found = campaign

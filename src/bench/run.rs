@@ -83,7 +83,7 @@ use crate::kit::case::{Call, answer, rebase, render};
 /// Moved to [`crate::kit::compare`], where the differential compares
 /// answers too; kept here for callers of the old path.
 pub use crate::kit::compare::first_difference;
-use crate::kit::compare::shorten;
+use crate::kit::difference::shorten;
 use crate::peer::{Search, Subject};
 
 /// How many untimed and timed runs per peer and call, and who is timed.

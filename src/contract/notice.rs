@@ -44,10 +44,7 @@ impl Unit {
 /// assert_eq!(truncation(0, 3, Unit::Matches), "Showing 0 of 3 matches; output was truncated.");
 /// ```
 pub fn truncation(shown: u64, total: u64, unit: Unit) -> String {
-    format!(
-        "Showing {shown} of {total} {}; output was truncated.",
-        unit.as_str()
-    )
+    format!("Showing {shown} of {total} {}{TRUNCATED}", unit.as_str())
 }
 
 /// The suffix read-ls-flows §1.5 appends to a `read` page's notice when a
@@ -66,6 +63,119 @@ pub const IGNORE_NOTICE: &str =
 
 /// The literal-retry sentence of §18.
 pub const LITERAL_RETRY_NOTICE: &str = "The pattern found nothing as a regular expression and these results come from re-running it literally (fixedStrings: true).";
+
+// The fixed words of §16 step 2's sentences, written once: the sentences
+// below are built from them and [`Sentence::all_in`] recognises them.
+const CAN_MATCH: &str = " can match ";
+const NEVER_DESCENDED: &str =
+    " is never descended into; name it as the search root to look inside it";
+const HIDDEN_EXCLUDED: &str = "hidden paths are excluded unless hidden is true";
+const NO_DIRECTORY: &str = "there is no ";
+const RELATIVE_TO_ROOT: &str = "glob patterns are relative to the search root, so use ";
+const TRUNCATED: &str = "; output was truncated.";
+
+/// Which rule a sentence of a notice comes from: what a finding about a
+/// notice is grouped by, so that a peer missing the ignore sentence and a
+/// peer missing an unsatisfiable-glob sentence are two bugs, not one.
+///
+/// ```
+/// use lawsuite::contract::notice::{Sentence, IGNORE_NOTICE};
+/// let notice = format!(r#"No file under /r can match "gone/*.ts": there is no gone directory there. {IGNORE_NOTICE}"#);
+/// assert_eq!(Sentence::all_in(&notice), [Sentence::NoDirectory, Sentence::Ignore]);
+/// assert_eq!(Sentence::Ignore.section(), "search-contract §16");
+/// assert_eq!(Sentence::all_in("Showing 1 of 2 files; output was truncated."), [Sentence::Truncation]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Sentence {
+    /// «Showing … output was truncated.» (§14; read-ls-flows §1.5 for
+    /// `read`).
+    Truncation,
+    /// The long-line suffix of a `read` page (read-ls-flows §1.5).
+    LongLine,
+    /// An unsatisfiable glob whose literal directory is in the skip list
+    /// (§16 step 2, §7.3).
+    SkipList,
+    /// An unsatisfiable glob through a hidden directory (§16 step 2).
+    Hidden,
+    /// An unsatisfiable glob through a directory that is not there (§16
+    /// step 2).
+    NoDirectory,
+    /// An unsatisfiable glob that repeats the root's own path (§16 step 2,
+    /// the root-relative suffix).
+    RootRelative,
+    /// «No results; ignore files excluded paths…» (§16 step 4).
+    Ignore,
+    /// The literal retry's sentence (§18).
+    LiteralRetry,
+    /// Words no rule of the contract writes.
+    Other,
+}
+
+impl Sentence {
+    /// The rules whose sentences `notice` holds, each once, in this enum's
+    /// order (a sentence is found by its fixed words; text none of them
+    /// explains is [`Sentence::Other`]).
+    pub fn all_in(notice: &str) -> Vec<Sentence> {
+        let mut found: Vec<Sentence> = Vec::new();
+        let mut at = |needle: &str, sentence: Sentence| {
+            if notice.contains(needle) {
+                found.push(sentence);
+            }
+        };
+        at(TRUNCATED, Sentence::Truncation);
+        at(LONG_LINE_SUFFIX, Sentence::LongLine);
+        at(NEVER_DESCENDED, Sentence::SkipList);
+        at(HIDDEN_EXCLUDED, Sentence::Hidden);
+        at(RELATIVE_TO_ROOT, Sentence::RootRelative);
+        at(IGNORE_NOTICE, Sentence::Ignore);
+        at(LITERAL_RETRY_NOTICE, Sentence::LiteralRetry);
+        // "there is no " is only the missing-directory reason after "can
+        // match" (a path may hold the words).
+        let starts: Vec<usize> = notice.match_indices(CAN_MATCH).map(|(i, _)| i).collect();
+        for (n, &i) in starts.iter().enumerate() {
+            let end = starts.get(n + 1).copied().unwrap_or(notice.len());
+            if notice[i..end].contains(&format!("\": {NO_DIRECTORY}")) {
+                found.push(Sentence::NoDirectory);
+            }
+        }
+        found.sort();
+        found.dedup();
+        if found.is_empty() && !notice.trim().is_empty() {
+            found.push(Sentence::Other);
+        }
+        found
+    }
+
+    /// The spec section whose rule writes it.
+    pub fn section(self) -> &'static str {
+        match self {
+            Sentence::Truncation => "search-contract §14",
+            Sentence::LongLine => "read-ls-flows §1",
+            Sentence::SkipList
+            | Sentence::Hidden
+            | Sentence::NoDirectory
+            | Sentence::RootRelative
+            | Sentence::Ignore => "search-contract §16",
+            Sentence::LiteralRetry => "search-contract §18",
+            Sentence::Other => "search-contract §16",
+        }
+    }
+
+    /// A short name for reports: `ignore`, `no-directory`, ….
+    pub fn name(self) -> &'static str {
+        match self {
+            Sentence::Truncation => "truncation",
+            Sentence::LongLine => "long-line",
+            Sentence::SkipList => "skip-list",
+            Sentence::Hidden => "hidden",
+            Sentence::NoDirectory => "no-directory",
+            Sentence::RootRelative => "root-relative",
+            Sentence::Ignore => "ignore",
+            Sentence::LiteralRetry => "literal-retry",
+            Sentence::Other => "other",
+        }
+    }
+}
 
 /// The notice of an empty answer (§16): unsatisfiable-glob sentences and/or
 /// the ignore sentence, or `None`.
@@ -127,26 +237,24 @@ fn unsatisfiable_sentence(root: &str, glob: &str, hidden: bool) -> Option<String
             return None;
         }
         let reason = if let Some(skipped) = segments.iter().find(|s| is_skipped(s)) {
-            format!(
-                "{skipped} is never descended into; name it as the search root to look inside it"
-            )
+            format!("{skipped}{NEVER_DESCENDED}")
         } else if !hidden && segments.iter().any(|s| is_hidden(s)) {
-            "hidden paths are excluded unless hidden is true".to_string()
+            HIDDEN_EXCLUDED.to_string()
         } else {
             let dir = segments.join("/");
             if fs::metadata(join_path(root, &dir)).is_ok_and(|m| m.is_dir()) {
                 return None;
             }
-            format!("there is no {dir} directory there")
+            format!("{NO_DIRECTORY}{dir} directory there")
         };
         first_reason.get_or_insert(reason);
     }
     let reason = first_reason?;
     Some(match root_relative_suffix(root, &canonical) {
         Some(suffix) => format!(
-            "No file under {root} can match \"{glob}\": glob patterns are relative to the search root, so use \"{suffix}\" instead."
+            "No file under {root}{CAN_MATCH}\"{glob}\": {RELATIVE_TO_ROOT}\"{suffix}\" instead."
         ),
-        None => format!("No file under {root} can match \"{glob}\": {reason}."),
+        None => format!("No file under {root}{CAN_MATCH}\"{glob}\": {reason}."),
     })
 }
 

@@ -1,22 +1,45 @@
-//! A time-bounded differential campaign over the seed space: `lawsuite
+//! A differential campaign over the seed space, bounded by time: `lawsuite
 //! fuzz --for 10m`.
 //!
 //! The default seeds reach what a fixed range of plans happens to reach. A
 //! campaign keeps going: it asks seed after seed of every generator and
 //! ground (round robin, each its own sequence), compares every subject
-//! with the reference on every call, and groups the divergent calls by
-//! **signature**: the peer, the method, and where the answers differ (the
-//! fields, or the two error codes, as [`difference_fields`] says). The
-//! first call of a new group is shrunk and kept as a regression file, one
-//! per group (a bug shows in many calls; each group is one finding), and
-//! its seed and call are the group's replay line: plans are deterministic.
+//! with the reference on every call, and keeps what it finds as **groups**,
+//! one per bug.
 //!
-//! Its state (the next seed of each sequence, the groups found, the
-//! regression of each) is kept in a JSON file beside the project's
-//! regressions and written whole (a new file renamed over the old one), so
-//! the next campaign resumes where this one stopped and a group found
-//! before is not new again. A state file that cannot be read is an error,
-//! never replaced.
+//! # One bug, one group
+//!
+//! A divergent call is shrunk ([`super::regression::Divergent::shrink`]),
+//! and its group is what the *shrunk* case shows: the peer, the method and
+//! how the answers differ ([`Difference`]: the fields and how, the rules
+//! behind a notice, or the error codes). A bug met from many seeds, in
+//! trees that make it show in different fields, shrinks to one case and is
+//! one group with one regression file. The unshrunk difference a group was
+//! met with is kept as an alias, so meeting it again costs no shrink.
+//!
+//! # What a campaign keeps is what a peer did
+//!
+//! Its state (the next seed of each sequence, the groups found) is kept in
+//! a JSON file beside the project's regressions, written whole and held
+//! under a lock for the whole campaign: a second campaign on the same state
+//! is refused, never interleaved. A seed counts only once every call of its
+//! plan was compared; one cut by the deadline or an interrupt is asked
+//! again by the next campaign. A comparison that ends after an interrupt is
+//! dropped whole, since the faults lawsuite's own shutdown causes (peers
+//! stopped mid-call) are not the peer's. A campaign that compared nothing
+//! (no tree could be written, no seed finished, no subject answered a
+//! single call) is an error, and the state is left as it was.
+//!
+//! # Time stops work; it never changes a result
+//!
+//! `--for` bounds the whole campaign, shrinking included: at the deadline
+//! no call is started, and the call under way ends (at most its per-call
+//! timeout later). A shrink cut there keeps its answers so far
+//! ([`Decisions`]) in the group, and the next campaign finishes it,
+//! replaying them: the case it ends with is the one an uncut shrink gives,
+//! on any machine at any load. Shrinking itself is bounded by steps
+//! ([`super::shrink::Budget`]); a group the bound stopped says so, with the
+//! command that goes on.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -31,13 +54,14 @@
 //!     jobs: 2,
 //!     state: "lawsuite/fuzz-state.json".into(),
 //!     regressions: "lawsuite/regressions".into(),
+//!     shrink: Default::default(),
 //! };
 //! let found = campaign.run(Compared::new(&reference), &[Compared::new(&mine)], None, |_| {})?;
 //! println!("{} new groups", found.new_groups().count());
 //! # Ok::<(), lawsuite::kit::campaign::CampaignError>(())
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -45,18 +69,22 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::compare::{Compared, calls, compare_plan_with, difference_fields};
+use super::compare::{Compared, compare_plan_until};
+use super::difference::Difference;
 use super::plan::{FileKind, Plan};
-use super::regression::{RecordError, Regression, shrink_to_regression};
+use super::regression::{Divergent, Regression, Shrinking};
+use super::shrink::{Budget, Decisions, Ended};
 use super::{Generator, generate};
 use crate::file_error::{FileError, FileErrorKind};
-use crate::peer::Ground;
+use crate::peer::{Ground, Search};
 
 /// The symbolic root campaign plans are spelled with.
 const ROOT: &str = "/lawsuite-fuzz";
 
-/// The state file's format; another is refused with what to do.
-const STATE_FORMAT: u32 = 1;
+/// The state file's format; format 1 (groups keyed by the unshrunk
+/// difference) is read and carried on, any other is refused with what to
+/// do.
+const STATE_FORMAT: u32 = 2;
 
 /// One sequence of seeds: a generator on a ground.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +122,11 @@ impl Slot {
             (generator, _) => generator.name().into(),
         }
     }
+
+    /// The sequence a name spells ([`Slot::name`]).
+    pub fn from_name(name: &str) -> Option<Slot> {
+        Slot::all().into_iter().find(|s| s.name() == name)
+    }
 }
 
 /// A campaign's settings.
@@ -101,8 +134,8 @@ impl Slot {
 pub struct Campaign {
     /// The seed sequences asked, round robin.
     pub slots: Vec<Slot>,
-    /// How long to ask new seeds (a seed under way finishes, and a new
-    /// group's shrinking with it).
+    /// How long the whole campaign may take, shrinking included (the call
+    /// under way when it ends finishes, or meets its own timeout).
     pub budget: Duration,
     /// Seeds asked at once.
     pub jobs: usize,
@@ -110,6 +143,8 @@ pub struct Campaign {
     pub state: PathBuf,
     /// Where each new group's regression file is written.
     pub regressions: PathBuf,
+    /// How many steps one shrink may take.
+    pub shrink: Budget,
 }
 
 /// Where a group was first met: its replay line.
@@ -124,25 +159,30 @@ pub struct Finding {
     pub call: usize,
 }
 
-/// Divergent calls of one signature.
+/// Divergent calls that shrink to one bug.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Group {
-    /// `peer × method × where`, the key.
+    /// `peer × method × difference`, the key: the shrunk case's
+    /// difference, or while its shrink is cut ([`Group::pending`]) the
+    /// difference it was met with.
     pub signature: String,
     /// The peer.
     pub peer: String,
     /// The method.
     pub method: String,
-    /// Where the answers differ: fields, or error codes.
+    /// How the answers differ ([`Difference`]).
     pub differs: String,
-    /// The shape of the first call shrunk: its tree's entries and what
-    /// they hold, and the call.
+    /// The spec section the shrunk difference suggests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
+    /// The shape of the shrunk case: its tree's entries and what they
+    /// hold, and the call.
     #[serde(default)]
     pub shape: Option<String>,
     /// The first call met.
     pub first: Finding,
-    /// Calls of this signature met, over every campaign.
+    /// Calls of this group met, over every campaign.
     pub seen: u64,
     /// The regression file kept for it, when shrinking and writing worked.
     #[serde(default)]
@@ -154,24 +194,41 @@ pub struct Group {
     pub campaign: u64,
     /// Seconds into that campaign.
     pub after_secs: f64,
+    /// The unshrunk signatures met that shrank into this group: met again,
+    /// they count here without another shrink.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    /// A shrink cut by the deadline or an interrupt: its answers so far,
+    /// which the next campaign replays and goes on from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Decisions>,
+    /// The step bound stopped its shrink after this many steps: the case is
+    /// smaller than the original but may not be minimal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_bound: Option<usize>,
 }
 
 /// What is kept between campaigns.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct State {
-    /// The state file's format number (1 today); another is refused.
+    /// The state file's format number (2 today).
     pub format: u32,
     /// Campaigns run so far.
     pub campaigns: u64,
-    /// The next seed of each sequence, by [`Slot::name`].
+    /// The first seed of each sequence not asked yet, by [`Slot::name`].
     pub next: BTreeMap<String, u64>,
+    /// Seeds past `next` already asked (a campaign whose jobs left a gap
+    /// below them when it stopped): skipped when drawn.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub done_beyond: BTreeMap<String, BTreeSet<u64>>,
     /// Every group found, in the order found.
     pub groups: Vec<Group>,
 }
 
 /// A campaign that could not run or keep its state.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum CampaignError {
     /// The state file is there but cannot be read as one.
     State {
@@ -187,6 +244,18 @@ pub enum CampaignError {
         /// What the OS said.
         source: std::io::Error,
     },
+    /// Another campaign holds the state.
+    Busy {
+        /// The state file.
+        path: PathBuf,
+    },
+    /// The budget's deadline cannot be represented.
+    Budget(Duration),
+    /// The campaign compared nothing: the state is as it was.
+    NothingAsked {
+        /// Why.
+        why: String,
+    },
 }
 
 impl std::fmt::Display for CampaignError {
@@ -200,6 +269,20 @@ impl std::fmt::Display for CampaignError {
             CampaignError::Write { path, source } => {
                 write!(f, "cannot write {}: {source}", path.display())
             }
+            CampaignError::Busy { path } => write!(
+                f,
+                "another campaign is running on {} (wait for it to end, or give this one its own --state FILE)",
+                path.display()
+            ),
+            CampaignError::Budget(budget) => write!(
+                f,
+                "a campaign of {} s ends later than this machine's clock can say; give a shorter --for",
+                budget.as_secs()
+            ),
+            CampaignError::NothingAsked { why } => write!(
+                f,
+                "the campaign compared nothing: {why}; its state is unchanged"
+            ),
         }
     }
 }
@@ -209,7 +292,7 @@ impl std::error::Error for CampaignError {}
 /// How far a campaign is, for a live line.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Progress {
-    /// Seeds asked.
+    /// Seeds asked whole.
     pub seeds: u64,
     /// Calls compared (a call once per subject).
     pub calls: u64,
@@ -248,6 +331,12 @@ pub struct Found {
     pub progress: Progress,
     /// Seconds from its start to its first new group.
     pub first_new_after: Option<f64>,
+    /// Why it stopped before its budget, when something other than an
+    /// interrupt stopped it (a tree that could not be written): what it
+    /// did until then is kept.
+    pub stopped_by: Option<String>,
+    /// Whether an interrupt ended it.
+    pub interrupted: bool,
 }
 
 impl Found {
@@ -280,18 +369,24 @@ impl State {
                 });
             }
         };
-        let state: State = serde_json::from_str(&text).map_err(|e| CampaignError::State {
+        let mut state: State = serde_json::from_str(&text).map_err(|e| CampaignError::State {
             path: path.into(),
             message: format!("is not a campaign state: {e}"),
         })?;
-        if state.format != STATE_FORMAT {
-            return Err(CampaignError::State {
-                path: path.into(),
-                message: format!(
-                    "is in format {}, and this lawsuite reads format {STATE_FORMAT}",
-                    state.format
-                ),
-            });
+        match state.format {
+            STATE_FORMAT => {}
+            // Format 1 keyed groups by the unshrunk difference: its groups
+            // stay (they were kept as regressions), and the same bug met
+            // again is keyed anew.
+            1 => state.format = STATE_FORMAT,
+            other => {
+                return Err(CampaignError::State {
+                    path: path.into(),
+                    message: format!(
+                        "is in format {other}, and this lawsuite reads formats 1 and {STATE_FORMAT}"
+                    ),
+                });
+            }
         }
         Ok(state)
     }
@@ -307,16 +402,20 @@ impl State {
         }
         let text =
             serde_json::to_string_pretty(self).map_err(|e| write(std::io::Error::other(e)))?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        std::fs::write(&temporary, text + "\n").map_err(write)?;
-        std::fs::rename(&temporary, path).map_err(|e| {
-            let _ = std::fs::remove_file(&temporary);
-            write(e)
+        crate::file_error::replace_whole(path, &(text + "\n")).map_err(|e| CampaignError::Write {
+            path: path.into(),
+            source: match e.kind() {
+                FileErrorKind::Io(io) => std::io::Error::new(io.kind(), io.to_string()),
+                other => std::io::Error::other(other.to_string()),
+            },
         })
+    }
+
+    /// The group `signature` belongs to: its own, or one it shrank into.
+    fn group_of(&mut self, signature: &str) -> Option<&mut Group> {
+        self.groups
+            .iter_mut()
+            .find(|g| g.signature == signature || g.aliases.iter().any(|a| a == signature))
     }
 }
 
@@ -326,6 +425,7 @@ impl State {
 pub fn shape_of(regression: &Regression) -> String {
     let files = &regression.files;
     let count = |kind: FileKind| files.iter().filter(|f| f.kind == kind).count();
+    let bytes: usize = files.iter().map(|f| f.content.len()).sum();
     let mut features = Vec::new();
     if files.iter().any(|f| f.path.ends_with(".gitignore")) {
         features.push(".gitignore");
@@ -348,7 +448,7 @@ pub fn shape_of(regression: &Regression) -> String {
         .map(|p| format!(" pattern {p:?}"))
         .unwrap_or_default();
     format!(
-        "{} files, {} dirs, {} symlinks{}; {}{pattern}",
+        "{} files ({bytes} bytes), {} dirs, {} symlinks{}; {}{pattern}",
         count(FileKind::File),
         count(FileKind::Dir),
         count(FileKind::Symlink),
@@ -361,10 +461,145 @@ pub fn shape_of(regression: &Regression) -> String {
     )
 }
 
+/// `peer × method × difference`.
+fn signature(peer: &str, method: &str, difference: &Difference) -> String {
+    format!("{peer} × {method} × {difference}")
+}
+
+/// One seed sequence's seeds in this campaign.
+#[derive(Debug, Default)]
+struct Sequence {
+    /// The next seed to hand out.
+    next: u64,
+    /// Handed out, not finished.
+    in_flight: BTreeSet<u64>,
+    /// Handed out and given up (stopped, tree not written): asked again by
+    /// the next campaign.
+    abandoned: BTreeSet<u64>,
+    /// Finished; those at or past the first unfinished seed are written as
+    /// [`State::done_beyond`].
+    done: BTreeSet<u64>,
+}
+
+impl Sequence {
+    fn from_state(state: &State, name: &str) -> Sequence {
+        Sequence {
+            next: state.next.get(name).copied().unwrap_or(0),
+            done: state.done_beyond.get(name).cloned().unwrap_or_default(),
+            ..Sequence::default()
+        }
+    }
+
+    fn claim(&mut self) -> u64 {
+        while self.done.contains(&self.next) {
+            self.next += 1;
+        }
+        let seed = self.next;
+        self.next += 1;
+        self.in_flight.insert(seed);
+        seed
+    }
+
+    /// The first seed not finished: where the next campaign starts.
+    fn frontier(&self) -> u64 {
+        let mut frontier = self.next;
+        for set in [&self.in_flight, &self.abandoned] {
+            if let Some(&first) = set.first() {
+                frontier = frontier.min(first);
+            }
+        }
+        while self.done.contains(&frontier) {
+            frontier += 1;
+        }
+        frontier
+    }
+
+    /// Write this sequence's progress into `state`.
+    fn write(&self, state: &mut State, name: &str) {
+        let frontier = self.frontier();
+        state.next.insert(name.to_string(), frontier);
+        let beyond: BTreeSet<u64> = self.done.range(frontier..).copied().collect();
+        if beyond.is_empty() {
+            state.done_beyond.remove(name);
+        } else {
+            state.done_beyond.insert(name.to_string(), beyond);
+        }
+    }
+}
+
+/// What the campaign's threads share.
+struct Shared {
+    state: State,
+    sequences: BTreeMap<String, Sequence>,
+    /// Which sequence the next seed comes from.
+    turn: usize,
+    /// Unshrunk signatures being shrunk now, with the calls met meanwhile.
+    shrinking: BTreeMap<String, u64>,
+    last_new: Option<Instant>,
+    first_new: Option<f64>,
+    /// Seeds asked whole, and subject answers that were not faults.
+    seeds: u64,
+    answered: u64,
+    first_fault: Option<String>,
+    /// Pending shrinks this campaign finished.
+    finished_pending: u64,
+    /// Why the campaign must stop (a tree not written), first only.
+    fatal: Option<String>,
+    save_error: Option<CampaignError>,
+}
+
+impl Shared {
+    fn write_sequences(&mut self) {
+        for (name, sequence) in &self.sequences {
+            sequence.write(&mut self.state, name);
+        }
+    }
+}
+
+/// The exclusive hold on a campaign's state: a lock on a hidden file
+/// beside it (the state itself is replaced by rename, so its own inode
+/// cannot carry the lock), released when dropped.
+struct StateLock {
+    _file: std::fs::File,
+}
+
+impl StateLock {
+    fn take(state: &Path) -> Result<StateLock, CampaignError> {
+        let name = state
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let path = state.with_file_name(format!(".{name}.lock"));
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| CampaignError::Write {
+                path: dir.into(),
+                source,
+            })?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| CampaignError::Write {
+                path: path.clone(),
+                source,
+            })?;
+        match file.try_lock() {
+            Ok(()) => Ok(StateLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                Err(CampaignError::Busy { path: state.into() })
+            }
+            Err(std::fs::TryLockError::Error(source)) => Err(CampaignError::Write { path, source }),
+        }
+    }
+}
+
 impl Campaign {
-    /// Run it: ask seeds until the budget is spent or `stop` is set, then
-    /// save the state and answer what was found. `progress` is called
-    /// about once a second (and once at the end).
+    /// Run it: finish the shrinks earlier campaigns left cut, then ask
+    /// seeds until the budget is spent or `stop` is set; save the state and
+    /// answer what was found. `progress` is called about once a second
+    /// (and once at the end).
     pub fn run(
         &self,
         reference: Compared<'_>,
@@ -372,7 +607,13 @@ impl Campaign {
         stop: Option<&AtomicBool>,
         progress: impl Fn(&Progress) + Sync,
     ) -> Result<Found, CampaignError> {
-        let mut state = State::load(&self.state)?;
+        let started = Instant::now();
+        let deadline = started
+            .checked_add(self.budget)
+            .ok_or(CampaignError::Budget(self.budget))?;
+        let _lock = StateLock::take(&self.state)?;
+        let before = State::load(&self.state)?;
+        let mut state = before.clone();
         state.campaigns += 1;
         let campaign = state.campaigns;
         let slots: Vec<Slot> = if self.slots.is_empty() {
@@ -380,21 +621,31 @@ impl Campaign {
         } else {
             self.slots.clone()
         };
-        let started = Instant::now();
-        let deadline = started + self.budget;
+        let sequences = slots
+            .iter()
+            .map(|s| (s.name(), Sequence::from_state(&state, &s.name())))
+            .collect();
         let shared = Mutex::new(Shared {
             state,
+            sequences,
             turn: 0,
+            shrinking: BTreeMap::new(),
             last_new: None,
             first_new: None,
+            seeds: 0,
+            answered: 0,
+            first_fault: None,
+            finished_pending: 0,
+            fatal: None,
+            save_error: None,
         });
-        let seeds = AtomicU64::new(0);
-        let calls_done = AtomicU64::new(0);
-        let save_error: Mutex<Option<CampaignError>> = Mutex::new(None);
+        let interrupted = || stop.is_some_and(|s| s.load(Ordering::SeqCst));
+        let fatal = AtomicBool::new(false);
         let stopped =
-            || stop.is_some_and(|s| s.load(Ordering::SeqCst)) || Instant::now() >= deadline;
+            || interrupted() || fatal.load(Ordering::SeqCst) || Instant::now() >= deadline;
+        let calls_done = AtomicU64::new(0);
         let snapshot = |shared: &Shared| Progress {
-            seeds: seeds.load(Ordering::SeqCst),
+            seeds: shared.seeds,
             calls: calls_done.load(Ordering::SeqCst),
             new_groups: shared
                 .state
@@ -405,109 +656,23 @@ impl Campaign {
             secs: started.elapsed().as_secs_f64(),
             quiet_secs: shared.last_new.unwrap_or(started).elapsed().as_secs_f64(),
         };
+        let ctx = Context {
+            campaign: self,
+            number: campaign,
+            reference,
+            subjects,
+            started,
+            shared: &shared,
+            stopped: &stopped,
+            interrupted: &interrupted,
+        };
+        ctx.finish_pending();
         std::thread::scope(|scope| {
             for _ in 0..self.jobs.max(1) {
                 scope.spawn(|| {
                     while !stopped() {
-                        // The next seed of the next sequence, round robin.
-                        let (slot, seed) = {
-                            let mut s = lock(&shared);
-                            let slot = slots[s.turn % slots.len()];
-                            s.turn += 1;
-                            let next = s.state.next.entry(slot.name()).or_insert(0);
-                            let seed = *next;
-                            *next += 1;
-                            (slot, seed)
-                        };
-                        let Ok(plan) = generate(slot.generator, seed, ROOT, slot.ground) else {
-                            continue;
-                        };
-                        let Ok(divergences) = compare_plan_with(&plan, reference, subjects) else {
-                            continue;
-                        };
-                        seeds.fetch_add(1, Ordering::SeqCst);
-                        calls_done.fetch_add(
-                            (calls(&plan).len() * subjects.len()) as u64,
-                            Ordering::SeqCst,
-                        );
-                        for d in &divergences {
-                            let Some(expected) = d.reference_answer() else {
-                                continue;
-                            };
-                            for (i, answer) in d.answers.iter().enumerate().skip(1) {
-                                if &answer.answer == expected || answer.explained.is_some() {
-                                    continue;
-                                }
-                                let Some(differs) = difference_fields(expected, &answer.answer)
-                                else {
-                                    continue;
-                                };
-                                let method = d.call.method().to_string();
-                                let signature = format!("{} × {method} × {differs}", answer.peer);
-                                let new = {
-                                    let mut s = lock(&shared);
-                                    match s
-                                        .state
-                                        .groups
-                                        .iter_mut()
-                                        .find(|g| g.signature == signature)
-                                    {
-                                        Some(g) => {
-                                            g.seen += 1;
-                                            false
-                                        }
-                                        None => {
-                                            let after = started.elapsed().as_secs_f64();
-                                            s.state.groups.push(Group {
-                                                signature: signature.clone(),
-                                                peer: answer.peer.clone(),
-                                                method: method.clone(),
-                                                differs: differs.clone(),
-                                                shape: None,
-                                                first: Finding {
-                                                    sequence: slot.name(),
-                                                    seed,
-                                                    call: d.call_index,
-                                                },
-                                                seen: 1,
-                                                regression: None,
-                                                not_kept: None,
-                                                campaign,
-                                                after_secs: after,
-                                            });
-                                            s.last_new = Some(Instant::now());
-                                            s.first_new.get_or_insert(after);
-                                            true
-                                        }
-                                    }
-                                };
-                                if new {
-                                    let kept = self.keep(
-                                        &plan,
-                                        d.call_index,
-                                        d.call.clone(),
-                                        reference,
-                                        subjects[i - 1],
-                                    );
-                                    let mut s = lock(&shared);
-                                    if let Some(g) =
-                                        s.state.groups.iter_mut().find(|g| g.signature == signature)
-                                    {
-                                        match kept {
-                                            Ok((path, shape)) => {
-                                                g.regression = Some(path.display().to_string());
-                                                g.shape = Some(shape);
-                                            }
-                                            Err(why) => g.not_kept = Some(why.to_string()),
-                                        }
-                                    }
-                                    // Saved at once: a campaign killed now
-                                    // still knows the group and its file.
-                                    if let Err(e) = s.state.save(&self.state) {
-                                        *lock(&save_error) = Some(e);
-                                    }
-                                }
-                            }
+                        if !ctx.ask_one(&slots, &calls_done) {
+                            fatal.store(true, Ordering::SeqCst);
                         }
                     }
                 });
@@ -529,59 +694,342 @@ impl Campaign {
                 }
             });
         });
-        if let Some(e) = lock(&save_error).take() {
+        let mut shared = shared.into_inner().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = shared.save_error.take() {
             return Err(e);
         }
-        let shared = shared.into_inner().unwrap_or_else(|p| p.into_inner());
-        let last = Progress {
-            seeds: seeds.load(Ordering::SeqCst),
-            calls: calls_done.load(Ordering::SeqCst),
-            new_groups: shared
-                .state
-                .groups
-                .iter()
-                .filter(|g| g.campaign == campaign)
-                .count(),
-            secs: started.elapsed().as_secs_f64(),
-            quiet_secs: shared.last_new.unwrap_or(started).elapsed().as_secs_f64(),
-        };
+        // Nothing compared: an error, and the state as it was.
+        if shared.seeds == 0 && shared.finished_pending == 0 {
+            let why = match (&shared.fatal, interrupted()) {
+                (Some(why), _) => why.clone(),
+                (None, true) => "it was interrupted before any seed was asked whole".into(),
+                (None, false) => format!(
+                    "no seed was asked whole within --for {} s",
+                    self.budget.as_secs()
+                ),
+            };
+            return Err(CampaignError::NothingAsked { why });
+        }
+        if shared.seeds > 0 && shared.answered == 0 {
+            return Err(CampaignError::NothingAsked {
+                why: format!(
+                    "no subject answered any of its calls (every answer was a fault; the first: {})",
+                    shared.first_fault.as_deref().unwrap_or("none recorded")
+                ),
+            });
+        }
+        shared.write_sequences();
+        let last = snapshot(&shared);
         progress(&last);
         shared.state.save(&self.state)?;
         Ok(Found {
             state: shared.state,
             progress: last,
             first_new_after: shared.first_new,
+            stopped_by: shared.fatal,
+            interrupted: interrupted(),
         })
-    }
-
-    /// Shrink a new group's first call and write its regression file: its
-    /// path and the shrunk case's shape, or why it could not be kept.
-    fn keep(
-        &self,
-        plan: &Plan,
-        call_index: usize,
-        call: crate::call::Call,
-        reference: Compared<'_>,
-        subject: Compared<'_>,
-    ) -> Result<(PathBuf, String), RecordError> {
-        let (regression, _) =
-            shrink_to_regression(plan, call_index, call, reference.peer, subject.peer, None)
-                .map_err(RecordError::Shrink)?;
-        let shape = shape_of(&regression);
-        let path = regression
-            .write(&self.regressions, &regression.default_name())
-            .map_err(RecordError::Write)?;
-        Ok((path, shape))
     }
 }
 
-/// What the campaign's threads share.
-struct Shared {
-    state: State,
-    /// Which sequence the next seed comes from.
-    turn: usize,
-    last_new: Option<Instant>,
-    first_new: Option<f64>,
+/// One campaign under way: what every job needs.
+struct Context<'a, 'p> {
+    campaign: &'a Campaign,
+    number: u64,
+    reference: Compared<'p>,
+    subjects: &'a [Compared<'p>],
+    started: Instant,
+    shared: &'a Mutex<Shared>,
+    /// The deadline passed, an interrupt came, or the campaign must stop.
+    stopped: &'a (dyn Fn() -> bool + Sync),
+    /// An interrupt came.
+    interrupted: &'a (dyn Fn() -> bool + Sync),
+}
+
+impl Context<'_, '_> {
+    /// Ask the next seed whole and keep what it shows; `false` when the
+    /// campaign cannot go on (its tree could not be written).
+    fn ask_one(&self, slots: &[Slot], calls_done: &AtomicU64) -> bool {
+        let (slot, seed) = {
+            let mut s = lock(self.shared);
+            let slot = slots[s.turn % slots.len()];
+            s.turn += 1;
+            let name = slot.name();
+            let seed = s.sequences.entry(name).or_default().claim();
+            (slot, seed)
+        };
+        let settle = |done: bool| {
+            let mut s = lock(self.shared);
+            if let Some(sequence) = s.sequences.get_mut(&slot.name()) {
+                sequence.in_flight.remove(&seed);
+                if done {
+                    sequence.done.insert(seed);
+                } else {
+                    sequence.abandoned.insert(seed);
+                }
+            }
+        };
+        // A seed a generator has no plan for (past smthrs' 32 bits) has
+        // nothing to ask: done.
+        let Ok(plan) = generate(slot.generator, seed, ROOT, slot.ground) else {
+            settle(true);
+            return true;
+        };
+        let asked = match compare_plan_until(&plan, self.reference, self.subjects, self.stopped) {
+            Ok(Some(asked)) => asked,
+            Ok(None) => {
+                settle(false);
+                return true;
+            }
+            Err(e) => {
+                settle(false);
+                let mut s = lock(self.shared);
+                s.fatal.get_or_insert_with(|| {
+                    format!(
+                        "the tree of {} seed {seed} cannot be written: {e} (trees are written under {}; TMPDIR sets another)",
+                        slot.name(),
+                        crate::environment::trees_dir().display()
+                    )
+                });
+                return false;
+            }
+        };
+        // Asked after an interrupt: lawsuite's own shutdown may have
+        // stopped a peer mid-call, and its fault is nobody's finding.
+        if (self.interrupted)() {
+            settle(false);
+            return true;
+        }
+        settle(true);
+        calls_done.fetch_add(asked.calls, Ordering::SeqCst);
+        {
+            let mut s = lock(self.shared);
+            s.seeds += 1;
+            s.answered += asked.answered;
+            if s.first_fault.is_none() {
+                s.first_fault = asked.first_fault.clone();
+            }
+        }
+        for d in &asked.divergences {
+            let Some(expected) = d.reference_answer() else {
+                continue;
+            };
+            for (i, answer) in d.answers.iter().enumerate().skip(1) {
+                if answer.explained.is_some() {
+                    continue;
+                }
+                let Some(difference) = Difference::between(expected, &answer.answer) else {
+                    continue;
+                };
+                // The subject that gave this answer: the reference's
+                // answer is first, then the subjects that support the
+                // method, in order.
+                let Some(subject) = self
+                    .subjects
+                    .iter()
+                    .filter(|s| s.peer.supports(d.call.method()))
+                    .nth(i - 1)
+                else {
+                    continue;
+                };
+                let met = Met {
+                    slot,
+                    plan: &plan,
+                    call_index: d.call_index,
+                    call: &d.call,
+                    peer: subject.peer,
+                    difference,
+                };
+                self.keep(&met);
+            }
+        }
+        true
+    }
+
+    /// Count `met` in its group, or shrink it into one.
+    fn keep(&self, met: &Met<'_>) {
+        let method = met.call.method().to_string();
+        let raw = signature(met.peer.name(), &method, &met.difference);
+        {
+            let mut s = lock(self.shared);
+            if let Some(group) = s.state.group_of(&raw) {
+                group.seen += 1;
+                return;
+            }
+            if let Some(meanwhile) = s.shrinking.get_mut(&raw) {
+                *meanwhile += 1;
+                return;
+            }
+            s.shrinking.insert(raw.clone(), 0);
+        }
+        let divergent = Divergent {
+            plan: met.plan,
+            call_index: met.call_index,
+            call: met.call,
+            reference: self.reference.peer,
+            peer: met.peer,
+        };
+        let shrinking = divergent.shrink(self.campaign.shrink, &Decisions::default(), self.stopped);
+        let mut s = lock(self.shared);
+        let seen = 1 + s.shrinking.remove(&raw).unwrap_or(0);
+        let finding = Finding {
+            sequence: met.slot.name(),
+            seed: met.plan.seed,
+            call: met.call_index,
+        };
+        let group = Group {
+            signature: raw.clone(),
+            peer: met.peer.name().to_string(),
+            method,
+            differs: met.difference.to_string(),
+            spec: None,
+            shape: None,
+            first: finding,
+            seen,
+            regression: None,
+            not_kept: None,
+            campaign: self.number,
+            after_secs: self.started.elapsed().as_secs_f64(),
+            aliases: Vec::new(),
+            pending: None,
+            step_bound: None,
+        };
+        self.settle_group(&mut s, group, shrinking);
+    }
+
+    /// Put `group` (met with its unshrunk signature) into the state as its
+    /// shrink says: pending when cut, merged into the group its shrunk case
+    /// belongs to, or new with its regression file. The state is saved.
+    fn settle_group(
+        &self,
+        s: &mut Shared,
+        mut group: Group,
+        shrinking: Result<Shrinking, super::regression::NotShrunk>,
+    ) {
+        match shrinking {
+            Ok(Shrinking::Stopped(stats)) => {
+                group.pending = Some(stats.decisions);
+            }
+            Ok(Shrinking::Done {
+                regression,
+                difference,
+                stats,
+            }) => {
+                let key = signature(&group.peer, &group.method, &difference);
+                let raw = std::mem::replace(&mut group.signature, key.clone());
+                if let Some(existing) = s.state.group_of(&key) {
+                    existing.seen += group.seen;
+                    if raw != key && !existing.aliases.contains(&raw) {
+                        existing.aliases.push(raw);
+                    }
+                    self.save(s);
+                    return;
+                }
+                if raw != key {
+                    group.aliases.push(raw);
+                }
+                group.differs = difference.to_string();
+                group.spec = regression.spec.clone();
+                group.pending = None;
+                group.step_bound = (stats.ended == Ended::StepBound).then_some(stats.steps);
+                group.shape = Some(shape_of(&regression));
+                match regression.write(&self.campaign.regressions, &regression.default_name()) {
+                    Ok(path) => group.regression = Some(path.display().to_string()),
+                    Err(e) => group.not_kept = Some(e.to_string()),
+                }
+            }
+            Err(why) => group.not_kept = Some(why.to_string()),
+        }
+        if group.campaign == self.number && group.pending.is_none() {
+            s.last_new = Some(Instant::now());
+            s.first_new.get_or_insert(group.after_secs);
+        }
+        match s
+            .state
+            .groups
+            .iter_mut()
+            .find(|g| g.signature == group.signature)
+        {
+            Some(same) => *same = group,
+            None => s.state.groups.push(group),
+        }
+        self.save(s);
+    }
+
+    /// Saved at once: a campaign killed now still knows every group and
+    /// its file. The sequences are written too, so the state never claims a
+    /// group from a seed it would ask again.
+    fn save(&self, s: &mut Shared) {
+        s.write_sequences();
+        if let Err(e) = s.state.save(&self.campaign.state) {
+            s.save_error.get_or_insert(e);
+        }
+    }
+
+    /// Finish the shrinks earlier campaigns left cut, before any new seed:
+    /// each replays its answers so far and goes on.
+    fn finish_pending(&self) {
+        let pending: Vec<Group> = lock(self.shared)
+            .state
+            .groups
+            .iter()
+            .filter(|g| g.pending.is_some())
+            .cloned()
+            .collect();
+        for group in pending {
+            if (self.stopped)() {
+                return;
+            }
+            let Some(peer) = self
+                .subjects
+                .iter()
+                .map(|s| s.peer)
+                .find(|p| p.name() == group.peer)
+            else {
+                continue;
+            };
+            let Some(slot) = Slot::from_name(&group.first.sequence) else {
+                continue;
+            };
+            let Ok(plan) = generate(slot.generator, group.first.seed, ROOT, slot.ground) else {
+                continue;
+            };
+            let Some(call) = super::compare::calls(&plan)
+                .into_iter()
+                .nth(group.first.call)
+            else {
+                continue;
+            };
+            let divergent = Divergent {
+                plan: &plan,
+                call_index: group.first.call,
+                call: &call,
+                reference: self.reference.peer,
+                peer,
+            };
+            let decisions = group.pending.clone().unwrap_or_default();
+            let shrinking = divergent.shrink(self.campaign.shrink, &decisions, self.stopped);
+            let finished = matches!(shrinking, Ok(Shrinking::Done { .. }) | Err(_));
+            let mut s = lock(self.shared);
+            // The group leaves the list while it is settled: merged into
+            // another, it must not stay beside it.
+            s.state.groups.retain(|g| g.signature != group.signature);
+            if finished {
+                s.finished_pending += 1;
+            }
+            self.settle_group(&mut s, group, shrinking);
+        }
+    }
+}
+
+/// One divergent call of a subject, met in a seed.
+struct Met<'a> {
+    slot: Slot,
+    plan: &'a Plan,
+    call_index: usize,
+    call: &'a super::case::Call,
+    peer: &'a dyn Search,
+    difference: Difference,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -592,6 +1040,20 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
     use crate::portable::Portable;
+
+    fn campaign(dir: &Path, budget: Duration) -> Campaign {
+        Campaign {
+            slots: vec![Slot {
+                generator: Generator::Lawsuite,
+                ground: Ground::Shared,
+            }],
+            budget,
+            jobs: 1,
+            state: dir.join("state.json"),
+            regressions: dir.join("regressions"),
+            shrink: Budget::default(),
+        }
+    }
 
     #[test]
     fn a_state_that_is_not_one_is_refused_not_replaced() {
@@ -606,16 +1068,10 @@ mod tests {
     #[test]
     fn a_campaign_resumes_where_the_last_stopped_and_peers_that_agree_form_no_group() {
         let dir = tempfile::tempdir().unwrap();
-        let campaign = Campaign {
-            slots: vec![Slot {
-                generator: Generator::Lawsuite,
-                ground: Ground::Shared,
-            }],
-            budget: Duration::from_millis(1500),
-            jobs: 1,
-            state: dir.path().join("state.json"),
-            regressions: dir.path().join("regressions"),
-        };
+        let mut campaign = campaign(dir.path(), Duration::from_secs(3));
+        // The TypeScript kit's plans are small: a few seeds a second even
+        // in a test build.
+        campaign.slots[0].generator = Generator::Smthrs;
         let (reference, twin) = (Portable::default(), Portable::default());
         let found = campaign
             .run(
@@ -626,7 +1082,7 @@ mod tests {
             )
             .unwrap();
         assert_eq!(found.new_groups().count(), 0);
-        let first = found.state.next["lawsuite"];
+        let first = found.state.next["smthrs"];
         assert!(first > 0 && found.progress.seeds == first);
         let again = campaign
             .run(
@@ -638,8 +1094,92 @@ mod tests {
             .unwrap();
         assert_eq!(again.state.campaigns, 2);
         assert!(
-            again.state.next["lawsuite"] > first,
+            again.state.next["smthrs"] > first,
             "it resumes past seed {first}"
         );
+    }
+
+    /// The seeds a campaign hands out and finishes out of order: the
+    /// state's `next` is the first unfinished one, and the finished ones
+    /// past it are skipped next time, never asked twice.
+    #[test]
+    fn a_gap_left_by_parallel_jobs_is_asked_next_time_and_nothing_twice() {
+        let mut sequence = Sequence::default();
+        let seeds: Vec<u64> = (0..4).map(|_| sequence.claim()).collect();
+        assert_eq!(seeds, [0, 1, 2, 3]);
+        for seed in [0, 2, 3] {
+            sequence.in_flight.remove(&seed);
+            sequence.done.insert(seed);
+        }
+        sequence.in_flight.remove(&1);
+        sequence.abandoned.insert(1);
+        let mut state = State::default();
+        sequence.write(&mut state, "s");
+        assert_eq!(state.next["s"], 1);
+        assert_eq!(state.done_beyond["s"], BTreeSet::from([2, 3]));
+        let mut next = Sequence::from_state(&state, "s");
+        let asked: Vec<u64> = (0..3).map(|_| next.claim()).collect();
+        assert_eq!(asked, [1, 4, 5]);
+    }
+
+    /// A second campaign on the same state is refused while the first
+    /// holds it.
+    #[test]
+    fn two_campaigns_on_one_state_are_never_interleaved() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state.json");
+        let held = StateLock::take(&state).unwrap();
+        let campaign = campaign(dir.path(), Duration::from_secs(1));
+        let reference = Portable::default();
+        let err = campaign
+            .run(
+                Compared::new(&reference),
+                &[Compared::new(&reference)],
+                None,
+                |_| {},
+            )
+            .unwrap_err();
+        assert!(matches!(err, CampaignError::Busy { .. }), "{err}");
+        assert!(!state.exists(), "nothing written");
+        drop(held);
+        assert!(StateLock::take(&state).is_ok());
+    }
+
+    /// A budget whose deadline the clock cannot hold is an error, not a
+    /// panic.
+    #[test]
+    fn an_absurd_budget_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let campaign = campaign(dir.path(), Duration::from_secs(u64::MAX));
+        let reference = Portable::default();
+        let err = campaign
+            .run(
+                Compared::new(&reference),
+                &[Compared::new(&reference)],
+                None,
+                |_| {},
+            )
+            .unwrap_err();
+        assert!(matches!(err, CampaignError::Budget(_)), "{err}");
+    }
+
+    /// Interrupted before any seed is asked whole: an error, and the state
+    /// file as it was (here: none).
+    #[test]
+    fn an_interrupted_campaign_that_asked_nothing_leaves_the_state_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let campaign = campaign(dir.path(), Duration::from_secs(60));
+        let reference = Portable::default();
+        let stop = AtomicBool::new(true);
+        let err = campaign
+            .run(
+                Compared::new(&reference),
+                &[Compared::new(&reference)],
+                Some(&stop),
+                |_| {},
+            )
+            .unwrap_err();
+        assert!(matches!(err, CampaignError::NothingAsked { .. }), "{err}");
+        assert!(!campaign.state.exists());
     }
 }

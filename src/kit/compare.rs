@@ -9,6 +9,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use super::difference::{difference_fields, difference_kind, first_difference};
+
 use super::case::{Call, answer, is_fault, rebase};
 use super::explain::{Evidence, explain};
 use super::guard::Snapshot;
@@ -539,6 +541,37 @@ pub fn compare_plan_with(
     reference: Compared<'_>,
     subjects: &[Compared<'_>],
 ) -> Result<Vec<Divergence>, MaterializeError> {
+    Ok(compare_plan_until(plan, reference, subjects, &|| false)?
+        .map(|asked| asked.divergences)
+        .unwrap_or_default())
+}
+
+/// What [`compare_plan_until`] found of a whole plan.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Asked {
+    /// The divergences, in call order.
+    pub divergences: Vec<Divergence>,
+    /// Calls asked of a subject (a call once per subject that answers its
+    /// method).
+    pub calls: u64,
+    /// Of those, how many the subject answered: a value or a typed
+    /// failure, not a fault (a crash, a timeout, an answer past its
+    /// bounds) nor a panic. A campaign in which no subject answered
+    /// anything has compared nothing.
+    pub answered: u64,
+    /// The first fault a subject gave, for the error that says so.
+    pub first_fault: Option<String>,
+}
+
+/// [`compare_plan_with`], asking `stop` before each call: `Ok(None)` when
+/// it said to stop before the plan's last call was compared (a plan half
+/// asked is no finding: its seed is asked again later).
+pub fn compare_plan_until(
+    plan: &Plan,
+    reference: Compared<'_>,
+    subjects: &[Compared<'_>],
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<Asked>, MaterializeError> {
     // The reference and every subject on a tree of its own.
     let trees = PeerTrees::new(
         &plan.root,
@@ -547,8 +580,11 @@ pub fn compare_plan_with(
     )?;
     let reference = reference.peer;
     let summary = TreeSummary::of(&plan.files);
-    let mut out = Vec::new();
+    let mut asked = Asked::default();
     for (index, call) in calls(plan).into_iter().enumerate() {
+        if stop() {
+            return Ok(None);
+        }
         let Some(mut answers) = answer_all(
             &call,
             reference,
@@ -558,11 +594,22 @@ pub fn compare_plan_with(
         ) else {
             continue;
         };
+        for answer in answers.iter().skip(1) {
+            asked.calls += 1;
+            if is_fault(&answer.answer) {
+                if asked.first_fault.is_none() {
+                    asked.first_fault = super::case::fault_text(&answer.answer)
+                        .map(|text| format!("{}: {text}", answer.peer));
+                }
+            } else {
+                asked.answered += 1;
+            }
+        }
         if differs(&answers) {
             keep_messages(&mut answers, &call, reference, subjects, |peer, call| {
                 trees.answer(peer, call, true)
             });
-            out.push(Divergence {
+            asked.divergences.push(Divergence {
                 generator: plan.generator.clone(),
                 version: plan.version,
                 ground: plan.ground,
@@ -575,278 +622,7 @@ pub fn compare_plan_with(
             });
         }
     }
-    Ok(out)
-}
-
-/// One step of a JSON pointer.
-#[derive(Clone, Copy)]
-enum Step<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-/// What differs where two answers first differ.
-enum What<'a> {
-    /// A key of the expected answer the actual one lacks.
-    Missing,
-    /// A key of the actual answer the expected one lacks.
-    NotExpected,
-    /// Arrays equal as far as both go, of different lengths.
-    Count { expected: usize, actual: usize },
-    /// Two different values of which neither holds the other.
-    Value {
-        expected: &'a Value,
-        actual: &'a Value,
-    },
-}
-
-/// Where `actual` first differs from `expected`: the path to it (in `at`)
-/// and what differs there; `None` when they are equal. Keys in the
-/// expected answer's order, then the keys only the actual one has.
-fn walk<'a>(expected: &'a Value, actual: &'a Value, at: &mut Vec<Step<'a>>) -> Option<What<'a>> {
-    match (expected, actual) {
-        (Value::Object(e), Value::Object(a)) => {
-            for (key, ev) in e {
-                at.push(Step::Key(key));
-                let Some(av) = a.get(key) else {
-                    return Some(What::Missing);
-                };
-                if let Some(what) = walk(ev, av, at) {
-                    return Some(what);
-                }
-                at.pop();
-            }
-            let extra = a.keys().find(|k| !e.contains_key(*k))?;
-            at.push(Step::Key(extra));
-            Some(What::NotExpected)
-        }
-        (Value::Array(e), Value::Array(a)) => {
-            for (i, (ev, av)) in e.iter().zip(a).enumerate() {
-                at.push(Step::Index(i));
-                if let Some(what) = walk(ev, av, at) {
-                    return Some(what);
-                }
-                at.pop();
-            }
-            (e.len() != a.len()).then_some(What::Count {
-                expected: e.len(),
-                actual: a.len(),
-            })
-        }
-        _ if expected == actual => None,
-        _ => Some(What::Value { expected, actual }),
-    }
-}
-
-/// `at` as a JSON pointer after `prefix`, `/` for the whole value; an index
-/// is written as `index(i)` says.
-fn pointer(prefix: &str, at: &[Step<'_>], index: impl Fn(usize) -> String) -> String {
-    let mut out = prefix.to_string();
-    for step in at {
-        out.push('/');
-        match step {
-            Step::Key(key) => out.push_str(key),
-            Step::Index(i) => out.push_str(&index(*i)),
-        }
-    }
-    if out.is_empty() {
-        out.push('/');
-    }
-    out
-}
-
-/// Where `actual` first differs from `expected`, as a JSON pointer (after
-/// `at`) and the two values (shortened), or `None` when they are equal.
-///
-/// ```
-/// use lawsuite::kit::compare::first_difference;
-/// use serde_json::json;
-///
-/// let a = json!({"matches": [{"line": 3}], "truncated": false});
-/// let b = json!({"truncated": false, "matches": [{"line": 4}]});
-/// assert_eq!(first_difference(&a, &a, ""), None);
-/// assert_eq!(first_difference(&a, &b, "").unwrap(), "/matches/0/line: 4, expected 3");
-/// ```
-pub fn first_difference(expected: &Value, actual: &Value, at: &str) -> Option<String> {
-    let mut steps = Vec::new();
-    let what = walk(expected, actual, &mut steps)?;
-    let here = pointer(at, &steps, |i| i.to_string());
-    Some(match what {
-        What::Missing => format!("{here}: missing"),
-        What::NotExpected => format!("{here}: not expected"),
-        What::Count { expected, actual } => format!("{here}: {actual} items, expected {expected}"),
-        What::Value { expected, actual } => {
-            format!(
-                "{here}: {}, expected {}",
-                shorten(actual),
-                shorten(expected)
-            )
-        }
-    })
-}
-
-/// The kind of a difference between a subject's answer (`actual`) and the
-/// reference's (`expected`): what a report groups divergences by, what
-/// the shrinker keeps while it shrinks, and what makes two recorded
-/// divergences the same one. `None` when the answers are equal.
-///
-/// A failure or a panic on either side is the kind (`error code timeout vs
-/// answer`: the subject failed where the reference answered). Between two
-/// answers it is every top-level field that differs and how, sorted:
-/// `missing` or `not expected` for a field one side lacks, and for a list
-/// whether it gained items, lost items, or holds the same items in
-/// another order, so the kind does not depend on where in the list a wrong
-/// item lands, nor on how many others the tree adds around it. A peer that
-/// lists an ignored file is `/paths: items added` in a tree of 3 files and
-/// of 300; a peer that drops a notice is `/notice: missing`, another bug.
-///
-/// ```
-/// use lawsuite::kit::compare::difference_kind;
-/// use serde_json::json;
-///
-/// let answer = json!({"paths": ["a", "b"], "truncated": false});
-/// let kind = |actual| difference_kind(&answer, &actual);
-/// assert_eq!(kind(json!({"paths": ["a"], "truncated": false})).unwrap(), "/paths: items lost");
-/// assert_eq!(kind(json!({"paths": ["i", "a", "b"], "truncated": false})).unwrap(), "/paths: items added");
-/// assert_eq!(kind(json!({"paths": ["b", "a"], "truncated": false})).unwrap(), "/paths: order differs");
-/// assert_eq!(
-///     kind(json!({"paths": ["a", "x"], "truncated": true})).unwrap(),
-///     "/paths: items added, items lost; /truncated: differs",
-/// );
-/// assert_eq!(kind(json!({"failure": "timeout"})).unwrap(), "error code timeout vs answer");
-/// assert_eq!(difference_kind(&json!({"failure": "not_found"}), &answer).unwrap(), "answer vs error code not_found");
-/// assert_eq!(kind(answer.clone()), None);
-/// ```
-pub fn difference_kind(expected: &Value, actual: &Value) -> Option<String> {
-    Some(match field_differences(expected, actual)? {
-        Differences::Sides(sides) => sides,
-        Differences::Fields(fields) => {
-            let mut kinds: Vec<String> = fields
-                .into_iter()
-                .map(|(field, how)| format!("{field}: {how}"))
-                .collect();
-            kinds.sort();
-            kinds.join("; ")
-        }
-    })
-}
-
-/// Where two answers differ, for keeping a divergence while it shrinks:
-/// the fields that differ (sorted, without how), or the error codes as in
-/// [`difference_kind`]. A peer that lists an ignored file differs in
-/// `/paths` whether the tree's other files push a right path past the
-/// limit or not; an empty glob the flow refuses differs in `/notice`
-/// instead, and is not the same divergence.
-///
-/// ```
-/// use lawsuite::kit::compare::difference_fields;
-/// use serde_json::json;
-///
-/// let answer = json!({"paths": ["a", "b"], "truncated": false});
-/// let fields = |actual| difference_fields(&answer, &actual);
-/// assert_eq!(fields(json!({"paths": ["a", "x"], "truncated": false})).unwrap(), "/paths");
-/// assert_eq!(fields(json!({"paths": ["x"], "truncated": true})).unwrap(), "/paths, /truncated");
-/// assert_eq!(fields(json!({"failure": "timeout"})).unwrap(), "error code timeout vs answer");
-/// ```
-pub fn difference_fields(expected: &Value, actual: &Value) -> Option<String> {
-    Some(match field_differences(expected, actual)? {
-        Differences::Sides(sides) => sides,
-        Differences::Fields(fields) => {
-            let mut fields: Vec<String> = fields.into_iter().map(|(field, _)| field).collect();
-            fields.sort();
-            fields.join(", ")
-        }
-    })
-}
-
-/// How two unequal answers differ.
-enum Differences {
-    /// Either is a failure or a panic: the two sides, `error code timeout
-    /// vs answer`.
-    Sides(String),
-    /// The fields of `expected` that `actual` has differently, in
-    /// `expected`'s order then `actual`'s extra ones, each with how it
-    /// differs.
-    Fields(Vec<(String, &'static str)>),
-}
-
-/// How `actual` differs from `expected`; `None` when equal.
-fn field_differences(expected: &Value, actual: &Value) -> Option<Differences> {
-    if expected == actual {
-        return None;
-    }
-    // A failure is `{"failure": code}` and a panic `{"panic": message}`
-    // ([`super::case::answer`]); no answer of the contract has either key.
-    let side = |v: &Value| match (v.get("failure"), v.get("panic")) {
-        (Some(Value::String(code)), _) => Some(format!("error code {code}")),
-        (Some(code), _) => Some(format!("error code {code}")),
-        (None, Some(_)) => Some("panic".to_string()),
-        (None, None) => None,
-    };
-    match (side(actual), side(expected)) {
-        (None, None) => {}
-        (actual, expected) => {
-            return Some(Differences::Sides(format!(
-                "{} vs {}",
-                actual.as_deref().unwrap_or("answer"),
-                expected.as_deref().unwrap_or("answer")
-            )));
-        }
-    }
-    let (Value::Object(e), Value::Object(a)) = (expected, actual) else {
-        return Some(Differences::Fields(vec![(
-            "/".to_string(),
-            how_differs(expected, actual),
-        )]));
-    };
-    let mut fields = Vec::new();
-    for (key, ev) in e {
-        match a.get(key) {
-            None => fields.push((format!("/{key}"), "missing")),
-            Some(av) if av != ev => fields.push((format!("/{key}"), how_differs(ev, av))),
-            Some(_) => {}
-        }
-    }
-    for key in a.keys().filter(|k| !e.contains_key(*k)) {
-        fields.push((format!("/{key}"), "not expected"));
-    }
-    Some(Differences::Fields(fields))
-}
-
-/// How two unequal values of one field differ: for two lists, whether
-/// items were added, lost, or only reordered (items compared whole, as
-/// multisets); else `differs`.
-fn how_differs(expected: &Value, actual: &Value) -> &'static str {
-    let (Value::Array(e), Value::Array(a)) = (expected, actual) else {
-        return "differs";
-    };
-    // Items counted by their JSON text: `Value` has no `Hash`, and one pass
-    // over each list keeps a huge wrong answer linear.
-    let mut count: std::collections::HashMap<String, i64> = std::collections::HashMap::new();
-    for item in e {
-        *count.entry(item.to_string()).or_default() += 1;
-    }
-    for item in a {
-        *count.entry(item.to_string()).or_default() -= 1;
-    }
-    let lost = count.values().any(|n| *n > 0);
-    let added = count.values().any(|n| *n < 0);
-    match (added, lost) {
-        (true, true) => "items added, items lost",
-        (true, false) => "items added",
-        (false, true) => "items lost",
-        (false, false) => "order differs",
-    }
-}
-
-/// `value` as compact JSON, cut after 80 characters.
-pub(crate) fn shorten(value: &Value) -> String {
-    const MAX: usize = 80;
-    let text = value.to_string();
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
-    }
+    Ok(Some(asked))
 }
 
 #[cfg(test)]
@@ -984,83 +760,5 @@ mod tests {
             fault.contains("changed during its call on two fresh trees"),
             "{fault}"
         );
-    }
-
-    #[test]
-    fn differences_name_the_first_path() {
-        let e = json!({"a": [1, 2], "b": "x"});
-        assert_eq!(
-            first_difference(&e, &json!({"a": [1, 2, 3], "b": "x"}), "").unwrap(),
-            "/a: 3 items, expected 2"
-        );
-        assert_eq!(
-            first_difference(&e, &json!({"a": [1, 2]}), "").unwrap(),
-            "/b: missing"
-        );
-        assert_eq!(
-            first_difference(&e, &json!({"a": [1, 2], "b": "x", "c": 1}), "").unwrap(),
-            "/c: not expected"
-        );
-        assert_eq!(
-            first_difference(&json!({"failure": "timeout"}), &json!([]), "").unwrap(),
-            "/: [], expected {\"failure\":\"timeout\"}"
-        );
-        assert_eq!(
-            first_difference(&json!({"a": {"b": 1}}), &json!({"a": {"b": 2}}), "/x").unwrap(),
-            "/x/a/b: 2, expected 1"
-        );
-        let long = json!("x".repeat(200));
-        assert!(
-            first_difference(&json!(1), &long, "")
-                .unwrap()
-                .ends_with("…, expected 1")
-        );
-    }
-
-    #[test]
-    fn kinds_of_difference() {
-        let answer = json!({"matches": [{"line": 1}, {"line": 2}], "notice": "n"});
-        let kind = |actual: Value| difference_kind(&answer, &actual).unwrap();
-        assert_eq!(
-            kind(json!({"matches": [{"line": 1}, {"line": 3}], "notice": "n"})),
-            "/matches: items added, items lost"
-        );
-        assert_eq!(
-            kind(json!({"matches": [{"line": 1}]})),
-            "/matches: items lost; /notice: missing"
-        );
-        assert_eq!(
-            kind(json!({"matches": [{"line": 1}, {"line": 2}]})),
-            "/notice: missing"
-        );
-        assert_eq!(
-            kind(json!({"matches": [{"line": 1}, {"line": 2}], "notice": "n", "x": 1})),
-            "/x: not expected"
-        );
-        // Where the extra item lands, and how many others there are, is
-        // not the kind: the same bug in a bigger tree is the same kind.
-        let extra_first =
-            json!({"matches": [{"line": 9}, {"line": 1}, {"line": 2}], "notice": "n"});
-        let small = json!({"matches": [], "notice": "n"});
-        assert_eq!(kind(extra_first), "/matches: items added");
-        assert_eq!(
-            difference_kind(&small, &json!({"matches": [{"line": 9}], "notice": "n"})).unwrap(),
-            "/matches: items added"
-        );
-        // A repeated item is an added one.
-        assert_eq!(
-            kind(json!({"matches": [{"line": 1}, {"line": 1}, {"line": 2}], "notice": "n"})),
-            "/matches: items added"
-        );
-        assert_eq!(kind(json!({"panic": "boom"})), "panic vs answer");
-        assert_eq!(
-            difference_kind(
-                &json!({"failure": "timeout"}),
-                &json!({"failure": "not_found"})
-            )
-            .unwrap(),
-            "error code not_found vs error code timeout"
-        );
-        assert_eq!(difference_kind(&json!(1), &json!(2)).unwrap(), "/: differs");
     }
 }

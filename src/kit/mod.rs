@@ -33,6 +33,7 @@ pub mod campaign;
 pub mod case;
 pub(crate) mod chacha;
 pub mod compare;
+pub mod difference;
 pub(crate) mod draws;
 pub mod explain;
 pub mod guard;

@@ -21,11 +21,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::case::Call;
-use super::compare::{Materialized, difference_fields, difference_kind};
+use super::compare::Materialized;
+use super::difference::{Difference, difference_kind};
 use super::materialize::MaterializeError;
 use super::plan::{GeneratedFile, Plan};
 use super::report::json_diff;
-use super::shrink::{Budget, Case, shrink};
+use super::shrink::{Budget, Case, Decisions, Ended, Judged};
 use crate::file_error::{FileError, FileErrorKind};
 use crate::peer::{Ground, Search};
 
@@ -35,6 +36,10 @@ use crate::peer::{Ground, Search};
 pub struct Regression {
     /// Why it was recorded: the divergence it pins.
     pub why: String,
+    /// The spec section the shrunk difference suggests it pins (what a
+    /// law drafted from it names; absent in files kept before it was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
     /// The generator of the original plan.
     pub generator: String,
     /// That generator's version.
@@ -368,17 +373,161 @@ impl fmt::Display for NotShrunk {
 
 impl std::error::Error for NotShrunk {}
 
+/// One divergent call of a plan, between the reference and a peer: what
+/// [`Divergent::shrink`] makes a regression of.
+#[derive(Clone, Copy)]
+pub struct Divergent<'a> {
+    /// The plan the call is from.
+    pub plan: &'a Plan,
+    /// The call's index in the plan.
+    pub call_index: usize,
+    /// The call.
+    pub call: &'a Call,
+    /// The reference.
+    pub reference: &'a dyn Search,
+    /// The peer that disagrees with it.
+    pub peer: &'a dyn Search,
+}
+
+impl fmt::Debug for Divergent<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Divergent")
+            .field(
+                "plan",
+                &format_args!("{} seed {}", self.plan.generator, self.plan.seed),
+            )
+            .field("call_index", &self.call_index)
+            .field("reference", &self.reference.name())
+            .field("peer", &self.peer.name())
+            .finish()
+    }
+}
+
+/// How a shrink went: its steps, how it ended, and the predicate's answers
+/// ([`super::shrink::resume`] goes on from them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShrinkStats {
+    /// Predicate evaluations spent, replayed ones included.
+    pub steps: usize,
+    /// How it ended.
+    pub ended: Ended,
+    /// Every answer of the predicate.
+    pub decisions: Decisions,
+}
+
+/// What [`Divergent::shrink`] made.
+#[derive(Clone, Debug)]
+pub enum Shrinking {
+    /// Shrunk (to a minimal case, or as far as the step bound let it):
+    /// the regression that pins it and how the shrunk case differs.
+    Done {
+        /// The regression (`why` still to be set by the caller when it has
+        /// its own).
+        regression: Box<Regression>,
+        /// How the peer's answer to the shrunk case differs from the
+        /// reference's.
+        difference: Difference,
+        /// How it went.
+        stats: ShrinkStats,
+    },
+    /// The caller's `stop` said to stop: the answers so far, to resume.
+    Stopped(ShrinkStats),
+}
+
+impl Divergent<'_> {
+    /// How the peer's answer to `case` differs from the reference's, or
+    /// `None` when they agree or the tree cannot be written.
+    fn difference(&self, case: &Case) -> Option<Difference> {
+        let (expected, actual) = answers(case, self.reference, self.peer)?;
+        Difference::between(&expected, &actual)
+    }
+
+    /// Shrink it ([`super::shrink`]), keeping the same bug
+    /// ([`Difference::same_bug`]: the same fields, the same rules behind a
+    /// notice, or the same two sides), at most `budget` steps, the first
+    /// taken from `resume`. `stop` is asked around every step: once it
+    /// says so the shrink ends as [`Shrinking::Stopped`], and the step
+    /// that was under way is not counted (a peer stopped in the middle of
+    /// a call answered nothing worth keeping).
+    pub fn shrink(
+        &self,
+        budget: Budget,
+        resume: &Decisions,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Shrinking, NotShrunk> {
+        let case = Case {
+            root: self.plan.root.clone(),
+            files: self.plan.files.clone(),
+            call: self.call.clone(),
+        };
+        Materialized::new(&case.root, &case.files).map_err(NotShrunk::Tree)?;
+        let original = self.difference(&case).ok_or(NotShrunk::Agrees)?;
+        let shrunk = super::shrink::resume(case, budget, resume, |c| {
+            if stop() {
+                return Judged::Stop;
+            }
+            let same = self.difference(c).is_some_and(|d| d.same_bug(&original));
+            if stop() {
+                Judged::Stop
+            } else {
+                Judged::from(same)
+            }
+        });
+        let stats = ShrinkStats {
+            steps: shrunk.steps,
+            ended: shrunk.ended,
+            decisions: shrunk.decisions,
+        };
+        if stats.ended == Ended::Stopped {
+            return Ok(Shrinking::Stopped(stats));
+        }
+        let small = shrunk.case;
+        let tree = Materialized::new(&small.root, &small.files).map_err(NotShrunk::Tree)?;
+        let expected = tree.answer(self.reference, &small.call);
+        let actual = tree.answer(self.peer, &small.call);
+        // A peer that answers one call two ways (a flaky peer) may agree
+        // this time: the kind the shrink kept stands for it.
+        let difference = Difference::between(&expected, &actual).unwrap_or(original);
+        let why = format!(
+            "{} disagreed with {} on {} seed {} call {}: {difference}",
+            self.peer.name(),
+            self.reference.name(),
+            self.plan.generator,
+            self.plan.seed,
+            self.call_index
+        );
+        let regression = Regression {
+            why,
+            spec: Some(difference.section(&small.call, &small.files).to_string()),
+            generator: self.plan.generator.clone(),
+            generator_version: self.plan.version,
+            ground: self.plan.ground,
+            seed: self.plan.seed,
+            call_index: self.call_index,
+            peers: vec![
+                self.reference.name().to_string(),
+                self.peer.name().to_string(),
+            ],
+            root: small.root,
+            files: small.files,
+            call: small.call,
+            expected,
+        };
+        Ok(Shrinking::Done {
+            regression: Box::new(regression),
+            difference,
+            stats,
+        })
+    }
+}
+
 /// Shrink the divergence of call `call_index` of `plan` between `reference`
-/// and `peer`, and build the regression that pins it: the shrunk tree and
-/// call, the reference's answer, and the plan's origin. Also returns the
-/// shrinker's step count.
-///
-/// Shrinking keeps the bug: a smaller case is taken only while its call
-/// stays inside the contract ([`shrink`]) and the peers still differ *in
-/// the same places* ([`difference_fields`]: the same fields of the answer,
-/// or the same error code against an answer). `why` defaults to which
-/// peers disagreed where, and how ([`difference_kind`] of the shrunk case).
-/// `lawsuite record` and `LAWSUITE_RECORD=1` both come through here.
+/// and `peer` ([`Divergent::shrink`], with the default step bound and
+/// nothing to stop it), and build the regression that pins it: the shrunk
+/// tree and call, the reference's answer, the spec section the difference
+/// suggests, and the plan's origin. `why` defaults to which peers disagreed
+/// where, and how (the shrunk case's [`Difference`]). `lawsuite record` and
+/// `LAWSUITE_RECORD=1` both come through here.
 pub fn shrink_to_regression(
     plan: &Plan,
     call_index: usize,
@@ -386,46 +535,28 @@ pub fn shrink_to_regression(
     reference: &dyn Search,
     peer: &dyn Search,
     why: Option<String>,
-) -> Result<(Regression, usize), NotShrunk> {
-    let case = Case {
-        root: plan.root.clone(),
-        files: plan.files.clone(),
-        call,
-    };
-    Materialized::new(&case.root, &case.files).map_err(NotShrunk::Tree)?;
-    let where_ =
-        |c: &Case| answers(c, reference, peer).and_then(|(e, a)| difference_fields(&e, &a));
-    let fields = where_(&case).ok_or(NotShrunk::Agrees)?;
-    let (small, steps) = shrink(case, Budget::default(), |c| {
-        where_(c).as_ref() == Some(&fields)
-    });
-    let tree = Materialized::new(&small.root, &small.files).map_err(NotShrunk::Tree)?;
-    let expected = tree.answer(reference, &small.call);
-    let actual = tree.answer(peer, &small.call);
-    let kind = difference_kind(&expected, &actual).unwrap_or(fields);
-    let why = why.unwrap_or_else(|| {
-        format!(
-            "{} disagreed with {} on {} seed {} call {call_index}: {kind}",
-            peer.name(),
-            reference.name(),
-            plan.generator,
-            plan.seed
-        )
-    });
-    let regression = Regression {
-        why,
-        generator: plan.generator.clone(),
-        generator_version: plan.version,
-        ground: plan.ground,
-        seed: plan.seed,
+) -> Result<(Regression, ShrinkStats), NotShrunk> {
+    let divergent = Divergent {
+        plan,
         call_index,
-        peers: vec![reference.name().to_string(), peer.name().to_string()],
-        root: small.root,
-        files: small.files,
-        call: small.call,
-        expected,
+        call: &call,
+        reference,
+        peer,
     };
-    Ok((regression, steps))
+    match divergent.shrink(Budget::default(), &Decisions::default(), &|| false)? {
+        Shrinking::Done {
+            mut regression,
+            stats,
+            ..
+        } => {
+            if let Some(why) = why {
+                regression.why = why;
+            }
+            Ok((*regression, stats))
+        }
+        // Nothing here says stop.
+        Shrinking::Stopped(_) => Err(NotShrunk::Agrees),
+    }
 }
 
 /// The regression file under `dir` that already pins a divergence of
@@ -526,13 +657,13 @@ pub fn record(
     if let Some(by) = pinned_by(dir, peer, call.method()) {
         return Ok((Recorded::AlreadyPinned { by }, 0));
     }
-    let (regression, steps) =
+    let (regression, stats) =
         shrink_to_regression(plan, call_index, call.clone(), reference, peer, why)
             .map_err(RecordError::Shrink)?;
     let path = regression
         .write(dir, &regression.default_name())
         .map_err(RecordError::Write)?;
-    Ok((Recorded::Written(path), steps))
+    Ok((Recorded::Written(path), stats.steps))
 }
 
 impl Regression {
@@ -580,6 +711,7 @@ mod tests {
     fn sample(root: &str) -> Regression {
         Regression {
             why: "x".into(),
+            spec: None,
             generator: "smthrs".into(),
             generator_version: 1,
             ground: Ground::Shared,

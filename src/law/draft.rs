@@ -123,7 +123,12 @@ pub fn from_regression(regression: &Regression, version: &str) -> Result<Draft, 
         "found-by-{}-seed-{}-call-{}",
         regression.generator, regression.seed, regression.call_index
     );
-    let spec = suggested_spec(method, &regression.why);
+    // The section the shrunk difference suggested when it was kept; a file
+    // kept before regressions carried one, from its `why`.
+    let spec = regression
+        .spec
+        .as_deref()
+        .unwrap_or_else(|| suggested_spec(method, &regression.why));
     let mut text = String::new();
     text.push_str(&format!(
         "# Drafted by lawsuite {version} from a shrunk divergence: {} seed {}{}, call {}; peers {}.\n",

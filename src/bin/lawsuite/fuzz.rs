@@ -16,7 +16,8 @@ use crate::project_args::program;
 use crate::run::select;
 
 /// `lawsuite fuzz --for DURATION`: a campaign over the seed space
-/// ([`lawsuite::kit::campaign`]); 1 when it found a new group.
+/// ([`lawsuite::kit::campaign`]); 1 when it found a new group, 2 when it
+/// compared nothing or stopped on an error, 130 when interrupted.
 pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     use lawsuite::kit::campaign::{Campaign, Slot};
     use lawsuite::kit::compare::Compared;
@@ -62,6 +63,9 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
         jobs: args.jobs,
         state: state.clone(),
         regressions: project.regressions.clone(),
+        shrink: lawsuite::kit::shrink::Budget {
+            steps: args.shrink_steps,
+        },
     };
     let subjects_compared: Vec<Compared<'_>> = subjects.iter().map(Compared::from).collect();
     let terminal = std::io::stderr().is_terminal();
@@ -157,6 +161,24 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
                 lawsuite::report::escaped(shape, "    ")
             )?;
         }
+        if let Some(steps) = group.step_bound {
+            writeln!(
+                out,
+                "    the step bound stopped its shrink after {steps} steps; this goes on from the same steps: {} shrink --generator {generator}{ground} --seed {} --call {} --peer {} --steps {}",
+                program(),
+                group.first.seed,
+                group.first.call,
+                lawsuite::conformance::shell_word(&group.peer),
+                steps.saturating_mul(4),
+            )?;
+        }
+        if let Some(decisions) = &group.pending {
+            writeln!(
+                out,
+                "    shrinking cut after {} steps by the end of the campaign; the next campaign finishes it",
+                decisions.len()
+            )?;
+        }
         if let Some(why) = &group.not_kept {
             writeln!(
                 out,
@@ -172,6 +194,17 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
             group.first.call,
             lawsuite::conformance::shell_word(&group.peer)
         )?;
+    }
+    if let Some(why) = &found.stopped_by {
+        eprintln!(
+            "error: the campaign stopped early: {}; what it asked until then is kept",
+            lawsuite::report::escaped(why, "  ")
+        );
+        return Ok(ExitCode::from(2));
+    }
+    if found.interrupted {
+        eprintln!("fuzz: interrupted; the next campaign starts where this one stopped");
+        return Ok(ExitCode::from(interrupt::EXIT_CODE));
     }
     Ok(if p.new_groups > 0 {
         ExitCode::from(1)

@@ -361,7 +361,9 @@ struct MergeArgs {
 
 #[derive(Debug, clap::Args)]
 struct FuzzArgs {
-    /// How long to ask new seeds: `90s`, `10m`, `2h`, or seconds.
+    /// How long the whole campaign may take, shrinking included: `90s`,
+    /// `10m`, `2h`, or seconds. At the end no call is started; the one
+    /// under way finishes or meets its per-call timeout.
     #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
     budget: std::time::Duration,
     /// A peer to compare with the reference (repeatable); default: every
@@ -383,6 +385,9 @@ struct FuzzArgs {
     /// project's regression directory).
     #[arg(long, value_name = "FILE")]
     state: Option<std::path::PathBuf>,
+    /// How many steps (predicate evaluations) one shrink may take.
+    #[arg(long, value_name = "N", default_value_t = lawsuite::kit::shrink::DEFAULT_STEPS)]
+    shrink_steps: usize,
 }
 
 /// `90s`, `10m`, `2h`, `1.5h` or plain seconds, as a duration of at least
@@ -402,10 +407,17 @@ fn parse_duration(text: &str) -> Result<std::time::Duration, FlagError> {
     let secs: f64 = number
         .parse()
         .map_err(|_| FlagError::Duration(text.to_string()))?;
-    std::time::Duration::try_from_secs_f64(secs * scale)
-        .ok()
-        .filter(|d| d.as_secs() >= 1)
-        .ok_or_else(|| FlagError::UnderASecond(text.to_string()))
+    let duration = std::time::Duration::try_from_secs_f64(secs * scale)
+        .map_err(|_| FlagError::TooLong(text.to_string()))?;
+    if duration.as_secs() < 1 {
+        return Err(FlagError::UnderASecond(text.to_string()));
+    }
+    // A deadline is this instant plus the duration: one the clock cannot
+    // hold would overflow where the campaign sets it.
+    std::time::Instant::now()
+        .checked_add(duration)
+        .map(|_| duration)
+        .ok_or_else(|| FlagError::TooLong(text.to_string()))
 }
 
 #[derive(Debug, clap::Args)]
@@ -571,6 +583,11 @@ struct CaseArgs {
     /// Why the case is kept (written into the regression file).
     #[arg(long)]
     why: Option<String>,
+    /// How many steps (predicate evaluations) the shrink may take; a shrink
+    /// the bound stops says so, and a higher bound goes on from the same
+    /// first steps.
+    #[arg(long, value_name = "N", default_value_t = lawsuite::kit::shrink::DEFAULT_STEPS)]
+    steps: usize,
 }
 
 /// Two trials a core: a law trial spends much of its time waiting on a
@@ -681,6 +698,8 @@ enum FlagError {
     Duration(String),
     /// `--for` under a second.
     UnderASecond(String),
+    /// `--for` so long that its end cannot be told by this machine's clock.
+    TooLong(String),
     /// `--seeds` that is neither `A..B` nor `N`.
     Seeds(String),
 }
@@ -692,6 +711,10 @@ impl std::fmt::Display for FlagError {
                 write!(f, "{text:?}: give a number with s, m or h (90s, 10m, 2h)")
             }
             FlagError::UnderASecond(text) => write!(f, "{text:?}: give at least one second"),
+            FlagError::TooLong(text) => write!(
+                f,
+                "{text:?} ends later than this machine's clock can say; give a shorter duration"
+            ),
             FlagError::Seeds(text) => write!(
                 f,
                 "takes A..B (with A < B) or N, not {text:?}; e.g. --seeds 0..1000"

@@ -20,7 +20,7 @@ use lawsuite::conformance::{
 use lawsuite::environment::Environment;
 use lawsuite::kit::compare::{Materialized, calls};
 use lawsuite::kit::materialize::materialize;
-use lawsuite::kit::regression::{divergence_kind, pinned_by, shrink_to_regression};
+use lawsuite::kit::regression::{divergence_kind, pinned_by};
 use lawsuite::kit::shrink::Case;
 use lawsuite::kit::{Generator, generate};
 use lawsuite::peer::Ground;
@@ -878,17 +878,17 @@ pub fn shrink_case(
     };
     // One file per bug: a divergence of this kind already pinned there is
     // not recorded twice.
-    if let Some(dir) = &record_dir {
-        if let Some(by) = pinned_by(dir, peer.peer.as_ref(), case.call.method()) {
-            writeln!(
-                stdout,
-                "not recorded: {} is a {} regression that {} fails today; fix that one first (the next `lawsuite record` then records this divergence: {kind})",
-                by.display(),
-                case.call.method(),
-                peer.name,
-            )?;
-            return Ok(ExitCode::SUCCESS);
-        }
+    if let Some(dir) = &record_dir
+        && let Some(by) = pinned_by(dir, peer.peer.as_ref(), case.call.method())
+    {
+        writeln!(
+            stdout,
+            "not recorded: {} is a {} regression that {} fails today; fix that one first (the next `lawsuite record` then records this divergence: {kind})",
+            by.display(),
+            case.call.method(),
+            peer.name,
+        )?;
+        return Ok(ExitCode::SUCCESS);
     }
     writeln!(
         stdout,
@@ -896,20 +896,51 @@ pub fn shrink_case(
         case.files.len(),
         serde_json::to_string(&case.call)?
     )?;
-    let (regression, steps) = shrink_to_regression(
-        &plan,
-        args.call,
-        case.call,
-        reference.peer.as_ref(),
-        peer.peer.as_ref(),
-        args.why.clone(),
+    let divergent = lawsuite::kit::regression::Divergent {
+        plan: &plan,
+        call_index: args.call,
+        call: &case.call,
+        reference: reference.peer.as_ref(),
+        peer: peer.peer.as_ref(),
+    };
+    let budget = lawsuite::kit::shrink::Budget { steps: args.steps };
+    let shrinking = divergent.shrink(
+        budget,
+        &lawsuite::kit::shrink::Decisions::default(),
+        &|| false,
     )?;
+    let lawsuite::kit::regression::Shrinking::Done {
+        mut regression,
+        stats,
+        ..
+    } = shrinking
+    else {
+        bail!("the shrink was stopped before it ended");
+    };
+    if let Some(why) = &args.why {
+        regression.why.clone_from(why);
+    }
     writeln!(
         stdout,
-        "shrunk in {steps} steps to {} files, call {}",
+        "shrunk in {} steps to {} files, call {}",
+        stats.steps,
         regression.files.len(),
         serde_json::to_string(&regression.call)?
     )?;
+    if stats.ended == lawsuite::kit::shrink::Ended::StepBound {
+        writeln!(
+            stdout,
+            "the step bound ({}) stopped the shrink before it was minimal; this goes on from the same steps: {} shrink --generator {} --ground {} --seed {} --call {} --peer {} --steps {}",
+            args.steps,
+            crate::project_args::program(),
+            generator.name(),
+            ground.name(),
+            args.seed,
+            args.call,
+            lawsuite::conformance::shell_word(&args.peer),
+            args.steps.saturating_mul(4),
+        )?;
+    }
     for file in &regression.files {
         writeln!(stdout, "  {}: {}", file.path, file.describe())?;
     }

@@ -1,0 +1,245 @@
+//! What lawsuite keeps of a finding is as exact as a law's verdict (issue
+//! 45): one bug is one group, shrunk to the same minimal case from every
+//! seed that shows it, at any load, cut or not; and the case keeps the
+//! rule that differed, so the law drafted from it pins that rule.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use lawsuite::contract::GlobInput;
+use lawsuite::contract::notice::IGNORE_NOTICE;
+use lawsuite::kit::campaign::{Campaign, Slot};
+use lawsuite::kit::compare::{Compared, calls, compare_plan};
+use lawsuite::kit::plan::{GeneratedFile, Plan};
+use lawsuite::kit::regression::{Divergent, Regression, Shrinking};
+use lawsuite::kit::shrink::{Budget, Decisions, Ended};
+use lawsuite::kit::{Generator, generate};
+use lawsuite::peer::{Ground, Search};
+use lawsuite::portable::Portable;
+use lawsuite::testing::Altered;
+
+/// The planted bug of `examples/planted_peer.rs glob`: a glob answer loses
+/// every path whose file name holds a digit.
+fn digit_blind() -> Altered {
+    Altered::new("digit-blind").on_glob(|_, answer| {
+        let mut answer = answer?;
+        let before = answer.paths.len();
+        answer.paths.retain(|path| {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            !name.bytes().any(|b| b.is_ascii_digit())
+        });
+        answer.total -= (before - answer.paths.len()) as u64;
+        Ok(answer)
+    })
+}
+
+/// Shrink call `index` of `plan` between the reference and `peer` to the
+/// end.
+fn shrunk(plan: &Plan, index: usize, peer: &dyn Search) -> (Regression, Ended) {
+    let reference = Portable::with_threads(1);
+    let call = calls(plan)[index].clone();
+    let divergent = Divergent {
+        plan,
+        call_index: index,
+        call: &call,
+        reference: &reference,
+        peer,
+    };
+    match divergent
+        .shrink(Budget::default(), &Decisions::default(), &|| false)
+        .expect("it diverges")
+    {
+        Shrinking::Done {
+            regression, stats, ..
+        } => (*regression, stats.ended),
+        Shrinking::Stopped(_) => panic!("nothing said stop"),
+    }
+}
+
+/// Every seed that shows the planted bug through a seam glob shrinks it to
+/// the same shape: one file, named with a digit, no bytes, and a minimal
+/// shrink.
+#[test]
+fn a_bug_that_needs_one_file_shrinks_to_one_file_from_every_seed() {
+    let peer = digit_blind();
+    let reference = Portable::with_threads(1);
+    let mut shown = 0;
+    for (generator, seed) in [
+        (Generator::Smthrs, 0),
+        (Generator::Smthrs, 1),
+        (Generator::Smthrs, 2),
+        (Generator::Lawsuite, 0),
+        (Generator::Lawsuite, 1),
+        (Generator::Lawsuite, 2),
+        (Generator::Lawsuite, 3),
+    ] {
+        let plan = generate(generator, seed, "/r", Ground::Shared).unwrap();
+        let divergences = compare_plan(&plan, &reference, &[Compared::new(&peer)]).unwrap();
+        let Some(first) = divergences
+            .iter()
+            .find(|d| d.call.method().name() == "glob")
+        else {
+            continue;
+        };
+        shown += 1;
+        let (regression, ended) = shrunk(&plan, first.call_index, &peer);
+        let what = format!("{generator:?} seed {seed}: {regression:#?}");
+        assert_eq!(ended, Ended::Minimal, "{what}");
+        assert_eq!(regression.files.len(), 1, "{what}");
+        let file = &regression.files[0];
+        assert!(file.content.is_empty(), "{what}");
+        let name = file.path.rsplit('/').next().unwrap_or_default();
+        assert!(name.bytes().any(|b| b.is_ascii_digit()), "{what}");
+        assert_eq!(
+            regression.spec.as_deref(),
+            Some("search-contract §8"),
+            "{what}"
+        );
+    }
+    assert!(shown >= 5, "only {shown} seeds showed the bug");
+}
+
+/// The same divergence shrinks to the same case with every core busy,
+/// and when its shrink is cut at any step and resumed from its decisions.
+#[test]
+fn a_shrink_is_the_same_at_any_load_and_when_cut() {
+    let peer = digit_blind();
+    let plan = generate(Generator::Lawsuite, 1, "/r", Ground::Shared).unwrap();
+    let reference = Portable::with_threads(1);
+    let divergences = compare_plan(&plan, &reference, &[Compared::new(&peer)]).unwrap();
+    let index = divergences
+        .iter()
+        .find(|d| d.call.method().name() == "glob")
+        .expect("seed 1 shows the bug")
+        .call_index;
+    let (quiet, _) = shrunk(&plan, index, &peer);
+
+    let busy = AtomicBool::new(true);
+    let loaded = std::thread::scope(|scope| {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        for _ in 0..cores {
+            scope.spawn(|| {
+                let mut x = 0u64;
+                while busy.load(Ordering::Relaxed) {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                }
+                x
+            });
+        }
+        let result = shrunk(&plan, index, &peer).0;
+        busy.store(false, Ordering::Relaxed);
+        result
+    });
+    assert_eq!(loaded, quiet);
+
+    let call = calls(&plan)[index].clone();
+    let divergent = Divergent {
+        plan: &plan,
+        call_index: index,
+        call: &call,
+        reference: &reference,
+        peer: &peer,
+    };
+    let asked = AtomicUsize::new(0);
+    let Shrinking::Stopped(cut) = divergent
+        .shrink(Budget::default(), &Decisions::default(), &|| {
+            asked.fetch_add(1, Ordering::SeqCst) >= 9
+        })
+        .unwrap()
+    else {
+        panic!("cut")
+    };
+    assert!(!cut.decisions.is_empty());
+    let Shrinking::Done { regression, .. } = divergent
+        .shrink(Budget::default(), &cut.decisions, &|| false)
+        .unwrap()
+    else {
+        panic!("resumed to the end")
+    };
+    assert_eq!(*regression, quiet);
+}
+
+/// A peer that drops every glob notice, met where the reference's notice
+/// is the ignore sentence: the shrunk case keeps the ignore sentence (not
+/// an unsatisfiable-glob one, which the same peer also drops), so the
+/// regression and the law drafted from it pin §16's ignore rule.
+#[test]
+fn a_shrunk_case_keeps_the_rule_that_differed() {
+    let peer = Altered::new("no-notices").on_glob(|_, answer| {
+        let mut answer = answer?;
+        answer.notice = None;
+        Ok(answer)
+    });
+    let mut plan = generate(Generator::Smthrs, 1, "/r", Ground::Shared).unwrap();
+    // Without `logs/app.log` there is no `logs` directory, and the
+    // reference's notice becomes an unsatisfiable-glob sentence, which the
+    // peer drops too: the same fields differ, for another rule.
+    plan.files = vec![
+        GeneratedFile::new(".gitignore", "*.log\n"),
+        GeneratedFile::new("logs/app.log", "x\n"),
+        GeneratedFile::new("src/main.ts", "z\n"),
+    ];
+    plan.grep.clear();
+    plan.read.clear();
+    plan.ls.clear();
+    plan.flow.clear();
+    plan.glob = vec![GlobInput::new("logs/*.log", "/r")];
+    let (regression, ended) = shrunk(&plan, 0, &peer);
+    assert_eq!(ended, Ended::Minimal);
+    assert_eq!(
+        regression.expected["notice"], IGNORE_NOTICE,
+        "{regression:#?}"
+    );
+    assert_eq!(regression.spec.as_deref(), Some("search-contract §16"));
+    assert!(
+        regression
+            .why
+            .ends_with("/notice: missing (expected ignore)"),
+        "{}",
+        regression.why
+    );
+    let draft = lawsuite::law::draft::from_regression(&regression, "0").unwrap();
+    assert!(draft.text.contains("search-contract §16"), "{}", draft.text);
+}
+
+/// A campaign against the planted bug keeps one group for each method
+/// that shows it, however many seeds and shapes meet it, each kept as one
+/// regression file of one file.
+#[test]
+fn a_campaign_keeps_one_group_for_one_bug() {
+    let dir = tempfile::tempdir().unwrap();
+    let campaign = Campaign {
+        slots: Slot::all(),
+        budget: Duration::from_secs(8),
+        jobs: 2,
+        state: dir.path().join("fuzz-state.json"),
+        regressions: dir.path().join("regressions"),
+        shrink: Budget::default(),
+    };
+    let (reference, peer) = (Portable::default(), digit_blind());
+    let found = campaign
+        .run(
+            Compared::builtin(&reference, "portable"),
+            &[Compared::new(&peer)],
+            None,
+            |_| {},
+        )
+        .unwrap();
+    let groups = &found.state.groups;
+    let settled: Vec<_> = groups.iter().filter(|g| g.pending.is_none()).collect();
+    assert!(!settled.is_empty(), "{groups:#?}");
+    let mut methods: Vec<&str> = groups.iter().map(|g| g.method.as_str()).collect();
+    let all = methods.len();
+    methods.sort_unstable();
+    methods.dedup();
+    assert_eq!(methods.len(), all, "one group per method: {groups:#?}");
+    for group in &settled {
+        let file = group.regression.as_deref().expect("kept");
+        let regression = Regression::load(std::path::Path::new(file)).unwrap();
+        assert_eq!(regression.files.len(), 1, "{group:#?}");
+    }
+    let kept = std::fs::read_dir(dir.path().join("regressions"))
+        .unwrap()
+        .count();
+    assert_eq!(kept, settled.len());
+}
