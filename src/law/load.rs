@@ -37,7 +37,8 @@ pub fn load_dir(dir: &Path) -> (Vec<LoadedLaw>, Vec<LawError>) {
         );
     }
     let mut files = Vec::new();
-    collect(dir, &mut files);
+    let mut cycles = Vec::new();
+    collect(dir, &mut Vec::new(), &mut files, &mut cycles);
     files.sort();
     let texts = files.into_iter().map(|file| {
         let rel = file
@@ -48,7 +49,9 @@ pub fn load_dir(dir: &Path) -> (Vec<LoadedLaw>, Vec<LawError>) {
         let text = FileError::read_to_string(&file).map_err(LawProblem::Unreadable);
         (file, rel, text)
     });
-    load_texts(texts)
+    let (laws, mut errors) = load_texts(texts);
+    errors.extend(cycles);
+    (laws, errors)
 }
 
 /// The laws lawsuite ships ([`crate::shipped::laws`]), compiled into the
@@ -148,17 +151,67 @@ fn load_texts(
     (laws, errors)
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every `*.toml` below `dir` into `out`, following links to directories
+/// (a law directory may gather others by linking them) but never one that
+/// leads back to a directory above it: `ancestors` are the directories
+/// being read, by identity, and such a link is a [`LawProblem::LinkCycle`]
+/// in `cycles`. Followed, `self -> .` loaded every law 40 times over (until
+/// the paths were too long for the OS).
+fn collect(
+    dir: &Path,
+    ancestors: &mut Vec<DirId>,
+    out: &mut Vec<PathBuf>,
+    cycles: &mut Vec<LawError>,
+) {
+    let Some(id) = dir_id(dir) else {
+        return;
+    };
+    if ancestors.contains(&id) {
+        cycles.push(LawError {
+            file: dir.to_path_buf(),
+            law: None,
+            problem: LawProblem::LinkCycle {
+                target: std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()),
+            },
+        });
+        return;
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
-    for entry in entries.flatten() {
-        let path = entry.path();
+    ancestors.push(id);
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
         if path.is_dir() {
-            collect(&path, out);
+            collect(&path, ancestors, out, cycles);
         } else if path.extension().is_some_and(|e| e == "toml") {
             out.push(path);
         }
+    }
+    ancestors.pop();
+}
+
+/// A directory's identity: device and inode where there are such, its
+/// canonical path elsewhere.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum DirId {
+    #[cfg(unix)]
+    Inode(u64, u64),
+    #[cfg_attr(unix, allow(dead_code))]
+    Path(PathBuf),
+}
+
+fn dir_id(dir: &Path) -> Option<DirId> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(dir).ok()?;
+        Some(DirId::Inode(meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::canonicalize(dir).ok().map(DirId::Path)
     }
 }
 

@@ -105,6 +105,12 @@ impl fmt::Display for Escape {
 pub enum LawProblem {
     /// The law directory is not a directory.
     NotADirectory,
+    /// A link in a law directory leads back to a directory that holds it:
+    /// followed, it would load the same laws again and again.
+    LinkCycle {
+        /// The directory it leads back to.
+        target: std::path::PathBuf,
+    },
     /// The law file cannot be read.
     Unreadable(FileError),
     /// The law file is not valid TOML of the law format.
@@ -218,6 +224,11 @@ impl fmt::Display for LawProblem {
             NotADirectory => {
                 f.write_str("is not a directory of law files; give a directory holding *.toml laws")
             }
+            LinkCycle { target } => write!(
+                f,
+                "is a link back to {}, which holds it: not followed (each law would load again below it); remove the link",
+                target.display()
+            ),
             Unreadable(e) => write!(f, "cannot be read ({})", e.kind()),
             NotALawFile(e) => write!(f, "is not a valid law file: {e}"),
             DuplicateName => {

@@ -165,6 +165,40 @@ mod load {
             "{text:?}"
         );
     }
+
+    /// A link in a law directory back to a directory above it is refused
+    /// with a problem naming it, and each law loads once; a link to a
+    /// directory elsewhere is followed.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_cycle_is_refused_and_each_law_loads_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let laws = dir.path().join("laws");
+        std::fs::create_dir_all(laws.join("grep")).unwrap();
+        std::fs::write(
+            laws.join("grep/good.toml"),
+            "[[law]]\nname = \"a\"\nspec = \"search-contract §7\"\nmethod = \"glob\"\ninput = { pattern = \"*\" }\nexpect = { paths = [], total = 0, truncated = false }\n",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(".", laws.join("self")).unwrap();
+        std::os::unix::fs::symlink("..", laws.join("grep/up")).unwrap();
+        let other = dir.path().join("other");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(
+            other.join("more.toml"),
+            "[[law]]\nname = \"b\"\nspec = \"search-contract §7\"\nmethod = \"glob\"\ninput = { pattern = \"*\" }\nexpect = { paths = [], total = 0, truncated = false }\n",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(&other, laws.join("linked")).unwrap();
+        let (loaded, errors) = load_dir(&laws);
+        let ids: Vec<&str> = loaded.iter().map(|l| l.id.as_str()).collect();
+        assert_eq!(ids, ["grep::good::a", "linked::more::b"], "{errors:?}");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        for e in &errors {
+            assert!(matches!(e.problem, LawProblem::LinkCycle { .. }), "{e}");
+            assert!(e.to_string().contains("link back to"), "{e}");
+        }
+    }
 }
 
 mod hostile {
