@@ -76,11 +76,7 @@ fn an_interrupted_campaign_blames_nobody() {
         let out = child.wait_with_output().unwrap();
         // Interrupted (130), or interrupted before any seed was asked
         // whole (2, and the state untouched).
-        assert!(
-            matches!(out.status.code(), Some(130 | 2)),
-            "{}",
-            said(&out)
-        );
+        assert!(matches!(out.status.code(), Some(130 | 2)), "{}", said(&out));
         if out.status.code() == Some(130) {
             asked += 1;
         }
@@ -150,7 +146,14 @@ fn a_crashing_peer_cannot_stretch_a_campaign_past_its_budget() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    project(d, ("crashy", misbehave(&["crash-after", "4"]), "timeout_ms = 2000\n"));
+    project(
+        d,
+        (
+            "crashy",
+            misbehave(&["crash-after", "4"]),
+            "timeout_ms = 2000\n",
+        ),
+    );
     let started = Instant::now();
     let out = fuzz(d, &["--for", "4s", "--peer", "crashy", "--jobs", "2"])
         .output()
@@ -194,7 +197,9 @@ fn two_campaigns_on_one_state_never_interleave() {
     while !lock.exists() && waited.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let second = fuzz(d, &["--for", "2s", "--peer", "model"]).output().unwrap();
+    let second = fuzz(d, &["--for", "2s", "--peer", "model"])
+        .output()
+        .unwrap();
     let text = said(&second);
     assert_eq!(second.status.code(), Some(2), "{text}");
     assert!(text.contains("another campaign is running"), "{text}");

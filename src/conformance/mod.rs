@@ -74,6 +74,7 @@ pub use trials::TrialsIter;
 pub use verdict::{Case, Report, TreeEntry, Verdict};
 
 use crate::kit::Generator;
+use crate::kit::outsiders::{Blame, FRESH_TRIES, blame};
 use crate::kit::regression::Regression;
 use crate::law::{self, LawOutcome, LoadedLaw};
 use crate::peer::{Ground, Health, Search};
@@ -829,6 +830,31 @@ impl Engine {
                 },
                 Err(why) => LawOutcome::Broken(why.to_string()),
             };
+        }
+        // Any other peer is asked on trees of its own, so a change there
+        // is its own doing, unless something else is writing into the
+        // run's trees: the canary tells ([`crate::kit::outsiders`]), and
+        // then the answer on a fresh tree counts.
+        if subject.builtin.is_none()
+            && let Some(Ok(first)) = setup
+            && spoiled(first)
+        {
+            match blame(first.tree().outsiders(), || {
+                let fresh = law::Setup::new(l).ok()?;
+                let again = fresh.judge(subject.peer.as_ref());
+                Some((again, spoiled(&fresh), fresh.tree().outsiders().clone()))
+            }) {
+                Blame::Peer => {}
+                Blame::Fresh(again) => outcome = again,
+                Blame::Unknown => {
+                    outcome = LawOutcome::Broken(format!(
+                        "something other than {} kept writing into the run's trees while it \
+                         was asked (the canary, a tree no peer is asked about, changed too), \
+                         on {FRESH_TRIES} fresh trees: no verdict can be had",
+                        subject.name
+                    ));
+                }
+            }
         }
         match outcome {
             LawOutcome::Pass => Judged::Pass,

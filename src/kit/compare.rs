@@ -15,6 +15,7 @@ use super::case::{Call, answer, is_fault, rebase};
 use super::explain::{Evidence, explain};
 use super::guard::Snapshot;
 use super::materialize::{MaterializeError, TempTree};
+use super::outsiders::{Blame, FRESH_TRIES, Outsiders, blame};
 use super::plan::{GeneratedFile, Plan};
 use crate::peer::{Ground, Search};
 
@@ -224,6 +225,8 @@ pub struct Materialized {
     real_root: String,
     symbolic_root: String,
     written: Snapshot,
+    /// The run's canary when it was written ([`super::outsiders`]).
+    outsiders: Outsiders,
 }
 
 impl Materialized {
@@ -233,13 +236,21 @@ impl Materialized {
         symbolic_root: &str,
         files: &[GeneratedFile],
     ) -> Result<Materialized, MaterializeError> {
+        // Taken first, so the canary is there before the tree is.
+        let outsiders = Outsiders::now();
         let tree = TempTree::with_files(files)?;
         Ok(Materialized {
             real_root: tree.path().to_string_lossy().into_owned(),
-            written: Snapshot::of(tree.path()),
+            written: Snapshot::of_written(tree.path(), files),
             tree,
             symbolic_root: symbolic_root.to_string(),
+            outsiders,
         })
+    }
+
+    /// The run's canary as it was when the tree was written.
+    pub fn outsiders(&self) -> &Outsiders {
+        &self.outsiders
     }
 
     /// The directory the tree lives in.
@@ -280,7 +291,12 @@ impl Materialized {
     /// [`Materialized::guarded_answer`], and whether the tree changed: one
     /// look at the tree per call, which the caller needs to know to write
     /// it again.
-    fn guarded(&self, peer: &dyn Search, call: &Call, with_message: bool) -> (Value, bool) {
+    pub(crate) fn guarded(
+        &self,
+        peer: &dyn Search,
+        call: &Call,
+        with_message: bool,
+    ) -> (Value, bool) {
         let answer = if with_message {
             self.answer_with_message(peer, call)
         } else {
@@ -379,7 +395,7 @@ impl<'p> PeerTrees<'p> {
                 "fault": format!("{} has no tree of its own for this plan", peer.name()),
             });
         };
-        let answer = Self::ask(
+        let (answer, changed, written) = Self::ask(
             self.symbolic_root,
             self.files,
             &mut slot.1,
@@ -387,27 +403,58 @@ impl<'p> PeerTrees<'p> {
             call,
             with_message,
         );
+        if !changed {
+            return answer;
+        }
+        let mut again = || {
+            let (answer, changed, written) = Self::ask(
+                self.symbolic_root,
+                self.files,
+                &mut slot.1,
+                peer,
+                call,
+                with_message,
+            );
+            Some((answer, changed, written?))
+        };
         if !self.builtins.contains(&key) {
-            return answer.unwrap_or_else(|answer| answer);
+            // Its own tree: the change is its own, unless something else
+            // is writing into the run's trees, which the canary tells
+            // ([`super::outsiders`]); then a fresh tree's answer counts.
+            let Some(written) = written else {
+                return answer;
+            };
+            return match blame(&written, again) {
+                Blame::Peer => answer,
+                Blame::Fresh(again) => again,
+                Blame::Unknown => serde_json::json!({
+                    "failure": crate::contract::ErrorCode::RequestFailed,
+                    "fault": format!(
+                        "something other than {} kept writing into the run's trees while it was asked (the canary, a tree no peer is asked about, changed too), on {FRESH_TRIES} fresh trees: no verdict can be had",
+                        peer.name()
+                    ),
+                }),
+            };
         }
         // A built-in only reads: a change in its tree was made by something
         // else, so it is asked once more, on a fresh tree.
-        answer
-            .or_else(|_| Self::ask(self.symbolic_root, self.files, &mut slot.1, peer, call, with_message))
-            .unwrap_or_else(|_| {
-                serde_json::json!({
-                    "failure": crate::contract::ErrorCode::RequestFailed,
-                    "fault": format!(
-                        "the tree of the built-in {} was changed during its call on two fresh trees; a built-in only reads, so something else is writing into the run's temporary directory",
-                        peer.name()
-                    ),
-                })
-            })
+        match again() {
+            Some((answer, false, _)) => answer,
+            _ => serde_json::json!({
+                "failure": crate::contract::ErrorCode::RequestFailed,
+                "fault": format!(
+                    "the tree of the built-in {} was changed during its call on two fresh trees; a built-in only reads, so something else is writing into the run's temporary directory",
+                    peer.name()
+                ),
+            }),
+        }
     }
 
     /// `peer`'s answer to `call` on `tree` (written first when it is
-    /// `None`): `Err` with the guard's fault when the tree changed, and
-    /// `tree` is then `None` so the next call gets a fresh one.
+    /// `None`), whether the tree changed (the answer is then the guard's
+    /// fault, and `tree` is `None` so the next call gets a fresh one), and
+    /// the canary as it was when the tree was written (`None` when no tree
+    /// could be written).
     fn ask(
         symbolic_root: &str,
         files: &[GeneratedFile],
@@ -415,22 +462,26 @@ impl<'p> PeerTrees<'p> {
         peer: &dyn Search,
         call: &Call,
         with_message: bool,
-    ) -> Result<Value, Value> {
+    ) -> (Value, bool, Option<Outsiders>) {
         if tree.is_none() {
             *tree = Materialized::new(symbolic_root, files).ok();
         }
         let Some(written) = tree.as_ref() else {
-            return Ok(serde_json::json!({
-                "failure": crate::contract::ErrorCode::RequestFailed,
-                "fault": "the tree could not be written again after it was changed",
-            }));
+            return (
+                serde_json::json!({
+                    "failure": crate::contract::ErrorCode::RequestFailed,
+                    "fault": "the tree could not be written again after it was changed",
+                }),
+                false,
+                None,
+            );
         };
+        let outsiders = written.outsiders().clone();
         let (answer, changed) = written.guarded(peer, call, with_message);
         if changed {
             *tree = None;
-            return Err(answer);
         }
-        Ok(answer)
+        (answer, changed, Some(outsiders))
     }
 }
 

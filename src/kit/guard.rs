@@ -102,8 +102,38 @@ impl Fingerprint {
 impl Snapshot {
     /// What the tree under `root` holds now (symlinks not followed).
     pub fn of(root: &Path) -> Snapshot {
+        Snapshot::of_written(root, &[])
+    }
+
+    /// What the tree under `root` holds, just written from `files`: each
+    /// regular file among them is taken to hold the bytes it was written
+    /// with, not what reading it back gives. So something that writes into
+    /// the tree between its writing and this snapshot (another peer
+    /// writing into every tree of the run) is seen by the first look, not
+    /// taken for what was written; and the files are not read back.
+    ///
+    /// ```
+    /// use lawsuite::kit::guard::Snapshot;
+    /// use lawsuite::kit::plan::GeneratedFile;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let files = [GeneratedFile::new("a.txt", "one")];
+    /// std::fs::write(dir.path().join("a.txt"), "one, and an outsider's")?;
+    /// let snapshot = Snapshot::of_written(dir.path(), &files);
+    /// assert!(snapshot.changes(dir.path()).is_some(), "what was written is the truth");
+    /// std::fs::write(dir.path().join("a.txt"), "one")?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn of_written(root: &Path, files: &[crate::kit::plan::GeneratedFile]) -> Snapshot {
+        let written: BTreeMap<&str, &[u8]> = files
+            .iter()
+            // A file given a mode may be one no read can open (0o000):
+            // what a look finds there is what reading gives, so it is read.
+            .filter(|f| f.kind == crate::kit::plan::FileKind::File && f.mode.is_none())
+            .map(|f| (f.path.as_str(), f.content.as_slice()))
+            .collect();
         let mut size = TreeSize::default();
-        let entries = fingerprints(root, Some(&mut size));
+        let entries = fingerprints(root, Some(&mut size), &written);
         Snapshot { entries, size }
     }
 
@@ -117,7 +147,7 @@ impl Snapshot {
     /// sentence naming the first entry created, changed or removed; `None`
     /// when it does not differ.
     pub fn changes(&self, root: &Path) -> Option<String> {
-        let now = fingerprints(root, None);
+        let now = fingerprints(root, None, &BTreeMap::new());
         if now == self.entries {
             return None;
         }
@@ -146,8 +176,13 @@ impl Snapshot {
     }
 }
 
-/// Every entry below `root` (symlinks not followed), sorted by path.
-fn fingerprints(root: &Path, mut size: Option<&mut TreeSize>) -> Vec<Fingerprint> {
+/// Every entry below `root` (symlinks not followed), sorted by path; a
+/// regular file named in `written` is taken to hold those bytes.
+fn fingerprints(
+    root: &Path,
+    mut size: Option<&mut TreeSize>,
+    written: &BTreeMap<&str, &[u8]>,
+) -> Vec<Fingerprint> {
     let mut out = Vec::new();
     let mut pending = vec![(root.to_path_buf(), String::new())];
     while let Some((dir, rel)) = pending.pop() {
@@ -174,7 +209,10 @@ fn fingerprints(root: &Path, mut size: Option<&mut TreeSize>) -> Vec<Fingerprint
                     if meta.is_dir() {
                         pending.push((entry.path(), path.clone()));
                     }
-                    let contents = contents(&entry.path(), &meta);
+                    let contents = match written.get(path.as_str()) {
+                        Some(bytes) if meta.is_file() => kept(bytes),
+                        _ => contents(&entry.path(), &meta),
+                    };
                     if let Some(size) = size.as_deref_mut() {
                         size.longest_path = size.longest_path.max(path.len() as u64);
                         size.longest_name = size
@@ -231,6 +269,16 @@ fn contents(path: &Path, meta: &fs::Metadata) -> Contents {
         })
     };
     read.unwrap_or_else(|e| Contents::Unreadable(e.kind()))
+}
+
+/// `bytes` as a snapshot keeps a file's contents: whole when small, a
+/// digest when large.
+fn kept(bytes: &[u8]) -> Contents {
+    if bytes.len() as u64 <= KEPT_BYTES {
+        Contents::Bytes(bytes.to_vec())
+    } else {
+        Contents::Digest(digest(bytes))
+    }
 }
 
 /// A digest of `bytes`, as [`Contents::Digest`] keeps a large file.

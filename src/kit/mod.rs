@@ -39,6 +39,7 @@ pub mod explain;
 pub mod guard;
 pub mod lawsuite;
 pub mod materialize;
+pub mod outsiders;
 pub mod plan;
 #[cfg(feature = "tools")]
 pub mod real_tree;

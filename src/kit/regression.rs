@@ -24,6 +24,7 @@ use super::case::Call;
 use super::compare::Materialized;
 use super::difference::{Difference, difference_kind};
 use super::materialize::MaterializeError;
+use super::outsiders::{Blame, blame};
 use super::plan::{GeneratedFile, Plan};
 use super::report::json_diff;
 use super::shrink::{Budget, Case, Decisions, Ended, Judged};
@@ -175,8 +176,29 @@ impl Regression {
                 source,
             })?;
         // Compared by code, shown with the peer's message; a peer that
-        // changes the tree gets the guard's fault.
-        let actual = tree.guarded_answer(peer, &self.call, true);
+        // changes the tree gets the guard's fault, unless something else
+        // is writing into the run's trees (the canary tells), when a fresh
+        // tree's answer counts.
+        let (first, changed) = tree.guarded(peer, &self.call, true);
+        let actual = if changed {
+            match blame(tree.outsiders(), || {
+                let fresh = Materialized::new(&self.root, &self.files).ok()?;
+                let (answer, changed) = fresh.guarded(peer, &self.call, true);
+                Some((answer, changed, fresh.outsiders().clone()))
+            }) {
+                Blame::Peer => first,
+                Blame::Fresh(again) => again,
+                Blame::Unknown => serde_json::json!({
+                    "failure": crate::contract::ErrorCode::RequestFailed,
+                    "fault": format!(
+                        "something other than {} kept writing into the run's trees while it was asked (the canary, a tree no peer is asked about, changed too): no verdict can be had",
+                        peer.name()
+                    ),
+                }),
+            }
+        } else {
+            first
+        };
         Ok(if crate::kit::case::comparable(&actual) == self.expected {
             Ok(())
         } else {

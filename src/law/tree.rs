@@ -13,6 +13,7 @@ use super::load::LoadedLaw;
 use super::problem::{LawProblem, SetupError};
 use crate::kit::guard::Snapshot;
 use crate::kit::materialize::TempTree;
+use crate::kit::outsiders::Outsiders;
 use crate::kit::plan::{FileKind, GeneratedFile};
 
 /// A law's tree written under a fresh temporary directory, removed when
@@ -32,7 +33,8 @@ use crate::kit::plan::{FileKind, GeneratedFile};
 /// fails that law (the contract's methods only read), and a tree found
 /// changed is not handed to another law ([`Tree::is_spoiled`]). The engine
 /// shares a tree only among the built-ins; every other peer is asked on
-/// trees of its own, so the change is always the asked peer's.
+/// trees of its own, so a change is the asked peer's, unless something
+/// else wrote into the run's canary too ([`crate::kit::outsiders`]).
 #[derive(Debug)]
 pub struct Tree {
     dir: TempTree,
@@ -41,6 +43,9 @@ pub struct Tree {
     written: Snapshot,
     /// A peer changed it.
     spoiled: AtomicBool,
+    /// The run's canary as it was when this tree was written: whether a
+    /// change found here may be someone else's ([`crate::kit::outsiders`]).
+    outsiders: Outsiders,
 }
 
 impl Tree {
@@ -48,16 +53,26 @@ impl Tree {
     pub fn write(law: &LoadedLaw) -> Result<Tree, SetupError> {
         let broken = |problem| SetupError::new(law, problem);
         let (tree_files, special) = files(&law.law).map_err(broken)?;
+        // Taken first, so the canary is there before the tree is.
+        let outsiders = Outsiders::now();
         let dir =
             TempTree::with_files(&tree_files).map_err(|e| broken(LawProblem::Unwritable(e)))?;
         for entry in &special {
             entry.make(dir.path()).map_err(broken)?;
         }
-        let written = Snapshot::of(dir.path());
+        // A file a special entry reshapes after writing (a size) holds
+        // what the special made, not what the plan file says: read back.
+        let shaped: Vec<&str> = special.iter().map(Special::path).collect();
+        let as_written: Vec<GeneratedFile> = tree_files
+            .into_iter()
+            .filter(|f| !shaped.contains(&f.path.as_str()))
+            .collect();
+        let written = Snapshot::of_written(dir.path(), &as_written);
         Ok(Tree {
             dir,
             written,
             spoiled: AtomicBool::new(false),
+            outsiders,
         })
     }
 
@@ -89,6 +104,11 @@ impl Tree {
     /// Where the tree is.
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// The run's canary as it was when the tree was written.
+    pub fn outsiders(&self) -> &Outsiders {
+        &self.outsiders
     }
 }
 
@@ -211,6 +231,13 @@ pub(super) enum Special {
 }
 
 impl Special {
+    /// The entry's path in the tree.
+    fn path(&self) -> &str {
+        match self {
+            Special::Fifo(p) | Special::Socket(p) | Special::Size(p, _) => p,
+        }
+    }
+
     /// Make the entry under `root` (its directory is made too).
     fn make(&self, root: &Path) -> Result<(), LawProblem> {
         let (path, what) = match self {

@@ -32,6 +32,10 @@ it and every response back, except where MODE says:
   append-after
             answers, then appends a line to every file below the call's
             root (the seed-tree vandal of issue 38)
+  write-others
+            before each answer, appends a line to every file of every other
+            tree in the run's temporary directory ($TMPDIR): the outside
+            writer of issue 45, whose writes are nobody's fault but its own
   remove-parent
             after its first answer, removes the directory that holds the
             tree it was asked about (the run's temporary directory)
@@ -77,6 +81,25 @@ def own_tree(root):
     if not real.startswith(base + os.sep):
         return None
     return os.path.join(base, real[len(base) + 1:].split(os.sep)[0])
+
+
+def append_to_others(root):
+    """Every tree beside `root`'s own in the run's temporary directory
+    gets a line appended to each of its files."""
+    own = own_tree(root)
+    if own is None:
+        return
+    base = os.path.dirname(own)
+    for name in sorted(os.listdir(base)):
+        tree = os.path.join(base, name)
+        if tree == own or not name.startswith("lawsuite-") or not os.path.isdir(tree):
+            continue
+        for path in files_below(tree):
+            try:
+                with open(path, "ab") as f:
+                    f.write(b"outsider was here\n")
+            except OSError:
+                pass
 
 
 def append_below(root):
@@ -132,6 +155,11 @@ for line in sys.stdin:
         line = json.dumps(request) + "\n"
     response = forward(line)
     result = response.get("result")
+    if MODE == "write-others":
+        params = request.get("params") or {}
+        root = params.get("root") if isinstance(params, dict) else None
+        if root:
+            append_to_others(root)
     if MODE == "rare" and method == "grep" and result is not None:
         params = request["params"]
         if (params.get("limit") == 1 and params.get("maxCount") is not None
