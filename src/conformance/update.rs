@@ -198,9 +198,9 @@ fn edited(file: &Path) -> Result<toml_edit::DocumentMut, UpdateError> {
     })
 }
 
-/// [`crate::file_error::replace_whole`], its error this module's.
+/// [`crate::regular_file::replace_whole`], its error this module's.
 fn write_whole(file: &Path, text: &str) -> Result<(), UpdateError> {
-    crate::file_error::replace_whole(file, text).map_err(UpdateError::Write)
+    crate::regular_file::replace_whole(file, text).map_err(UpdateError::Write)
 }
 
 #[cfg(test)]

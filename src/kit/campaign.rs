@@ -307,16 +307,10 @@ impl State {
         }
         let text =
             serde_json::to_string_pretty(self).map_err(|e| write(std::io::Error::other(e)))?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        std::fs::write(&temporary, text + "\n").map_err(write)?;
-        std::fs::rename(&temporary, path).map_err(|e| {
-            let _ = std::fs::remove_file(&temporary);
-            write(e)
-        })
+        // Through the one careful writer: a device or a read-only state is
+        // refused, the state's permissions are kept.
+        crate::regular_file::replace_whole(path, &(text + "\n"))
+            .map_err(|e| write(std::io::Error::other(e.kind().to_string())))
     }
 }
 

@@ -109,6 +109,12 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
     if let Some(dir) = &args.regressions {
         project.regressions = crate::project_args::absolute(dir);
     }
+    if let Some(file) = &args.write_baseline {
+        check_output("--write-baseline", file)?;
+    }
+    if let Some(file) = &args.html {
+        check_output("--html", file)?;
+    }
     // Both read before anything runs: a bad file is an error now, not
     // after an hour of trials.
     let baseline = args
@@ -363,7 +369,7 @@ pub fn diff(args: &crate::DiffArgs) -> anyhow::Result<ExitCode> {
     };
     match &args.output {
         Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            write_output(path, &text)?;
             eprintln!("wrote {}: {}", path.display(), diff.headline());
         }
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
@@ -448,6 +454,31 @@ fn refused(err: ResultsError, merging: bool) -> anyhow::Error {
     }
 }
 
+/// Write `text` to the report file `path` through the careful writer
+/// (`regular_file::replace_whole`): a device, FIFO or directory, or a
+/// read-only file, is refused and left as it is.
+fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
+    lawsuite::regular_file::replace_whole(path, text)
+        .map_err(|e| anyhow!("cannot write the report: {e}"))
+}
+
+/// Refuse, before anything runs, a file this run would write at its end
+/// and could not: said now, not after an hour of trials.
+fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
+    lawsuite::regular_file::check_replaceable(path).map_err(|e| {
+        // The file a symlink points to is named too.
+        let problem = if e.path() == path {
+            e.kind().to_string()
+        } else {
+            e.to_string()
+        };
+        anyhow!(
+            "{flag} {}: {problem}; name a regular file lawsuite may replace",
+            path.display()
+        )
+    })
+}
+
 /// Write `results` as a whole jsonl file, replacing `file` only once the
 /// new one is written (a run killed while writing leaves the old one).
 fn write_results(file: &Path, results: &Results) -> anyhow::Result<()> {
@@ -460,7 +491,8 @@ fn write_results(file: &Path, results: &Results) -> anyhow::Result<()> {
         0,
         true,
     );
-    Ok(lawsuite::file_error::replace_whole(file, &text)?)
+    lawsuite::regular_file::replace_whole(file, &text)
+        .map_err(|e| anyhow!("cannot write the baseline: {e}"))
 }
 
 /// What `--baseline` adds to a run's report: what fails that did not, and
@@ -682,7 +714,7 @@ fn execute(
     drop(live);
     if let Some(path) = &args.html {
         let html = render(Format::Html, info, &outcomes, &summary, &closing, 0, false);
-        std::fs::write(path, html).with_context(|| format!("writing {}", path.display()))?;
+        write_output(path, &html)?;
         eprintln!("wrote {}", path.display());
     }
     Ok(outcomes)
@@ -726,7 +758,7 @@ pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
     );
     match &args.output {
         Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            write_output(path, &text)?;
             let files = merged.sources.len();
             eprintln!(
                 "wrote {} ({} trials from {files} {})",
@@ -984,7 +1016,7 @@ fn write_draft(dir: &Path, draft: &lawsuite::law::draft::Draft) -> anyhow::Resul
         text.push_str(if text.ends_with('\n') { "\n" } else { "\n\n" });
     }
     text.push_str(&draft.text);
-    lawsuite::file_error::replace_whole(&path, &text)?;
+    lawsuite::regular_file::replace_whole(&path, &text)?;
     Ok(path)
 }
 
