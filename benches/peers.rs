@@ -155,16 +155,13 @@ fn floor(root: &Path, memchr: bool) -> FloorCount {
                     BUF.with(|buf| {
                         let mut buf = buf.borrow_mut();
                         buf.clear();
-                        if let Ok(mut file) = File::open(entry.path()) {
-                            if file.read_to_end(&mut buf).is_ok() {
-                                files.fetch_add(1, Ordering::Relaxed);
-                                bytes.fetch_add(buf.len() as u64, Ordering::Relaxed);
-                                if memchr {
-                                    hits.fetch_add(
-                                        finder.find_iter(&buf).count(),
-                                        Ordering::Relaxed,
-                                    );
-                                }
+                        if let Ok(mut file) = File::open(entry.path())
+                            && file.read_to_end(&mut buf).is_ok()
+                        {
+                            files.fetch_add(1, Ordering::Relaxed);
+                            bytes.fetch_add(buf.len() as u64, Ordering::Relaxed);
+                            if memchr {
+                                hits.fetch_add(finder.find_iter(&buf).count(), Ordering::Relaxed);
                             }
                         }
                     });

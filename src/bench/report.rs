@@ -230,10 +230,10 @@ impl Report {
     pub fn not_started(&self) -> Vec<(&str, &str)> {
         let mut out: Vec<(&str, &str)> = Vec::new();
         for result in self.calls.iter().flat_map(|c| &c.results) {
-            if let Outcome::NotStarted { fault } = &result.outcome {
-                if !out.iter().any(|(peer, _)| *peer == result.peer) {
-                    out.push((&result.peer, fault));
-                }
+            if let Outcome::NotStarted { fault } = &result.outcome
+                && !out.iter().any(|(peer, _)| *peer == result.peer)
+            {
+                out.push((&result.peer, fault));
             }
         }
         out
@@ -244,10 +244,10 @@ impl Report {
         let mut out = Vec::new();
         for call in &self.calls {
             for result in &call.results {
-                if let Outcome::Timed { summary, .. } = &result.outcome {
-                    if summary.is_noisy() {
-                        out.push((call.name.as_str(), result.peer.as_str(), summary.spread));
-                    }
+                if let Outcome::Timed { summary, .. } = &result.outcome
+                    && summary.is_noisy()
+                {
+                    out.push((call.name.as_str(), result.peer.as_str(), summary.spread));
                 }
             }
         }
@@ -645,7 +645,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -650,10 +650,10 @@ impl Vandal {
                 continue;
             };
             let flipped: Vec<u8> = bytes.iter().map(|b| b ^ 0x01).collect();
-            if std::fs::write(&path, flipped).is_ok() {
-                if let Ok(file) = std::fs::File::options().write(true).open(&path) {
-                    let _ = file.set_modified(modified);
-                }
+            if std::fs::write(&path, flipped).is_ok()
+                && let Ok(file) = std::fs::File::options().write(true).open(&path)
+            {
+                let _ = file.set_modified(modified);
             }
         }
     }
@@ -1091,10 +1091,10 @@ fn a_builtin_whose_tree_is_changed_during_its_call_is_asked_on_a_fresh_one() {
     let calls = Arc::new(AtomicUsize::new(0));
     let counted = calls.clone();
     let vandalised = Altered::new("vandalised").on_glob(move |input, answer| {
-        if counted.fetch_add(1, SeqCst) == 0 {
-            if let Some(tree) = own_tree(&input.root) {
-                Appender::append(&tree);
-            }
+        if counted.fetch_add(1, SeqCst) == 0
+            && let Some(tree) = own_tree(&input.root)
+        {
+            Appender::append(&tree);
         }
         answer
     });

@@ -440,13 +440,13 @@ fn leaf(dir: &Path, file: &GeneratedFile, segments: &[&str]) -> Result<PathBuf, 
     };
     let mut current = make_parents(dir, file, parents)?;
     current.push(name);
-    if let Ok(meta) = fs::symlink_metadata(&current) {
-        if meta.file_type().is_symlink() {
-            return Err(MaterializeError::Symlink {
-                path: file.path.clone(),
-                link: current,
-            });
-        }
+    if let Ok(meta) = fs::symlink_metadata(&current)
+        && meta.file_type().is_symlink()
+    {
+        return Err(MaterializeError::Symlink {
+            path: file.path.clone(),
+            link: current,
+        });
     }
     Ok(current)
 }

@@ -267,10 +267,10 @@ fn call_simplifications(case: &Case) -> Vec<Case> {
         }
     });
     with(&|c| {
-        if let Call::Grep(g) = c {
-            if !g.globs.is_empty() {
-                g.globs.remove(0);
-            }
+        if let Call::Grep(g) = c
+            && !g.globs.is_empty()
+        {
+            g.globs.remove(0);
         }
     });
     with(&|c| {

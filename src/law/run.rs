@@ -157,23 +157,22 @@ impl Setup {
                 .map_or_else(String::new, |first| format!(" at {first}"));
             problems.insert(0, format!("the answer differs from the expected one{at}"));
         }
-        if self.shared() {
-            if let Some(change) = self.tree.changes() {
-                problems.push(format!(
-                    "the peer changed the law's tree, which {} only reads: {change}",
-                    self.method.name()
-                ));
-            }
+        if self.shared()
+            && let Some(change) = self.tree.changes()
+        {
+            problems.push(format!(
+                "the peer changed the law's tree, which {} only reads: {change}",
+                self.method.name()
+            ));
         }
         if let (Some(want), Some(got)) = (
             &self.expect_message,
             answer.get("message").and_then(Value::as_str),
-        ) {
-            if got != want {
-                problems.push(format!(
-                    "the message differs:\n  expected: {want}\n  actual:   {got}"
-                ));
-            }
+        ) && got != want
+        {
+            problems.push(format!(
+                "the message differs:\n  expected: {want}\n  actual:   {got}"
+            ));
         }
         if problems.is_empty() {
             LawOutcome::Pass

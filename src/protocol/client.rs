@@ -733,10 +733,10 @@ impl ExternalPeer {
             // A crash: let the process finish dying so its status and last
             // words are known. Anything else: kill at once.
             let (status, tail) = process.reap(&self.runtime, kind != FaultKind::Crash);
-            if kind == FaultKind::Crash {
-                if let Some(status) = status {
-                    fault.message.push_str(&format!(" ({status})"));
-                }
+            if kind == FaultKind::Crash
+                && let Some(status) = status
+            {
+                fault.message.push_str(&format!(" ({status})"));
             }
             fault.stderr_tail = tail;
         }

@@ -188,12 +188,11 @@ impl Process {
         let process = &mut self;
         let status = runtime.block_on(async {
             process.stdin = None;
-            if !kill {
-                if let Ok(Ok(status)) =
+            if !kill
+                && let Ok(Ok(status)) =
                     tokio::time::timeout(Duration::from_millis(500), process.child.wait()).await
-                {
-                    return Some(status);
-                }
+            {
+                return Some(status);
             }
             let _ = process.child.start_kill();
             match tokio::time::timeout(Duration::from_secs(5), process.child.wait()).await {

@@ -89,10 +89,10 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
     let e = html_escape;
     let mut peers: Vec<String> = info.peers.iter().map(|p| p.name.clone()).collect();
     for o in outcomes {
-        if let Some(p) = &o.peer {
-            if !peers.contains(p) {
-                peers.push(p.clone());
-            }
+        if let Some(p) = &o.peer
+            && !peers.contains(p)
+        {
+            peers.push(p.clone());
         }
     }
     // (row, peer) → counts and the failing outcomes.

@@ -184,7 +184,7 @@ impl<O: Write, S: Write> Live<O, S> {
         if self.options.terminal {
             write!(self.status, "\r{}", self.progress())?;
             self.status.flush()?;
-        } else if self.finished % tenth == 0 {
+        } else if self.finished.is_multiple_of(tenth) {
             writeln!(self.status, "{}", self.progress())?;
         }
         Ok(())

@@ -189,10 +189,11 @@ fn divergent(d: &Divergent, replay: &Replay) -> String {
         // Between two answers the first difference says where to look in
         // the diff; a failure's kind already says all of it.
         let failed = |a: &serde_json::Value| a.get("failure").is_some() || a.get("panic").is_some();
-        if !failed(&expected.answer) && !failed(&got.answer) {
-            if let Some(first) = first_difference(&expected.answer, &got.answer, "") {
-                out.push_str(&format!("    first difference: {first}\n"));
-            }
+        if !failed(&expected.answer)
+            && !failed(&got.answer)
+            && let Some(first) = first_difference(&expected.answer, &got.answer, "")
+        {
+            out.push_str(&format!("    first difference: {first}\n"));
         }
         out.push_str(&format!("    - {}, + {}:\n", expected.peer, got.peer));
         // Failures are compared by code; the diff shows what each said.

@@ -910,17 +910,17 @@ pub fn shrink_case(
     };
     // One file per bug: a divergence of this kind already pinned there is
     // not recorded twice.
-    if let Some(dir) = &record_dir {
-        if let Some(by) = pinned_by(dir, peer.peer.as_ref(), case.call.method()) {
-            writeln!(
-                stdout,
-                "not recorded: {} is a {} regression that {} fails today; fix that one first (the next `lawsuite record` then records this divergence: {kind})",
-                by.display(),
-                case.call.method(),
-                peer.name,
-            )?;
-            return Ok(ExitCode::SUCCESS);
-        }
+    if let Some(dir) = &record_dir
+        && let Some(by) = pinned_by(dir, peer.peer.as_ref(), case.call.method())
+    {
+        writeln!(
+            stdout,
+            "not recorded: {} is a {} regression that {} fails today; fix that one first (the next `lawsuite record` then records this divergence: {kind})",
+            by.display(),
+            case.call.method(),
+            peer.name,
+        )?;
+        return Ok(ExitCode::SUCCESS);
     }
     writeln!(
         stdout,

@@ -140,12 +140,13 @@ fn scan(pattern: &str) -> Result<(), &'static str> {
             index += 1;
             continue;
         }
-        if character == b'{' && !in_class {
-            if let Some(offset) = memchr::memchr(b'}', &bytes[index + 1..]) {
-                let inside = &pattern[index + 1..index + 1 + offset];
-                if inside.split(',').any(count_too_large) {
-                    return Err("repetition counts above 1000 are not supported");
-                }
+        if character == b'{'
+            && !in_class
+            && let Some(offset) = memchr::memchr(b'}', &bytes[index + 1..])
+        {
+            let inside = &pattern[index + 1..index + 1 + offset];
+            if inside.split(',').any(count_too_large) {
+                return Err("repetition counts above 1000 are not supported");
             }
         }
         if character == b']' && in_class {

@@ -50,10 +50,10 @@ pub(super) fn gitignores(draws: &mut Draws, tree: &mut Tree, full: bool) {
     let mut scopes = vec![String::new()];
     for _ in 0..nested {
         let candidates: Vec<String> = tree.dirs.iter().skip(1).cloned().collect();
-        if let Some(dir) = draws.pick(&candidates) {
-            if !scopes.contains(dir) {
-                scopes.push(dir.clone());
-            }
+        if let Some(dir) = draws.pick(&candidates)
+            && !scopes.contains(dir)
+        {
+            scopes.push(dir.clone());
         }
     }
     for scope in scopes {
