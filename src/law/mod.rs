@@ -32,6 +32,7 @@
 
 mod call;
 mod coverage;
+#[cfg(feature = "tools")]
 pub mod draft;
 mod format;
 mod limits;

@@ -958,7 +958,7 @@ pub fn shrink_case(
     )?;
     if let Some(dir) = law_dir {
         let draft = lawsuite::law::draft::from_regression(&regression, env!("CARGO_PKG_VERSION"))?;
-        let path = write_draft(&dir, &draft)?;
+        let path = lawsuite::law::draft::append(&dir, &draft)?;
         say_drafted(&mut stdout, &path, &draft, &project)?;
     }
     if let Some(dir) = record_dir {
@@ -984,40 +984,6 @@ fn law_dir_of(project: &lawsuite::project::Project, dir: Option<&Path>) -> PathB
             .cloned()
             .unwrap_or_else(|| project.root.join(lawsuite::project::DEFAULT_LAWS)),
     }
-}
-
-/// Append `draft` to `<dir>/<area>/found.toml` (made if need be): the file
-/// is replaced whole once the new text is written, and a law of the same
-/// name already there is an error, not a second copy.
-fn write_draft(dir: &Path, draft: &lawsuite::law::draft::Draft) -> anyhow::Result<PathBuf> {
-    let area = dir.join(draft.area);
-    std::fs::create_dir_all(&area).with_context(|| format!("creating {}", area.display()))?;
-    let path = area.join("found.toml");
-    let before = match lawsuite::regular_file::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => {
-            return Err(anyhow!(e).context(format!(
-                "reading {} (a draft is only added to a law file lawsuite can read)",
-                path.display()
-            )));
-        }
-    };
-    let named = format!("name = \"{}\"", draft.name);
-    if before.lines().any(|l| l.trim() == named) {
-        bail!(
-            "{} already holds the law {:?}: this finding was drafted before",
-            path.display(),
-            draft.name
-        );
-    }
-    let mut text = before;
-    if !text.is_empty() && !text.ends_with("\n\n") {
-        text.push_str(if text.ends_with('\n') { "\n" } else { "\n\n" });
-    }
-    text.push_str(&draft.text);
-    lawsuite::regular_file::replace_whole(&path, &text)?;
-    Ok(path)
 }
 
 /// What `record --as-law` and `as-law` print: the file, the law's id, and
@@ -1063,7 +1029,7 @@ pub fn as_law(file: &Path, project: &ProjectArgs, dir: Option<&Path>) -> anyhow:
     let project = project.project()?;
     let regression = lawsuite::kit::regression::Regression::load(file)?;
     let draft = lawsuite::law::draft::from_regression(&regression, env!("CARGO_PKG_VERSION"))?;
-    let path = write_draft(&law_dir_of(&project, dir), &draft)?;
+    let path = lawsuite::law::draft::append(&law_dir_of(&project, dir), &draft)?;
     say_drafted(&mut std::io::stdout().lock(), &path, &draft, &project)?;
     Ok(ExitCode::SUCCESS)
 }
