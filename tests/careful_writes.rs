@@ -443,3 +443,199 @@ fn a_lock_file_that_is_not_a_file_is_refused() {
     );
     assert_eq!(entries(dir.path()), [".found.toml.lock"]);
 }
+
+// The front doors: what `lawsuite` writes for the user goes through the
+// careful writer, and a refusal is an error naming the file and the
+// problem, with the file as it was.
+
+fn lawsuite(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("LAWSUITE_SEEDS")
+        .env_remove("LAWSUITE_RECORD")
+        .output()
+        .expect("lawsuite runs")
+}
+
+/// A quick run of the shipped context laws on `portable`, writing the
+/// baseline `to`.
+fn run_writing_baseline(dir: &Path, to: &Path) -> (Option<i32>, String) {
+    let out = lawsuite(
+        dir,
+        &[
+            "run",
+            "--no-seeds",
+            "--no-regressions",
+            "--law",
+            "grep::context",
+            "--peer",
+            "portable",
+            "--write-baseline",
+            to.to_str().unwrap(),
+        ],
+    );
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `--write-baseline` onto a symlink to a device, onto a FIFO, or onto a
+/// read-only file is refused before the run, naming the problem; each is
+/// left as it was (the device was replaced by a file, the FIFO too, and
+/// the read-only file was replaced and made 0644).
+#[test]
+fn write_baseline_refuses_what_it_must_not_replace() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    if let Some(device) = device(d) {
+        let link = d.join("to-device.jsonl");
+        symlink(&device, &link).unwrap();
+        let (code, said) = run_writing_baseline(d, &link);
+        assert_eq!(code, Some(2), "{said}");
+        assert!(said.contains("--write-baseline"), "{said}");
+        assert!(
+            said.contains("it is a device, not a regular file"),
+            "{said}"
+        );
+        assert_eq!(fs::read_link(&link).unwrap(), device);
+        assert!(fs::metadata(&device).unwrap().file_type().is_char_device());
+    }
+    let fifo = d.join("fifo.jsonl");
+    mkfifo(&fifo);
+    let (code, said) = run_writing_baseline(d, &fifo);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains("it is a FIFO (named pipe), not a regular file"),
+        "{said}"
+    );
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    let read_only = d.join("kept.jsonl");
+    fs::write(&read_only, "mine\n").unwrap();
+    fs::set_permissions(&read_only, fs::Permissions::from_mode(0o444)).unwrap();
+    let (code, said) = run_writing_baseline(d, &read_only);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("it is read-only (mode 0444)"), "{said}");
+    assert_eq!(fs::read(&read_only).unwrap(), b"mine\n");
+    assert_eq!(mode(&read_only), 0o444);
+    // A regular file is replaced, keeping its mode; and a report
+    // `--output` onto a FIFO is refused too.
+    let private = d.join("private.jsonl");
+    fs::write(&private, "old\n").unwrap();
+    fs::set_permissions(&private, fs::Permissions::from_mode(0o600)).unwrap();
+    let (code, said) = run_writing_baseline(d, &private);
+    assert_eq!(code, Some(0), "{said}");
+    assert_eq!(mode(&private), 0o600);
+    assert!(
+        fs::read_to_string(&private)
+            .unwrap()
+            .contains("\"summary\"")
+    );
+    let base = private.to_str().unwrap();
+    let diff = lawsuite(d, &["diff", base, base, "--output", fifo.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&diff.stderr);
+    assert_eq!(diff.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("it is a FIFO (named pipe), not a regular file"),
+        "{said}"
+    );
+    let merged = lawsuite(d, &["merge", base, "--output", read_only.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&merged.stderr);
+    assert_eq!(merged.status.code(), Some(2), "{said}");
+    assert!(said.contains("it is read-only"), "{said}");
+    assert_eq!(fs::read(&read_only).unwrap(), b"mine\n");
+}
+
+/// A project with two peers (both the built-in `portable`), a law that
+/// passes and one whose expectation is wrong, and a `recorded.toml` that
+/// lists the passing one as failing on `mine`.
+fn project_with_a_stale_listing(dir: &Path) -> PathBuf {
+    fs::write(
+        dir.join("lawsuite.toml"),
+        "reference = \"portable\"\n[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"mine\"\nbuiltin = \"portable\"\n",
+    )
+    .unwrap();
+    fs::create_dir_all(dir.join("lawsuite/laws/grep")).unwrap();
+    fs::create_dir_all(dir.join("lawsuite/expected")).unwrap();
+    let law = |name: &str, expect: &str| {
+        format!(
+            "[[law]]\nname = \"{name}\"\nspec = \"search-contract §15\"\nmethod = \"grep\"\ninput = {{ pattern = \"needle\" }}\ntree.\"a.txt\" = \"needle\\n\"\nexpect = {expect}\n"
+        )
+    };
+    fs::write(
+        dir.join("lawsuite/laws/grep/x.toml"),
+        law(
+            "good",
+            "{ matches = [{ file = \"a.txt\", line = 1, text = \"needle\", before = [], after = [] }], files = [], filesSearched = 1, skippedBinary = 0, truncated = false }",
+        ) + "\n"
+            + &law("bad", "{ matches = [] }"),
+    )
+    .unwrap();
+    let recorded = dir.join("lawsuite/expected/recorded.toml");
+    fs::write(
+        &recorded,
+        "# kept by hand\n[mine]\n\"law::grep::x::good\" = \"a bug\"\n",
+    )
+    .unwrap();
+    recorded
+}
+
+fn update(dir: &Path, also: &[&str]) -> (Option<i32>, String) {
+    let mut args = vec![
+        "run",
+        "--no-seeds",
+        "--no-regressions",
+        "--peer",
+        "mine",
+        "law::grep::x",
+    ];
+    args.extend(also);
+    let out = lawsuite(dir, &args);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `--update-expectations` on a read-only `recorded.toml` is refused,
+/// naming it; the file is left byte for byte, with its mode.
+#[test]
+fn update_expectations_refuses_a_read_only_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let recorded = project_with_a_stale_listing(dir.path());
+    let before = fs::read(&recorded).unwrap();
+    fs::set_permissions(&recorded, fs::Permissions::from_mode(0o444)).unwrap();
+    let (code, said) = update(dir.path(), &["--update-expectations"]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains("recorded.toml: it is read-only (mode 0444)"),
+        "{said}"
+    );
+    assert_eq!(fs::read(&recorded).unwrap(), before);
+    assert_eq!(mode(&recorded), 0o444);
+}
+
+/// One run that both drops a listing that now passes and lists a new
+/// failure, in the one file `recorded.toml`: both are kept, and the next
+/// run passes (it failed on the same unexpected pass again).
+#[test]
+fn update_expectations_removes_and_adds_in_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let recorded = project_with_a_stale_listing(dir.path());
+    let (code, said) = update(dir.path(), &["--update-expectations"]);
+    assert_eq!(code, Some(1), "this run still fails: {said}");
+    assert!(
+        said.contains("1 entries that now pass removed, 2 new failures listed"),
+        "{said}"
+    );
+    let text = fs::read_to_string(&recorded).unwrap();
+    assert!(!text.contains("law::grep::x::good"), "{text}");
+    assert!(
+        text.starts_with("# kept by hand\n[mine]\n\"law::grep::x::bad\" = "),
+        "{text}"
+    );
+    let (code, said) = update(dir.path(), &[]);
+    assert_eq!(code, Some(0), "the next run passes: {said}");
+    assert!(!said.contains("unexpected pass"), "{said}");
+}
