@@ -1,6 +1,7 @@
-//! One error for lawsuite's own input files (law files, registries, project
-//! files, regressions, expected failures, results): the file's path and
-//! what went wrong with it, so every reader says "this file, this problem"
+//! One error for lawsuite's own files, those it reads (law files,
+//! registries, project files, regressions, expected failures, results) and
+//! those it writes ([`crate::regular_file`]): the file's path and what went
+//! wrong with it, so every reader and writer says "this file, this problem"
 //! the same way instead of each keeping its own `Io { path, source }`.
 //!
 //! A reader's own error ([`crate::registry::RegistryError`],
