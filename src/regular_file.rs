@@ -403,7 +403,18 @@ fn resolve(path: &Path) -> Result<PathBuf, FileError> {
 fn replaceable(file: &Path) -> Result<Option<fs::Metadata>, FileError> {
     let meta = match fs::metadata(file) {
         Ok(meta) => meta,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        // A new file needs its directory: said now, naming the file, not
+        // at the end of a run as a lock file that cannot be made.
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let (dir, _) = parts(file)?;
+            return match fs::metadata(dir) {
+                Ok(_) => Ok(None),
+                Err(_) => Err(FileError::io(
+                    file,
+                    io::Error::new(io::ErrorKind::NotFound, "its directory does not exist"),
+                )),
+            };
+        }
         Err(e) => return Err(FileError::io(file, e)),
     };
     if !meta.is_file() {

@@ -131,6 +131,24 @@ fn a_directory_is_refused() {
     assert_eq!(entries(dir.path()), ["report.html"]);
 }
 
+/// A new file in a directory that does not exist is refused before
+/// anything is made, naming the file.
+#[test]
+fn a_new_file_needs_its_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("missing/baseline.jsonl");
+    let err = check_replaceable(&file).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("{}: its directory does not exist", file.display())
+    );
+    assert!(replace_whole(&file, "x\n").is_err());
+    fs::write(dir.path().join("plain"), "").unwrap();
+    let err = check_replaceable(&dir.path().join("plain/baseline.jsonl")).unwrap_err();
+    assert!(err.to_string().contains("Not a directory"), "{err}");
+    assert_eq!(entries(dir.path()), ["plain"]);
+}
+
 /// A symlink that points nowhere is refused (opening it would make a
 /// file at its target, which the user did not name).
 #[test]
