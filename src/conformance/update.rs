@@ -109,14 +109,9 @@ impl fmt::Display for UpdateError {
     }
 }
 
-impl std::error::Error for UpdateError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            UpdateError::Unreadable(e) | UpdateError::Write(e) => Some(e),
-            UpdateError::NotATable { .. } => None,
-        }
-    }
-}
+// No `source`: the message holds the file's error whole, and a `{:#}`
+// chain (the binary's) said it twice.
+impl std::error::Error for UpdateError {}
 
 /// In the expected-failures directory `dir`, drop the entries that now
 /// pass and list new law failures in `recorded.toml` (module doc).

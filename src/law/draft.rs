@@ -139,16 +139,9 @@ impl fmt::Display for DraftError {
     }
 }
 
-impl std::error::Error for DraftError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            DraftError::Call(e) | DraftError::Method(e) => Some(e),
-            DraftError::File(e) => Some(e),
-            DraftError::NotALawFile(e) | DraftError::Refused(e) => Some(e.as_ref()),
-            _ => None,
-        }
-    }
-}
+// No `source`: each message holds the error it wraps whole, and a `{:#}`
+// chain (the binary's) would say it twice.
+impl std::error::Error for DraftError {}
 
 /// The section a finding most likely pins, from its method and what
 /// differs (the regression's `why`): a suggestion for the author to

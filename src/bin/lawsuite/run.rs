@@ -472,10 +472,12 @@ fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
         } else {
             e.to_string()
         };
-        anyhow!(
-            "{flag} {}: {problem}; name a regular file lawsuite may replace",
-            path.display()
-        )
+        // A read-only file's sentence says what to do already.
+        let hint = match e.kind() {
+            lawsuite::file_error::FileErrorKind::ReadOnly { .. } => "",
+            _ => "; name a regular file lawsuite may replace",
+        };
+        anyhow!("{flag} {}: {problem}{hint}", path.display())
     })
 }
 
