@@ -1,6 +1,7 @@
-//! One error for lawsuite's own input files (law files, registries, project
-//! files, regressions, expected failures, results): the file's path and
-//! what went wrong with it, so every reader says "this file, this problem"
+//! One error for lawsuite's own files, those it reads (law files,
+//! registries, project files, regressions, expected failures, results) and
+//! those it writes ([`crate::regular_file`]): the file's path and what went
+//! wrong with it, so every reader and writer says "this file, this problem"
 //! the same way instead of each keeping its own `Io { path, source }`.
 //!
 //! A reader's own error ([`crate::registry::RegistryError`],
@@ -39,6 +40,18 @@ pub enum FileErrorKind {
     /// It is there but is not a regular file (a directory, a FIFO, …):
     /// refused without being opened ([`crate::regular_file`]).
     NotAFile(&'static str),
+    /// It has no write permission bit: the user protected it, so it is
+    /// never replaced ([`crate::regular_file::replace_whole`]).
+    ReadOnly {
+        /// Its permission bits, e.g. `0o444`.
+        mode: u32,
+    },
+    /// Another lawsuite holds its lock
+    /// ([`crate::regular_file::Held::try_acquire`]).
+    Held {
+        /// The lock file.
+        lock: PathBuf,
+    },
     /// Its text is not what it should hold.
     Parse {
         /// The line of the problem, when the parser said.
@@ -91,11 +104,20 @@ impl FileError {
 
 impl fmt::Display for FileErrorKind {
     /// The problem without the path: the OS's words, "it is a directory,
-    /// not a regular file", or the parser's message.
+    /// not a regular file", "it is read-only …", or the parser's message.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FileErrorKind::Io(source) => source.fmt(f),
             FileErrorKind::NotAFile(what) => write!(f, "it is {what}, not a regular file"),
+            FileErrorKind::ReadOnly { mode } => write!(
+                f,
+                "it is read-only (mode {mode:04o}), so lawsuite leaves it as it is; make it writable (chmod u+w) to have it replaced"
+            ),
+            FileErrorKind::Held { lock } => write!(
+                f,
+                "another lawsuite is writing it (it holds {}); wait for that one to finish",
+                lock.display()
+            ),
             FileErrorKind::Parse { message, .. } => f.write_str(message),
         }
     }
@@ -119,31 +141,4 @@ impl std::error::Error for FileError {
             _ => None,
         }
     }
-}
-
-/// Replace `file` with `text` whole: a new file beside it, renamed over it,
-/// so a run killed while writing leaves the old file (the user's expected
-/// failures, a baseline, a drafted law) rather than half of the new one.
-///
-/// ```
-/// let dir = tempfile::tempdir()?;
-/// let file = dir.path().join("a.toml");
-/// lawsuite::file_error::replace_whole(&file, "x = 1\n")?;
-/// lawsuite::file_error::replace_whole(&file, "x = 2\n")?;
-/// assert_eq!(std::fs::read_to_string(&file)?, "x = 2\n");
-/// assert_eq!(std::fs::read_dir(dir.path())?.count(), 1, "no temporary left");
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn replace_whole(file: &Path, text: &str) -> Result<(), FileError> {
-    use std::fs;
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = file.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    fs::write(&temporary, text).map_err(|e| FileError::io(&temporary, e))?;
-    fs::rename(&temporary, file).map_err(|e| {
-        let _ = fs::remove_file(&temporary);
-        FileError::io(file, e)
-    })
 }

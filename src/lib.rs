@@ -124,8 +124,8 @@
 //! | [`project`] | a user's `lawsuite.toml`: peers, regressions, expected failures |
 //! | [`scaffold`] | `lawsuite init --lang …` skeleton peers, and the documents copied with them |
 //! | [`registry`] | peer registries (`peers.toml`, or inline in a project) |
-//! | [`file_error`] | [`file_error::FileError`]: the one error for a file lawsuite reads, its path and what went wrong |
-//! | [`regular_file`] | reading lawsuite's own input files: regular files only, never a FIFO that would block |
+//! | [`file_error`] | [`file_error::FileError`]: the one error for a file lawsuite reads or writes, its path and what went wrong |
+//! | [`regular_file`] | lawsuite's own files: read only when regular (never a FIFO that would block), written whole and under a lock ([`regular_file::replace_whole`], [`regular_file::Held`]) |
 //! | [`protocol`] | external peers over stdio JSON-RPC: client (feature `external`) and server |
 //! | [`report`] | the outcomes in every format: human, JSON, JSON lines, JUnit, Markdown, HTML; results files and merging |
 //! | [`suite`] | libtest-mimic trials: `cargo test` as the front door |

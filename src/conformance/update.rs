@@ -5,10 +5,14 @@
 //! them; new law failures are listed in `recorded.toml`, each with a reason
 //! to be replaced by the real cause. The files are edited, not rewritten
 //! from data: every comment, the order and the layout of the rest stay (a
-//! format-preserving TOML editor). Each file is replaced whole (a new file
-//! renamed over the old one), so a run killed while writing leaves the old
-//! one; and a file that is there but cannot be read or parsed is the
-//! user's, left as it is and named in the error, never replaced.
+//! format-preserving TOML editor). Each file is locked, read once and
+//! written at most once ([`crate::regular_file::Held`]), so a removal and
+//! an addition in one file are one edit, and two updates at once both
+//! keep theirs. Each is replaced whole (a new file renamed over the old
+//! one, with its permissions), so a run killed while writing leaves the
+//! old one. A file that is there but cannot be read or parsed is the
+//! user's, left as it is and named in the error, never replaced; so is a
+//! read-only one, and nothing is written when one is refused.
 //!
 //! ```
 //! use lawsuite::conformance::update::update_expectations;
@@ -33,13 +37,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::expect::{key_of, toml_files};
 use super::{Kind, Outcome, Verdict};
 use crate::file_error::FileError;
+use crate::regular_file::{Held, check_replaceable};
 
 /// The reason written beside a newly listed failure.
 pub const RECORDED_REASON: &str =
@@ -81,7 +86,9 @@ pub enum UpdateError {
         /// The peer.
         peer: String,
     },
-    /// Writing a file failed (the old one, if any, is still there).
+    /// A file cannot be replaced (read-only, not a regular file) or
+    /// writing it failed: the old one, if any, is still there, and when it
+    /// was refused, no file was written.
     Write(FileError),
 }
 
@@ -102,14 +109,9 @@ impl fmt::Display for UpdateError {
     }
 }
 
-impl std::error::Error for UpdateError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            UpdateError::Unreadable(e) | UpdateError::Write(e) => Some(e),
-            UpdateError::NotATable { .. } => None,
-        }
-    }
-}
+// No `source`: the message holds the file's error whole, and a `{:#}`
+// chain (the binary's) said it twice.
+impl std::error::Error for UpdateError {}
 
 /// In the expected-failures directory `dir`, drop the entries that now
 /// pass and list new law failures in `recorded.toml` (module doc).
@@ -135,17 +137,44 @@ pub fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> Result<Updated, 
         }
     }
     let recorded_path = dir.join("recorded.toml");
-    // Everything is read (and parsed) before anything is written.
-    let mut recorded = match std::fs::symlink_metadata(&recorded_path) {
-        Ok(_) => edited(&recorded_path)?,
-        Err(_) => toml_edit::DocumentMut::new(),
-    };
-    let mut edits = Vec::new();
+    if !new.is_empty() {
+        std::fs::create_dir_all(dir).map_err(|e| UpdateError::Write(FileError::io(dir, e)))?;
+    }
+    // Each file is locked, read and parsed once, before anything is
+    // written, and written at most once, from that one reading: the
+    // removals and the additions of `recorded.toml` are one edit (it was
+    // read twice, and the second reading, written last, put back what the
+    // first had removed). The locks are taken in path order, so two
+    // updates of one directory never wait on each other.
+    // Keyed by the file a name reaches: `recorded.toml` as a symlink to
+    // another listed file is that file, locked and edited once.
+    let mut names: BTreeMap<PathBuf, bool> = BTreeMap::new();
+    let mut listed = toml_files(dir);
+    if !new.is_empty() {
+        listed.push(recorded_path.clone());
+    }
+    for name in listed {
+        let recorded = name == recorded_path;
+        let file = std::fs::canonicalize(&name).unwrap_or(name);
+        *names.entry(file).or_default() |= recorded;
+    }
+    let mut files = Vec::new();
+    for (name, recorded) in names {
+        let held = Held::acquire(&name).map_err(UpdateError::Unreadable)?;
+        let doc = match held.read().map_err(UpdateError::Unreadable)? {
+            Some(text) => parsed(&name, &text)?,
+            None => toml_edit::DocumentMut::new(),
+        };
+        files.push(Listing {
+            recorded,
+            held,
+            doc,
+            changed: false,
+        });
+    }
     let mut removed = 0;
-    for file in toml_files(dir) {
-        let mut doc = edited(&file)?;
-        let mut gone = 0;
-        for (peer, laws) in doc.iter_mut() {
+    for file in &mut files {
+        for (peer, laws) in file.doc.iter_mut() {
             let Some(laws) = laws.as_table_like_mut() else {
                 continue;
             };
@@ -153,34 +182,38 @@ pub fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> Result<Updated, 
             for law in listed {
                 if stale.contains(&(peer.to_string(), key_of(&law))) {
                     laws.remove(&law);
-                    gone += 1;
+                    removed += 1;
+                    file.changed = true;
                 }
             }
         }
-        if gone > 0 {
-            removed += gone;
-            edits.push((file, doc.to_string()));
-        }
     }
     let added = new.len();
-    for (peer, law) in new {
-        let table = recorded
-            .entry(&peer)
-            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
-        let Some(table) = table.as_table_like_mut() else {
-            return Err(UpdateError::NotATable {
-                file: recorded_path,
-                peer,
-            });
-        };
-        table.insert(&law, toml_edit::value(RECORDED_REASON));
+    if let Some(recorded) = files.iter_mut().find(|f| f.recorded) {
+        for (peer, law) in new {
+            let table = recorded
+                .doc
+                .entry(&peer)
+                .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
+            let Some(table) = table.as_table_like_mut() else {
+                return Err(UpdateError::NotATable {
+                    file: recorded_path,
+                    peer,
+                });
+            };
+            table.insert(&law, toml_edit::value(RECORDED_REASON));
+            recorded.changed = true;
+        }
     }
-    for (file, text) in edits {
-        write_whole(&file, &text)?;
+    // A file that cannot be replaced (read-only, say) is said before any
+    // is written, so one refusal does not leave half an update.
+    for file in files.iter().filter(|f| f.changed) {
+        check_replaceable(file.held.path()).map_err(UpdateError::Write)?;
     }
-    if added > 0 {
-        std::fs::create_dir_all(dir).map_err(|e| UpdateError::Write(FileError::io(dir, e)))?;
-        write_whole(&recorded_path, &recorded.to_string())?;
+    for file in files.iter().filter(|f| f.changed) {
+        file.held
+            .replace(&file.doc.to_string())
+            .map_err(UpdateError::Write)?;
     }
     Ok(Updated {
         removed,
@@ -189,18 +222,21 @@ pub fn update_expectations(dir: &Path, outcomes: &[Outcome]) -> Result<Updated, 
     })
 }
 
-/// An expected-failure file as an editable document (comments and layout
-/// kept).
-fn edited(file: &Path) -> Result<toml_edit::DocumentMut, UpdateError> {
-    let text = FileError::read_to_string(file).map_err(UpdateError::Unreadable)?;
+/// One expected-failure file while it is updated: locked, read once.
+struct Listing {
+    /// Whether it is `recorded.toml`, where new failures go.
+    recorded: bool,
+    held: Held,
+    doc: toml_edit::DocumentMut,
+    changed: bool,
+}
+
+/// An expected-failure file's `text` as an editable document (comments
+/// and layout kept).
+fn parsed(file: &Path, text: &str) -> Result<toml_edit::DocumentMut, UpdateError> {
     text.parse().map_err(|e: toml_edit::TomlError| {
         UpdateError::Unreadable(FileError::parse(file, None, e.message().to_string()))
     })
-}
-
-/// [`crate::file_error::replace_whole`], its error this module's.
-fn write_whole(file: &Path, text: &str) -> Result<(), UpdateError> {
-    crate::file_error::replace_whole(file, text).map_err(UpdateError::Write)
 }
 
 #[cfg(test)]
@@ -248,5 +284,111 @@ mod tests {
         assert!(matches!(e, UpdateError::Unreadable(_)), "{e}");
         assert!(e.to_string().contains("recorded.toml"), "{e}");
         assert_eq!(std::fs::read_to_string(&recorded).unwrap(), "[mine\n");
+    }
+
+    fn failing() -> Verdict {
+        Verdict::Fail {
+            report: Default::default(),
+        }
+    }
+
+    fn passed(file: &Path) -> Verdict {
+        Verdict::UnexpectedPass {
+            reason: "a bug".into(),
+            source: file.display().to_string(),
+        }
+    }
+
+    /// A passing entry of `recorded.toml` goes and a new failure is
+    /// listed in the same run: one edit of the one reading (the file was
+    /// read twice and the second reading, written last, put the passing
+    /// entry back, so the next run failed on the same unexpected pass).
+    #[test]
+    fn a_removal_and_an_addition_in_recorded_toml_are_one_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let recorded = dir.path().join("recorded.toml");
+        std::fs::write(&recorded, "# mine\n[mine]\n\"law::a::fixed\" = \"a bug\"\n").unwrap();
+        let updated = update_expectations(
+            dir.path(),
+            &[
+                outcome("mine", "law::a::fixed", passed(&recorded)),
+                outcome("mine", "law::a::broken", failing()),
+            ],
+        )
+        .unwrap();
+        assert_eq!((updated.removed, updated.added), (1, 1));
+        assert_eq!(
+            std::fs::read_to_string(&recorded).unwrap(),
+            format!("# mine\n[mine]\n\"law::a::broken\" = \"{RECORDED_REASON}\"\n")
+        );
+        // Nothing but the file is left: no temporary, no lock file.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// A read-only `recorded.toml` is refused, and the other file's edit
+    /// is not written either: no half update.
+    #[cfg(unix)]
+    #[test]
+    fn a_read_only_file_is_refused_and_nothing_is_written() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mine = dir.path().join("mine.toml");
+        let recorded = dir.path().join("recorded.toml");
+        std::fs::write(&mine, "[mine]\n\"law::a::fixed\" = \"a bug\"\n").unwrap();
+        std::fs::write(&recorded, "[mine]\n").unwrap();
+        std::fs::set_permissions(&recorded, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let e = update_expectations(
+            dir.path(),
+            &[
+                outcome("mine", "law::a::fixed", passed(&mine)),
+                outcome("mine", "law::a::broken", failing()),
+            ],
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&e, UpdateError::Write(f) if matches!(f.kind(), crate::file_error::FileErrorKind::ReadOnly { mode: 0o444 })),
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("recorded.toml: it is read-only"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(&recorded).unwrap(), "[mine]\n");
+        let mode = std::fs::metadata(&recorded).unwrap().permissions().mode();
+        assert_eq!(mode & 0o7777, 0o444);
+        assert_eq!(
+            std::fs::read_to_string(&mine).unwrap(),
+            "[mine]\n\"law::a::fixed\" = \"a bug\"\n"
+        );
+    }
+
+    /// `recorded.toml` as a symlink to another listed file is that file:
+    /// locked once (not twice, which would wait forever) and edited once.
+    #[cfg(unix)]
+    #[test]
+    fn recorded_toml_linked_to_another_listing_is_one_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mine = dir.path().join("mine.toml");
+        std::fs::write(&mine, "[mine]\n\"law::a::fixed\" = \"a bug\"\n").unwrap();
+        std::os::unix::fs::symlink("mine.toml", dir.path().join("recorded.toml")).unwrap();
+        let updated = update_expectations(
+            dir.path(),
+            &[
+                outcome("mine", "law::a::fixed", passed(&mine)),
+                outcome("mine", "law::a::broken", failing()),
+            ],
+        )
+        .unwrap();
+        assert_eq!((updated.removed, updated.added), (1, 1));
+        assert_eq!(
+            std::fs::read_to_string(&mine).unwrap(),
+            format!("[mine]\n\"law::a::broken\" = \"{RECORDED_REASON}\"\n")
+        );
+        assert!(
+            std::fs::symlink_metadata(dir.path().join("recorded.toml"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
     }
 }

@@ -77,6 +77,7 @@ use super::shrink::{Budget, Decisions, Ended};
 use super::{Generator, generate};
 use crate::file_error::{FileError, FileErrorKind};
 use crate::peer::{Ground, Search};
+use crate::regular_file::Held;
 
 /// The symbolic root campaign plans are spelled with.
 const ROOT: &str = "/lawsuite-fuzz";
@@ -237,13 +238,9 @@ pub enum CampaignError {
         /// What is wrong.
         message: String,
     },
-    /// A file could not be written.
-    Write {
-        /// The file.
-        path: PathBuf,
-        /// What the OS said.
-        source: std::io::Error,
-    },
+    /// A file could not be written: the state (refused as it stands: a
+    /// device, a read-only file) or its directory.
+    Write(FileError),
     /// Another campaign holds the state.
     Busy {
         /// The state file.
@@ -266,8 +263,8 @@ impl std::fmt::Display for CampaignError {
                 "{}: {message}; it is the state of the project's fuzz campaigns (move it away to start again from seed 0)",
                 path.display()
             ),
-            CampaignError::Write { path, source } => {
-                write!(f, "cannot write {}: {source}", path.display())
+            CampaignError::Write(e) => {
+                write!(f, "cannot write {}: {}", e.path().display(), e.kind())
             }
             CampaignError::Busy { path } => write!(
                 f,
@@ -353,23 +350,38 @@ impl Found {
 impl State {
     /// The state in `path`, or a fresh one when there is none.
     pub fn load(path: &Path) -> Result<State, CampaignError> {
-        let text = match FileError::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if matches!(e.kind(), FileErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound) =>
-            {
-                return Ok(State {
-                    format: STATE_FORMAT,
-                    ..State::default()
-                });
+        match FileError::read_to_string(path) {
+            Ok(text) => State::parse(&text, path),
+            Err(e) if matches!(e.kind(), FileErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound) => {
+                Ok(State::fresh())
             }
-            Err(e) => {
-                return Err(CampaignError::State {
-                    path: path.into(),
-                    message: format!("cannot be read: {}", e.kind()),
-                });
-            }
-        };
-        let mut state: State = serde_json::from_str(&text).map_err(|e| CampaignError::State {
+            Err(e) => Err(CampaignError::State {
+                path: path.into(),
+                message: format!("cannot be read: {}", e.kind()),
+            }),
+        }
+    }
+
+    /// Write the state whole, through the one careful writer
+    /// ([`crate::regular_file::replace_whole`]: a new file renamed over the
+    /// old one, its mode kept; a device or a read-only state refused).
+    pub fn save(&self, path: &Path) -> Result<(), CampaignError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| CampaignError::Write(FileError::io(dir, e)))?;
+        }
+        crate::regular_file::replace_whole(path, &self.text()).map_err(CampaignError::Write)
+    }
+
+    /// The state as its file holds it.
+    fn text(&self) -> String {
+        // A state is plain data: it always serialises.
+        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+
+    /// A state file's text read back (`path` names it in errors).
+    fn parse(text: &str, path: &Path) -> Result<State, CampaignError> {
+        let mut state: State = serde_json::from_str(text).map_err(|e| CampaignError::State {
             path: path.into(),
             message: format!("is not a campaign state: {e}"),
         })?;
@@ -391,24 +403,11 @@ impl State {
         Ok(state)
     }
 
-    /// Write the state whole: a new file renamed over the old one.
-    pub fn save(&self, path: &Path) -> Result<(), CampaignError> {
-        let write = |source| CampaignError::Write {
-            path: path.into(),
-            source,
-        };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(write)?;
+    fn fresh() -> State {
+        State {
+            format: STATE_FORMAT,
+            ..State::default()
         }
-        let text =
-            serde_json::to_string_pretty(self).map_err(|e| write(std::io::Error::other(e)))?;
-        crate::file_error::replace_whole(path, &(text + "\n")).map_err(|e| CampaignError::Write {
-            path: path.into(),
-            source: match e.kind() {
-                FileErrorKind::Io(io) => std::io::Error::new(io.kind(), io.to_string()),
-                other => std::io::Error::other(other.to_string()),
-            },
-        })
     }
 
     /// The group `signature` belongs to: its own, or one it shrank into.
@@ -556,43 +555,17 @@ impl Shared {
     }
 }
 
-/// The exclusive hold on a campaign's state: a lock on a hidden file
-/// beside it (the state itself is replaced by rename, so its own inode
-/// cannot carry the lock), released when dropped.
-struct StateLock {
-    _file: std::fs::File,
-}
-
-impl StateLock {
-    fn take(state: &Path) -> Result<StateLock, CampaignError> {
-        let name = state
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let path = state.with_file_name(format!(".{name}.lock"));
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| CampaignError::Write {
-                path: dir.into(),
-                source,
-            })?;
-        }
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|source| CampaignError::Write {
-                path: path.clone(),
-                source,
-            })?;
-        match file.try_lock() {
-            Ok(()) => Ok(StateLock { _file: file }),
-            Err(std::fs::TryLockError::WouldBlock) => {
-                Err(CampaignError::Busy { path: state.into() })
-            }
-            Err(std::fs::TryLockError::Error(source)) => Err(CampaignError::Write { path, source }),
-        }
+/// The campaign's hold on its state file, for its whole run: a second
+/// campaign on it is refused ([`CampaignError::Busy`]), and every save goes
+/// through the hold ([`Held::replace`]).
+fn hold(state: &Path) -> Result<Held, CampaignError> {
+    if let Some(dir) = state.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| CampaignError::Write(FileError::io(dir, e)))?;
     }
+    Held::try_acquire(state).map_err(|e| match e.kind() {
+        FileErrorKind::Held { .. } => CampaignError::Busy { path: state.into() },
+        _ => CampaignError::Write(e),
+    })
 }
 
 impl Campaign {
@@ -611,9 +584,20 @@ impl Campaign {
         let deadline = started
             .checked_add(self.budget)
             .ok_or(CampaignError::Budget(self.budget))?;
-        let _lock = StateLock::take(&self.state)?;
-        let before = State::load(&self.state)?;
-        let mut state = before.clone();
+        let held = hold(&self.state)?;
+        // The state is refused as it stands (a device, a read-only file)
+        // before anything is asked, not at the first save.
+        crate::regular_file::check_replaceable(&self.state).map_err(CampaignError::Write)?;
+        let mut state = match held.read() {
+            Ok(Some(text)) => State::parse(&text, &self.state)?,
+            Ok(None) => State::fresh(),
+            Err(e) => {
+                return Err(CampaignError::State {
+                    path: self.state.clone(),
+                    message: format!("cannot be read: {}", e.kind()),
+                });
+            }
+        };
         state.campaigns += 1;
         let campaign = state.campaigns;
         let slots: Vec<Slot> = if self.slots.is_empty() {
@@ -658,6 +642,7 @@ impl Campaign {
         };
         let ctx = Context {
             campaign: self,
+            held: &held,
             number: campaign,
             reference,
             subjects,
@@ -721,7 +706,8 @@ impl Campaign {
         shared.write_sequences();
         let last = snapshot(&shared);
         progress(&last);
-        shared.state.save(&self.state)?;
+        held.replace(&shared.state.text())
+            .map_err(CampaignError::Write)?;
         Ok(Found {
             state: shared.state,
             progress: last,
@@ -735,6 +721,8 @@ impl Campaign {
 /// One campaign under way: what every job needs.
 struct Context<'a, 'p> {
     campaign: &'a Campaign,
+    /// The hold on the state file, which every save goes through.
+    held: &'a Held,
     number: u64,
     reference: Compared<'p>,
     subjects: &'a [Compared<'p>],
@@ -961,8 +949,8 @@ impl Context<'_, '_> {
     /// group from a seed it would ask again.
     fn save(&self, s: &mut Shared) {
         s.write_sequences();
-        if let Err(e) = s.state.save(&self.campaign.state) {
-            s.save_error.get_or_insert(e);
+        if let Err(e) = self.held.replace(&s.state.text()) {
+            s.save_error.get_or_insert(CampaignError::Write(e));
         }
     }
 
@@ -1128,7 +1116,7 @@ mod tests {
     fn two_campaigns_on_one_state_are_never_interleaved() {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("state.json");
-        let held = StateLock::take(&state).unwrap();
+        let held = hold(&state).unwrap();
         let campaign = campaign(dir.path(), Duration::from_secs(1));
         let reference = Portable::default();
         let err = campaign
@@ -1142,7 +1130,7 @@ mod tests {
         assert!(matches!(err, CampaignError::Busy { .. }), "{err}");
         assert!(!state.exists(), "nothing written");
         drop(held);
-        assert!(StateLock::take(&state).is_ok());
+        assert!(hold(&state).is_ok());
     }
 
     /// A budget whose deadline the clock cannot hold is an error, not a

@@ -29,9 +29,12 @@
 //!   shows a law's tree in a report.
 //! * Coverage, as above: [`uncovered_sections`] of the spec and of
 //!   [`READ_LS_SECTIONS`].
+//! * Drafting (feature `tools`): `draft` turns a kept regression into a
+//!   law and appends it to a law file, checked by the loader above.
 
 mod call;
 mod coverage;
+#[cfg(feature = "tools")]
 pub mod draft;
 mod format;
 mod limits;

@@ -109,6 +109,12 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
     if let Some(dir) = &args.regressions {
         project.regressions = crate::project_args::absolute(dir);
     }
+    if let Some(file) = &args.write_baseline {
+        check_output("--write-baseline", file)?;
+    }
+    if let Some(file) = &args.html {
+        check_output("--html", file)?;
+    }
     // Both read before anything runs: a bad file is an error now, not
     // after an hour of trials.
     let baseline = args
@@ -363,7 +369,7 @@ pub fn diff(args: &crate::DiffArgs) -> anyhow::Result<ExitCode> {
     };
     match &args.output {
         Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            write_output(path, &text)?;
             eprintln!("wrote {}: {}", path.display(), diff.headline());
         }
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
@@ -448,6 +454,33 @@ fn refused(err: ResultsError, merging: bool) -> anyhow::Error {
     }
 }
 
+/// Write `text` to the report file `path` through the careful writer
+/// (`regular_file::replace_whole`): a device, FIFO or directory, or a
+/// read-only file, is refused and left as it is.
+fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
+    lawsuite::regular_file::replace_whole(path, text)
+        .map_err(|e| anyhow!("cannot write the report: {e}"))
+}
+
+/// Refuse, before anything runs, a file this run would write at its end
+/// and could not: said now, not after an hour of trials.
+fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
+    lawsuite::regular_file::check_replaceable(path).map_err(|e| {
+        // The file a symlink points to is named too.
+        let problem = if e.path() == path {
+            e.kind().to_string()
+        } else {
+            e.to_string()
+        };
+        // A read-only file's sentence says what to do already.
+        let hint = match e.kind() {
+            lawsuite::file_error::FileErrorKind::ReadOnly { .. } => "",
+            _ => "; name a regular file lawsuite may replace",
+        };
+        anyhow!("{flag} {}: {problem}{hint}", path.display())
+    })
+}
+
 /// Write `results` as a whole jsonl file, replacing `file` only once the
 /// new one is written (a run killed while writing leaves the old one).
 fn write_results(file: &Path, results: &Results) -> anyhow::Result<()> {
@@ -460,7 +493,8 @@ fn write_results(file: &Path, results: &Results) -> anyhow::Result<()> {
         0,
         true,
     );
-    Ok(lawsuite::file_error::replace_whole(file, &text)?)
+    lawsuite::regular_file::replace_whole(file, &text)
+        .map_err(|e| anyhow!("cannot write the baseline: {e}"))
 }
 
 /// What `--baseline` adds to a run's report: what fails that did not, and
@@ -682,7 +716,7 @@ fn execute(
     drop(live);
     if let Some(path) = &args.html {
         let html = render(Format::Html, info, &outcomes, &summary, &closing, 0, false);
-        std::fs::write(path, html).with_context(|| format!("writing {}", path.display()))?;
+        write_output(path, &html)?;
         eprintln!("wrote {}", path.display());
     }
     Ok(outcomes)
@@ -726,7 +760,7 @@ pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
     );
     match &args.output {
         Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            write_output(path, &text)?;
             let files = merged.sources.len();
             eprintln!(
                 "wrote {} ({} trials from {files} {})",
@@ -957,7 +991,7 @@ pub fn shrink_case(
     )?;
     if let Some(dir) = law_dir {
         let draft = lawsuite::law::draft::from_regression(&regression, env!("CARGO_PKG_VERSION"))?;
-        let path = write_draft(&dir, &draft)?;
+        let path = lawsuite::law::draft::append(&dir, &draft)?;
         say_drafted(&mut stdout, &path, &draft, &project)?;
     }
     if let Some(dir) = record_dir {
@@ -983,40 +1017,6 @@ fn law_dir_of(project: &lawsuite::project::Project, dir: Option<&Path>) -> PathB
             .cloned()
             .unwrap_or_else(|| project.root.join(lawsuite::project::DEFAULT_LAWS)),
     }
-}
-
-/// Append `draft` to `<dir>/<area>/found.toml` (made if need be): the file
-/// is replaced whole once the new text is written, and a law of the same
-/// name already there is an error, not a second copy.
-fn write_draft(dir: &Path, draft: &lawsuite::law::draft::Draft) -> anyhow::Result<PathBuf> {
-    let area = dir.join(draft.area);
-    std::fs::create_dir_all(&area).with_context(|| format!("creating {}", area.display()))?;
-    let path = area.join("found.toml");
-    let before = match lawsuite::regular_file::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => {
-            return Err(anyhow!(e).context(format!(
-                "reading {} (a draft is only added to a law file lawsuite can read)",
-                path.display()
-            )));
-        }
-    };
-    let named = format!("name = \"{}\"", draft.name);
-    if before.lines().any(|l| l.trim() == named) {
-        bail!(
-            "{} already holds the law {:?}: this finding was drafted before",
-            path.display(),
-            draft.name
-        );
-    }
-    let mut text = before;
-    if !text.is_empty() && !text.ends_with("\n\n") {
-        text.push_str(if text.ends_with('\n') { "\n" } else { "\n\n" });
-    }
-    text.push_str(&draft.text);
-    lawsuite::file_error::replace_whole(&path, &text)?;
-    Ok(path)
 }
 
 /// What `record --as-law` and `as-law` print: the file, the law's id, and
@@ -1062,7 +1062,7 @@ pub fn as_law(file: &Path, project: &ProjectArgs, dir: Option<&Path>) -> anyhow:
     let project = project.project()?;
     let regression = lawsuite::kit::regression::Regression::load(file)?;
     let draft = lawsuite::law::draft::from_regression(&regression, env!("CARGO_PKG_VERSION"))?;
-    let path = write_draft(&law_dir_of(&project, dir), &draft)?;
+    let path = lawsuite::law::draft::append(&law_dir_of(&project, dir), &draft)?;
     say_drafted(&mut std::io::stdout().lock(), &path, &draft, &project)?;
     Ok(ExitCode::SUCCESS)
 }
