@@ -346,6 +346,57 @@ fn a_peer_that_answers_otherwise_when_asked_again_is_flaky() {
     );
 }
 
+/// `--repeat 4294967295`, the flag's own maximum, asks the trial again and
+/// again in bounded memory, until interrupted: here by the peer itself,
+/// after 300 answers, having read the harness's peak memory. It used to
+/// abort at once, reserving 103 GB for every asking's outcomes.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_largest_repeat_asks_in_bounded_memory() {
+    if !has_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    registry(d, &[("mine", proxy("interrupt-after"), "")]);
+    let log = d.join("peak.log");
+    let out = Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+        .args([
+            "run",
+            "--registry",
+            "peers.toml",
+            "--peer",
+            "mine",
+            "--law",
+            "glob::matching",
+            "--no-seeds",
+            "--no-regressions",
+            "--jobs",
+            "1",
+            "--repeat",
+            "4294967295",
+            "--format",
+            "jsonl",
+            "::mine",
+        ])
+        .current_dir(d)
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env("FAKE_CALLS", "300")
+        .env("FAKE_LOG", &log)
+        .env("LAWSUITE_INTERRUPT_GRACE_SECS", "1")
+        .output()
+        .unwrap();
+    let text = said(&out);
+    assert!(!text.contains("memory allocation"), "{text}");
+    assert_eq!(out.status.code(), Some(130), "{text}");
+    let peak: u64 = std::fs::read_to_string(&log)
+        .unwrap_or_else(|e| panic!("the peer never got 300 calls ({e}): {text}"))
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(peak < 256 * 1024, "{peak} kB after 300 askings: {text}");
+}
+
 /// `lawsuite fuzz --for`: a campaign against a peer whose globs lose their
 /// first path finds that group, keeps one shrunk regression for it, saves
 /// its state beside the regressions and exits 1; the next campaign resumes
