@@ -135,13 +135,32 @@ impl std::error::Error for FileError {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn replace_whole(file: &Path, text: &str) -> Result<(), FileError> {
+    replace_whole_with(file, |out| out.write_all(text.as_bytes()))
+}
+
+/// [`replace_whole`] with what `write` writes: the new file is written
+/// beside `file` as it comes (a report of millions of trials is never held
+/// whole), and put in its place only once it is all written; an error
+/// leaves `file` as it was and no temporary behind.
+pub fn replace_whole_with(
+    file: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), FileError> {
     use std::fs;
     let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temporary = file.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    fs::write(&temporary, text).map_err(|e| FileError::io(&temporary, e))?;
+    let written = fs::File::create(&temporary).and_then(|f| {
+        let mut out = std::io::BufWriter::new(f);
+        write(&mut out)?;
+        std::io::Write::flush(&mut out)
+    });
+    if let Err(e) = written {
+        let _ = fs::remove_file(&temporary);
+        return Err(FileError::io(&temporary, e));
+    }
     fs::rename(&temporary, file).map_err(|e| {
         let _ = fs::remove_file(&temporary);
         FileError::io(file, e)

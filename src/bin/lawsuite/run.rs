@@ -27,7 +27,9 @@ use lawsuite::peer::Ground;
 use lawsuite::registry::PeerOptions;
 use lawsuite::report::diff::{Change, RunDiff};
 use lawsuite::report::live::{Live, LiveOptions};
-use lawsuite::report::results::{Accept, Closing, Results, ResultsError};
+use lawsuite::report::results::{
+    Accept, Closing, Merge, Results, ResultsError, ResultsErrorKind, Source,
+};
 use lawsuite::report::{self as format, Format, PeerInfo, RunInfo, render};
 use lawsuite::suite::PLAN_ROOT;
 
@@ -114,12 +116,12 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
     let baseline = args
         .baseline
         .as_deref()
-        .map(|file| read_results(file, Accept::Complete, false))
+        .map(|file| read_results(file, Accept::WHOLE, false))
         .transpose()?;
     let rerun: Option<HashSet<String>> = match args.rerun_failed.as_deref() {
         None => None,
         Some(file) => {
-            let failed: HashSet<String> = read_results(file, Accept::Complete, false)?
+            let failed: HashSet<String> = read_results(file, Accept::WHOLE, false)?
                 .outcomes
                 .into_iter()
                 .filter(|o| o.verdict.is_failure())
@@ -288,6 +290,18 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
         machine: format::machine(),
         trials: Some(saturate(selection.total())),
         shard: shard.map(|(k, n)| format!("{k}/{n}")),
+        // The sweep this run is (a shard of): `merge` puts together only
+        // the shards of one.
+        seed_sets: config
+            .seed_sets()
+            .iter()
+            .filter(|s| !s.seeds.is_empty())
+            .map(format::sweep::seed_set)
+            .collect(),
+        laws: Some(format::sweep::laws_of(engine.items())),
+        regressions: Some(format::sweep::regressions_of(engine.items())),
+        filter: filter_of(&args),
+        warnings: Vec::new(),
     };
     // Made as they are run: a selection from a seed range of any width is
     // never held whole.
@@ -351,10 +365,42 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
     })
 }
 
+/// The trial filter of `args` as a run line names it, when it has one:
+/// what selects trials besides the shard.
+fn filter_of(args: &RunArgs) -> Option<String> {
+    let mut parts: Vec<String> = args
+        .filters
+        .iter()
+        .map(|f| lawsuite::conformance::shell_word(f))
+        .collect();
+    if args.exact {
+        parts.push("--exact".into());
+    }
+    for skip in &args.skip {
+        parts.push(format!(
+            "--skip {}",
+            lawsuite::conformance::shell_word(skip)
+        ));
+    }
+    if let Some(law) = &args.law {
+        parts.push(format!("--law {}", lawsuite::conformance::shell_word(law)));
+    }
+    if let Some(call) = args.call {
+        parts.push(format!("--call {call}"));
+    }
+    if let Some(file) = &args.rerun_failed {
+        parts.push(format!(
+            "--rerun-failed {}",
+            lawsuite::conformance::shell_word(&file.display().to_string())
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
 /// `lawsuite diff BASE NEW`: 1 when something newly fails, else 0.
 pub fn diff(args: &crate::DiffArgs) -> anyhow::Result<ExitCode> {
-    let base = read_results(&args.base, Accept::Complete, false)?;
-    let new = read_results(&args.new, Accept::Complete, false)?;
+    let base = read_results(&args.base, Accept::WHOLE, false)?;
+    let new = read_results(&args.new, Accept::WHOLE, false)?;
     let diff = RunDiff::between(&base, &new).map_err(|e| refused(e, false))?;
     let text = match args.format {
         crate::DiffFormat::Human => diff.human(args.max_reports),
@@ -384,7 +430,7 @@ pub fn history(
     let mut history = lawsuite::report::history::History::default();
     for file in files {
         // One file at a time: only ids and verdicts are kept.
-        history.push(&read_results(file, Accept::Complete, false)?);
+        history.push(&read_results(file, Accept::WHOLE, false)?);
     }
     let text = match format {
         crate::DiffFormat::Human => history.human(max_reports),
@@ -433,9 +479,14 @@ fn read_results(file: &Path, accept: Accept, merging: bool) -> anyhow::Result<Re
 }
 
 /// A results problem as the error a user reads; `merge` and `report` can
-/// let an incomplete file through on purpose, and say so.
+/// let an incomplete file, or files of several sweeps, through on
+/// purpose, and say so.
 fn refused(err: ResultsError, merging: bool) -> anyhow::Error {
-    if err.kind.acceptable() && merging {
+    if err.kind == ResultsErrorKind::Mixed && merging {
+        anyhow!(
+            "{err}\n  refused, so that no report mixes two sweeps as one; --allow-mixed merges them anyway, with a warning at the head of the report"
+        )
+    } else if err.kind.acceptable() && merging {
         anyhow!(
             "{err}\n  refused, so that no report counts less or more than was run; --allow-incomplete merges them anyway, with a warning"
         )
@@ -688,61 +739,86 @@ fn execute(
     Ok(outcomes)
 }
 
-/// `lawsuite merge` and `lawsuite report`: inputs that are not whole are
-/// refused, or with `--allow-incomplete` merged under a loud warning.
+/// `lawsuite merge` and `lawsuite report`: inputs that are not whole, or
+/// not of one sweep, are refused, or with `--allow-incomplete` /
+/// `--allow-mixed` merged under a loud warning. The inputs are streamed:
+/// checked once, then read again for the report, one outcome at a time.
 pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
-    let accept = if args.allow_incomplete {
-        Accept::Incomplete
-    } else {
-        Accept::Complete
-    };
-    let mut parts = Vec::new();
-    for file in &args.files {
-        // A line at a time: only the outcomes are held, never the text.
-        parts.push(read_results(file, accept, true)?);
+    let accept = Accept::WHOLE
+        .incomplete(args.allow_incomplete)
+        .mixed(args.allow_mixed);
+    let sources = args.files.iter().map(Source::file).collect();
+    let merged = Merge::check(sources, accept).map_err(|e| refused(e, true))?;
+    for note in merged.notes() {
+        eprintln!("note: {note}");
     }
-    let merged = Results::merge(parts, accept).map_err(|e| refused(e, true))?;
-    if !merged.warnings.is_empty() {
-        eprintln!(
-            "WARNING: --allow-incomplete: these results are NOT whole ({} problem(s)); the report counts only what is there:",
-            merged.warnings.len()
-        );
-        for w in &merged.warnings {
+    if !merged.warnings().is_empty() {
+        let mixed = merged
+            .warnings()
+            .iter()
+            .any(|w| w.kind == ResultsErrorKind::Mixed);
+        let incomplete = merged
+            .warnings()
+            .iter()
+            .any(|w| w.kind != ResultsErrorKind::Mixed);
+        if incomplete {
+            eprintln!(
+                "WARNING: --allow-incomplete: these results are NOT whole ({} problem(s)); the report counts only what is there:",
+                merged.problems()
+            );
+        }
+        if mixed {
+            eprintln!(
+                "WARNING: --allow-mixed: these results are of MORE THAN ONE SWEEP; the report says so at its head:"
+            );
+        }
+        for w in merged.warnings() {
             eprintln!("WARNING:   {w}");
         }
-        eprintln!(
-            "WARNING: a cut line is dropped, a duplicate counts once, and of two verdicts of one trial the one that fails the run counts"
-        );
+        let more = merged.problems() - merged.warnings().len();
+        if more > 0 {
+            eprintln!("WARNING:   … and {more} more problems");
+        }
+        if incomplete {
+            eprintln!(
+                "WARNING: a cut line is dropped, a duplicate counts once, and of two verdicts of one trial the one that fails the run counts"
+            );
+        }
     }
-    let summary = merged.summary();
-    let text = render(
-        args.format,
-        &merged.info,
-        &merged.outcomes,
-        &summary,
-        &merged.closing(),
-        args.max_reports,
-        true,
-    );
+    let summary = merged.summary().map_err(|e| anyhow!("{e}"))?;
+    let write = |out: &mut dyn Write| -> std::io::Result<()> {
+        match args.format {
+            Format::Jsonl => merged.write_jsonl(&summary, out),
+            format => format::render_to(
+                out,
+                format,
+                merged.info(),
+                &merged.walk(format == Format::Json),
+                &summary,
+                &merged.closing(),
+                args.max_reports,
+                true,
+            ),
+        }
+    };
     match &args.output {
         Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-            let files = merged.sources.len();
+            lawsuite::file_error::replace_whole_with(path, write)?;
+            let files = merged.sources().len();
             eprintln!(
                 "wrote {} ({} trials from {files} {})",
                 path.display(),
-                merged.outcomes.len(),
+                merged.outcomes(),
                 if files == 1 { "file" } else { "files" }
             );
         }
         None => {
-            let mut stdout = std::io::stdout().lock();
-            write!(stdout, "{text}")?;
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            write(&mut stdout)?;
             stdout.flush()?;
         }
     }
-    let failed = merged.outcomes.iter().any(|o| o.verdict.is_failure());
-    Ok(if failed {
+    Ok(if summary.total().failures() > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
