@@ -132,7 +132,11 @@ pub fn json_to(
 /// `value` as pretty JSON nested where `newline` (a line end and the
 /// indentation of where it is written) says. A JSON string holds no raw
 /// line end, so every line end written is the printer's own.
-fn pretty(out: &mut dyn Write, value: &impl Serialize, newline: &[u8]) -> io::Result<()> {
+pub(crate) fn pretty(
+    out: &mut dyn Write,
+    value: &impl Serialize,
+    newline: &[u8],
+) -> io::Result<()> {
     let mut nested = Nested { out, newline };
     serde_json::to_writer_pretty(&mut nested, value).map_err(io::Error::other)
 }

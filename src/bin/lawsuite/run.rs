@@ -26,9 +26,10 @@ use lawsuite::kit::{Generator, generate};
 use lawsuite::peer::Ground;
 use lawsuite::registry::PeerOptions;
 use lawsuite::report::diff::{Change, RunDiff};
+use lawsuite::report::history::History;
 use lawsuite::report::live::{Live, LiveOptions};
 use lawsuite::report::results::{
-    Accept, Closing, Merge, Results, ResultsError, ResultsErrorKind, Source,
+    Accept, Closing, Merge, Results, ResultsError, ResultsErrorKind, Side, Source,
 };
 use lawsuite::report::{self as format, Format, PeerInfo, RunInfo, render};
 use lawsuite::suite::PLAN_ROOT;
@@ -112,12 +113,16 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
         project.regressions = crate::project_args::absolute(dir);
     }
     // Both read before anything runs: a bad file is an error now, not
-    // after an hour of trials.
-    let baseline = args
-        .baseline
-        .as_deref()
-        .map(|file| read_results(file, Accept::WHOLE, false))
-        .transpose()?;
+    // after an hour of trials. The baseline is checked whole, then read
+    // again (streamed) when this run is compared with it.
+    let mut baseline = match args.baseline.as_deref() {
+        None => None,
+        Some(file) => {
+            let mut side = Side::file(Source::file(file));
+            side.check_whole().map_err(|e| refused(e, false))?;
+            Some(side)
+        }
+    };
     let rerun: Option<HashSet<String>> = match args.rerun_failed.as_deref() {
         None => None,
         Some(file) => {
@@ -345,6 +350,16 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
         eprintln!("expected failures updated: {changed}");
     }
     let results = Results::new(info, outcomes, "this run");
+    // Compared before the new baseline is written: `--baseline F
+    // --write-baseline F` compares with the old F.
+    let verdict = match baseline.take() {
+        None => None,
+        Some(base) => {
+            let diff = RunDiff::of(base, Side::held(&results)).map_err(|e| refused(e, false))?;
+            failed = diff.regressed();
+            Some(baseline_verdict(&diff, args.write_baseline.is_some())?)
+        }
+    };
     if let Some(file) = &args.write_baseline {
         write_results(file, &results)?;
         eprintln!(
@@ -353,10 +368,8 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
             results.outcomes.len()
         );
     }
-    if let Some(base) = &baseline {
-        let diff = RunDiff::between(base, &results).map_err(|e| refused(e, false))?;
-        failed = diff.regressed();
-        eprint!("{}", baseline_verdict(&diff, args.write_baseline.is_some()));
+    if let Some(verdict) = verdict {
+        eprint!("{verdict}");
     }
     Ok(if failed {
         ExitCode::from(1)
@@ -397,22 +410,36 @@ fn filter_of(args: &RunArgs) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(" "))
 }
 
-/// `lawsuite diff BASE NEW`: 1 when something newly fails, else 0.
+/// `lawsuite diff BASE NEW`: 1 when something newly fails, else 0. Both
+/// files are streamed: the base's trials kept as keys, the new run's
+/// counted as they are read, and both read again for what is listed.
 pub fn diff(args: &crate::DiffArgs) -> anyhow::Result<ExitCode> {
-    let base = read_results(&args.base, Accept::WHOLE, false)?;
-    let new = read_results(&args.new, Accept::WHOLE, false)?;
-    let diff = RunDiff::between(&base, &new).map_err(|e| refused(e, false))?;
-    let text = match args.format {
-        crate::DiffFormat::Human => diff.human(args.max_reports),
-        crate::DiffFormat::Markdown => diff.markdown(args.max_reports),
-        crate::DiffFormat::Json => format!("{}\n", serde_json::to_string_pretty(&diff)?),
+    let diff = RunDiff::of(
+        Side::file(Source::file(&args.base)),
+        Side::file(Source::file(&args.new)),
+    )
+    .map_err(|e| refused(e, false))?;
+    let max = args.max_reports;
+    let write = |out: &mut dyn Write| -> std::io::Result<()> {
+        match args.format {
+            crate::DiffFormat::Human => diff.human_to(out, max),
+            crate::DiffFormat::Markdown => {
+                let text = diff.markdown(max).map_err(std::io::Error::other)?;
+                out.write_all(text.as_bytes())
+            }
+            crate::DiffFormat::Json => diff.json_to(out),
+        }
     };
     match &args.output {
         Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            lawsuite::file_error::replace_whole_with(path, write)?;
             eprintln!("wrote {}: {}", path.display(), diff.headline());
         }
-        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+        None => {
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            write(&mut stdout)?;
+            stdout.flush()?;
+        }
     }
     Ok(if diff.regressed() {
         ExitCode::from(1)
@@ -421,23 +448,27 @@ pub fn diff(args: &crate::DiffArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// `lawsuite history FILE…`: each trial whose verdict changed over the runs.
+/// `lawsuite history FILE…`: each trial whose verdict changed over the
+/// runs, the files streamed (each trial's verdicts kept, a byte a run).
 pub fn history(
     files: &[PathBuf],
     format: crate::DiffFormat,
     max_reports: usize,
 ) -> anyhow::Result<ExitCode> {
-    let mut history = lawsuite::report::history::History::default();
-    for file in files {
-        // One file at a time: only ids and verdicts are kept.
-        history.push(&read_results(file, Accept::WHOLE, false)?);
+    let sides = files
+        .iter()
+        .map(|file| Side::file(Source::file(file)))
+        .collect();
+    let history = History::of(sides).map_err(|e| refused(e, false))?;
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    match format {
+        crate::DiffFormat::Human => stdout.write_all(history.human(max_reports)?.as_bytes())?,
+        crate::DiffFormat::Markdown => {
+            stdout.write_all(history.markdown(max_reports)?.as_bytes())?
+        }
+        crate::DiffFormat::Json => history.json_to(&mut stdout)?,
     }
-    let text = match format {
-        crate::DiffFormat::Human => history.human(max_reports),
-        crate::DiffFormat::Markdown => history.markdown(max_reports),
-        crate::DiffFormat::Json => format!("{}\n", serde_json::to_string_pretty(&history)?),
-    };
-    std::io::stdout().lock().write_all(text.as_bytes())?;
+    stdout.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -516,7 +547,7 @@ fn write_results(file: &Path, results: &Results) -> anyhow::Result<()> {
 
 /// What `--baseline` adds to a run's report: what fails that did not, and
 /// what the baseline lists as failing that now passes.
-fn baseline_verdict(diff: &RunDiff, rewritten: bool) -> String {
+fn baseline_verdict(diff: &RunDiff, rewritten: bool) -> anyhow::Result<String> {
     let mut out = format!(
         "baseline {}: {} newly failing, {} still failing, {} of its failures now pass\n",
         diff.base,
@@ -524,8 +555,11 @@ fn baseline_verdict(diff: &RunDiff, rewritten: bool) -> String {
         diff.count(Change::StillFailing),
         diff.count(Change::NewlyPassing),
     );
-    for flip in diff.of(Change::NewlyFailing).take(20) {
-        out.push_str(&format!("  NEWLY FAILING {}\n", flip.id));
+    for flip in diff.of_change(Change::NewlyFailing, 20)? {
+        out.push_str(&format!(
+            "  NEWLY FAILING {}\n",
+            format::escaped(&flip.id, "    ")
+        ));
     }
     if diff.count(Change::NewlyFailing) > 20 {
         out.push_str(&format!(
@@ -544,7 +578,7 @@ fn baseline_verdict(diff: &RunDiff, rewritten: bool) -> String {
     } else {
         "baseline gate: ok (nothing fails that did not fail in the baseline)\n"
     });
-    out
+    Ok(out)
 }
 
 /// The run's configuration: the project's, with the environment overlaid,

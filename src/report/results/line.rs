@@ -115,9 +115,10 @@ impl<'de> Deserialize<'de> for Id {
 }
 
 /// A verdict's tag, as an outcome line spells it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Tag {
+    #[default]
     Pass,
     Fail,
     ExpectedFailure,

@@ -18,6 +18,7 @@ pub(crate) mod check;
 pub(crate) mod index;
 pub(crate) mod line;
 mod merge;
+pub(crate) mod side;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -31,6 +32,7 @@ pub use check::LISTED_PROBLEMS;
 pub use index::MAX_FILES;
 pub use line::{KEPT_STRING, LINE_BUFFER};
 pub use merge::Merge;
+pub use side::Side;
 
 use super::{RunInfo, jsonl_line};
 use crate::conformance::{Outcome, Summary};
