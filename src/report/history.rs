@@ -215,7 +215,7 @@ impl<'a> History<'a> {
     }
 
     /// The first `max` changed trials (0: all), with their verdicts.
-    fn listed(&self, max: usize) -> Result<Vec<(String, Vec<Option<&'static str>>)>, ResultsError> {
+    fn listed(&self, max: usize) -> Result<Vec<(String, Row)>, ResultsError> {
         let mut out = Vec::new();
         self.each(true, |id, row| {
             out.push((id.to_string(), row));
@@ -329,6 +329,9 @@ impl<'a> History<'a> {
         out.write_all(if any { b"\n  }\n}\n" } else { b"}\n}\n" })
     }
 }
+
+/// A trial's verdict in each run (`None`: not in that run).
+type Row = Vec<Option<&'static str>>;
 
 /// Whether a row's verdicts are not all the same.
 fn is_changed(row: &[u8]) -> bool {

@@ -55,7 +55,8 @@ pub fn differences(a: &RunInfo, b: &RunInfo) -> Vec<(&'static str, String, Strin
         None => "none".to_string(),
     };
     if names_its_sweep(a) && names_its_sweep(b) {
-        field("seeds", a.seed_sets.join(", "), b.seed_sets.join(", "));
+        let sets = |info: &RunInfo| format!("{:?}", info.seed_sets.join(", "));
+        field("seeds", sets(a), sets(b));
         field("law set", shown(&a.laws), shown(&b.laws));
         field("regressions", shown(&a.regressions), shown(&b.regressions));
         field("filter", shown(&a.filter), shown(&b.filter));

@@ -2,11 +2,11 @@
 //! shards (`lawsuite run --shard K/N` on N machines, then `lawsuite
 //! merge`), and rendered in any format, HTML included.
 //!
-//! Results files are read as streams ([`line`]): `merge`, `report`,
-//! `diff` and `history` check a file line by line ([`check`]), keep of
-//! each trial only its key and place ([`index`], 24 bytes a trial), and
-//! read a file again for what a report shows, one outcome at a time
-//! ([`Merge`]). A results file of six million trials, which took 5 to 7 GB
+//! Results files are read as streams: `merge`, `report`, `diff` and
+//! `history` check a file line by line (a line past [`LINE_BUFFER`] is
+//! parsed as it is read), keep of each trial only its key and place (24
+//! bytes a trial), and read a file again for what a report shows, one
+//! outcome at a time ([`Merge`], [`Side`]). A results file of six million trials, which took 5 to 7 GB
 //! read whole, takes a few hundred megabytes; a line of any length is read
 //! without being held.
 //!
@@ -814,7 +814,7 @@ mod tests {
     #[test]
     fn a_trial_twice_is_told_before_what_the_summary_counts() {
         let pass = outcome("law::a::x::p", Verdict::Pass);
-        let mut text = whole(&run_line(), &[pass.clone()]);
+        let mut text = whole(&run_line(), std::slice::from_ref(&pass));
         // One outcome line more than the summary counts, and it is the
         // same trial: the duplicate (line 3) is what a reader meets first.
         text = text.replacen(&format!("{pass}\n"), &format!("{pass}\n{pass}\n"), 1);
