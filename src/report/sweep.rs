@@ -161,6 +161,24 @@ pub fn regressions_of(items: &[Item]) -> String {
     format!("{n} regressions, digest {:016x}", digest.finish())
 }
 
+/// How many `pieces` there are and a digest of them in order, as a run
+/// line names a set (`12 trials, digest 5f3c…`).
+///
+/// ```
+/// let d = lawsuite::report::sweep::digest_of([&b"a"[..]], "trials");
+/// assert!(d.starts_with("1 trials, digest "));
+/// ```
+pub fn digest_of<'a>(pieces: impl IntoIterator<Item = &'a [u8]>, what: &str) -> String {
+    let mut digest = Digest::default();
+    let mut n = 0usize;
+    for piece in pieces {
+        n += 1;
+        digest.write(piece);
+        digest.write_u8(0);
+    }
+    format!("{n} {what}, digest {:016x}", digest.finish())
+}
+
 /// FNV-1a, 64 bits: the same on every machine and build (what
 /// [`crate::conformance::shard::in_shard`] uses), unlike the standard
 /// library's hasher, whose output may change between Rust releases.

@@ -305,7 +305,7 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
             .collect(),
         laws: Some(format::sweep::laws_of(engine.items())),
         regressions: Some(format::sweep::regressions_of(engine.items())),
-        filter: filter_of(&args),
+        filter: filter_of(&args, rerun.as_ref()),
         warnings: Vec::new(),
     };
     // Made as they are run: a selection from a seed range of any width is
@@ -379,8 +379,10 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
 }
 
 /// The trial filter of `args` as a run line names it, when it has one:
-/// what selects trials besides the shard.
-fn filter_of(args: &RunArgs) -> Option<String> {
+/// what selects trials besides the shard. `--rerun-failed` is named by
+/// the trials it reruns (`rerun`), not by its file's path, which differs
+/// between the machines that run a sweep's shards.
+fn filter_of(args: &RunArgs, rerun: Option<&HashSet<String>>) -> Option<String> {
     let mut parts: Vec<String> = args
         .filters
         .iter()
@@ -401,10 +403,12 @@ fn filter_of(args: &RunArgs) -> Option<String> {
     if let Some(call) = args.call {
         parts.push(format!("--call {call}"));
     }
-    if let Some(file) = &args.rerun_failed {
+    if let Some(failed) = rerun {
+        let mut ids: Vec<&str> = failed.iter().map(String::as_str).collect();
+        ids.sort_unstable();
         parts.push(format!(
-            "--rerun-failed {}",
-            lawsuite::conformance::shell_word(&file.display().to_string())
+            "--rerun-failed ({})",
+            format::sweep::digest_of(ids.iter().map(|id| id.as_bytes()), "trials")
         ));
     }
     (!parts.is_empty()).then(|| parts.join(" "))
