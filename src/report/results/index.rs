@@ -74,11 +74,12 @@ pub(crate) struct Index {
 }
 
 impl Index {
-    /// Room for `n` outcomes (a run line's `trials`), so a large index is
-    /// one allocation rather than a doubling past it. Capped: the number
-    /// is the file's word, not a promise.
+    /// Room for `n` more outcomes (a run line's `trials`), so a large
+    /// index is one allocation rather than doublings up to it. At most 16
+    /// million at once: the number is the file's word, not a promise, and
+    /// past it the index grows as outcomes come.
     pub(crate) fn reserve(&mut self, n: usize) {
-        self.entries.reserve(n.min(1 << 26));
+        self.entries.reserve(n.min(1 << 24));
     }
 
     pub(crate) fn push(&mut self, key: Key, loc: Loc) {
