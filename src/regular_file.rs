@@ -176,10 +176,29 @@ pub fn check_replaceable(path: &Path) -> Result<(), FileError> {
 /// For a read-modify-write, hold the lock across the read:
 /// [`Held::acquire`], [`Held::read`], [`Held::replace`].
 pub fn replace_whole(path: &Path, text: &str) -> Result<(), FileError> {
+    replace_whole_with(path, |out| out.write_all(text.as_bytes()))
+}
+
+/// [`replace_whole`] with what `write` writes, as it comes
+/// ([`Held::replace_with`]).
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let file = dir.path().join("report.txt");
+/// lawsuite::regular_file::replace_whole_with(&file, |out| {
+///     (0..3).try_for_each(|i| writeln!(out, "line {i}"))
+/// })?;
+/// assert_eq!(std::fs::read_to_string(&file)?, "line 0\nline 1\nline 2\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn replace_whole_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), FileError> {
     // Refused before the lock is taken: a device or a directory never
     // gets a lock file beside it (`/dev/.full.lock`).
     check_replaceable(path)?;
-    Held::acquire(path)?.replace(text)
+    Held::acquire(path)?.replace_with(write)
 }
 
 /// An exclusive lock on one of lawsuite's files, for a read-modify-write
@@ -325,6 +344,16 @@ impl Held {
     /// Replace the file with `text` whole, as [`replace_whole`] does
     /// (refusals included), under this lock.
     pub fn replace(&self, text: &str) -> Result<(), FileError> {
+        self.replace_with(|out| out.write_all(text.as_bytes()))
+    }
+
+    /// [`Held::replace`] with what `write` writes, as it comes: a report
+    /// of millions of trials is never held whole; the file is put in place
+    /// only once it is all written.
+    pub fn replace_with(
+        &self,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> Result<(), FileError> {
         let old = replaceable(&self.file)?;
         let (dir, name) = parts(&self.file)?;
         let mut staged = Staged::create(dir, name, &self.file)?;
@@ -334,7 +363,10 @@ impl Held {
                 // readable by others, not even for a moment.
                 keep_owner_and_mode(&staged.file, old)?;
             }
-            staged.file.write_all(text.as_bytes())?;
+            let mut out = io::BufWriter::new(&staged.file);
+            write(&mut out)?;
+            out.flush()?;
+            drop(out);
             staged.file.sync_all()
         })();
         written.map_err(|e| FileError::io(&self.file, e))?;

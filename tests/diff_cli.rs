@@ -346,6 +346,57 @@ fn a_peer_that_answers_otherwise_when_asked_again_is_flaky() {
     );
 }
 
+/// `--repeat 4294967295`, the flag's own maximum, asks the trial again and
+/// again in bounded memory, until interrupted: here by the peer itself,
+/// after 300 answers, having read the harness's peak memory. It used to
+/// abort at once, reserving 103 GB for every asking's outcomes.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_largest_repeat_asks_in_bounded_memory() {
+    if !has_python() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    registry(d, &[("mine", proxy("interrupt-after"), "")]);
+    let log = d.join("peak.log");
+    let out = Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+        .args([
+            "run",
+            "--registry",
+            "peers.toml",
+            "--peer",
+            "mine",
+            "--law",
+            "glob::matching",
+            "--no-seeds",
+            "--no-regressions",
+            "--jobs",
+            "1",
+            "--repeat",
+            "4294967295",
+            "--format",
+            "jsonl",
+            "::mine",
+        ])
+        .current_dir(d)
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env("FAKE_CALLS", "300")
+        .env("FAKE_LOG", &log)
+        .env("LAWSUITE_INTERRUPT_GRACE_SECS", "1")
+        .output()
+        .unwrap();
+    let text = said(&out);
+    assert!(!text.contains("memory allocation"), "{text}");
+    assert_eq!(out.status.code(), Some(130), "{text}");
+    let peak: u64 = std::fs::read_to_string(&log)
+        .unwrap_or_else(|e| panic!("the peer never got 300 calls ({e}): {text}"))
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(peak < 256 * 1024, "{peak} kB after 300 askings: {text}");
+}
+
 /// `lawsuite fuzz --for`: a campaign against a peer whose globs lose their
 /// first path finds that group, keeps one shrunk regression for it, saves
 /// its state beside the regressions and exits 1; the next campaign resumes
@@ -430,4 +481,61 @@ fn a_campaign_groups_a_peers_divergences_and_resumes() {
     );
     let bad = lawsuite(d, &["fuzz", "--for", "0s"]);
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// A results file of one trial whose id holds ESC, with `verdict`.
+fn escaping(dir: &Path, name: &str, verdict: &str) -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let (fail, broken) = if verdict == "broken" { (0, 1) } else { (0, 0) };
+    let pass = 1 - broken;
+    let counts = format!(
+        r#"{{"pass":{pass},"fail":{fail},"expectedFailure":0,"unexpectedPass":0,"skipped":0,"broken":{broken}}}"#
+    );
+    let why = if verdict == "broken" {
+        r#","why":"gone \u001b]0;title\u0007""#
+    } else {
+        ""
+    };
+    let text = format!(
+        "{{\"type\":\"run\",\"lawsuite\":\"{version}\",\"project\":\"p\",\"reference\":\"portable\",\"peers\":[],\"started\":0,\"machine\":\"m\"}}\n\
+         {{\"type\":\"outcome\",\"id\":\"law::a\\u001b[2J::mine\",\"item\":\"law::a\",\"kind\":\"law\",\"peer\":\"mine\",\"verdict\":\"{verdict}\"{why},\"seconds\":0.0}}\n\
+         {{\"type\":\"summary\",\"byKind\":{{\"law\":{counts}}},\"byPeer\":{{}},\"bySection\":{{}},\"divergentCalls\":0,\"seeds\":0,\"stopped\":[],\"seconds\":0.0,\"complete\":true}}\n"
+    );
+    std::fs::write(dir.join(name), text).unwrap();
+    name.to_string()
+}
+
+/// `diff` and `history` print a trial id (and a reason) holding ESC as
+/// `run` prints one: escaped, never the raw control character a terminal
+/// would obey.
+#[test]
+fn diff_and_history_escape_control_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let base = escaping(d, "base.jsonl", "pass");
+    let new = escaping(d, "new.jsonl", "broken");
+    for args in [
+        vec!["diff", &base, &new],
+        vec!["diff", &base, &new, "--format", "markdown"],
+        vec!["history", &base, &new],
+        vec!["history", &base, &new, "--format", "markdown"],
+    ] {
+        let out = lawsuite(d, &args);
+        let text = said(&out);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}: {text}");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{args:?}: {text:?}"
+        );
+        assert!(
+            text.contains(r"law::a\u{001B}[2J::mine"),
+            "{args:?}: {text}"
+        );
+    }
+    let out = lawsuite(d, &["diff", &base, &new]);
+    assert!(
+        said(&out).contains(r"gone \u{001B}]0;title\u{0007}"),
+        "{}",
+        said(&out)
+    );
 }

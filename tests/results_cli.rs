@@ -371,3 +371,164 @@ fn seconds_past_what_a_duration_holds_are_refused_by_line() {
     );
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// Shard `k` of 2 of a seeds-only sweep with `more` flags, as `run
+/// --format jsonl` writes it.
+fn seed_shard(dir: &Path, k: u32, more: &[&str]) -> String {
+    let shard = format!("{k}/2");
+    let mut args = vec![
+        "run",
+        "--no-laws",
+        "--no-regressions",
+        "--format",
+        "jsonl",
+        "--shard",
+        &shard,
+    ];
+    args.extend_from_slice(more);
+    let out = lawsuite(dir, &args);
+    assert_eq!(out.status.code(), Some(0), "{more:?}: {}", stderr(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Shards of two sweeps merged with exit status 0 and no word: `--seeds
+/// 0..6` beside `--seeds 0..12`, two generators, two law sets. Each is
+/// refused naming both files and the field; `--allow-mixed` (and not
+/// `--allow-incomplete`) merges them, the difference at the head of every
+/// report of the merge.
+#[test]
+fn shards_of_two_sweeps_are_refused_by_field_unless_mixed_is_allowed() {
+    let dir = project();
+    let d = dir.path();
+    let lawsuite_seeds = ["--generator", "lawsuite", "--seeds"];
+    let six = write(
+        d,
+        "six.jsonl",
+        &seed_shard(d, 1, &[&lawsuite_seeds[..], &["0..6"]].concat()),
+    );
+    let six2 = write(
+        d,
+        "six2.jsonl",
+        &seed_shard(d, 2, &[&lawsuite_seeds[..], &["0..6"]].concat()),
+    );
+    let twelve = write(
+        d,
+        "twelve.jsonl",
+        &seed_shard(d, 2, &[&lawsuite_seeds[..], &["0..12"]].concat()),
+    );
+    let smthrs = write(
+        d,
+        "smthrs.jsonl",
+        &seed_shard(d, 2, &["--generator", "smthrs", "--seeds", "0..6"]),
+    );
+    // One sweep merges, and says nothing.
+    let out = lawsuite(d, &["merge", &six, &six2]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    for (other, field, theirs, ours) in [
+        (&twelve, "seeds", "0..12", "0..6"),
+        (
+            &smthrs,
+            "seeds",
+            "smthrs v1 shared 0..6",
+            "lawsuite v5 shared 0..6",
+        ),
+    ] {
+        let out = lawsuite(d, &["merge", "--allow-incomplete", &six, other]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("{other}: its {field} is "))
+                && err.contains("but six.jsonl's is"),
+            "{err}"
+        );
+        assert!(err.contains(theirs) && err.contains(ours), "{err}");
+        assert!(err.contains("--allow-mixed merges them anyway"), "{err}");
+        assert!(out.stdout.is_empty());
+        // Forced: merged, warned on stderr, and the warning heads the
+        // report in every format.
+        let out = lawsuite(d, &["merge", "--allow-mixed", &six, other]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert!(err.contains("WARNING: --allow-mixed"), "{err}");
+        let human = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            human.contains(&format!("WARNING: {other}: its {field} is")),
+            "{human}"
+        );
+        let out = lawsuite(
+            d,
+            &["merge", "--allow-mixed", "--format", "jsonl", &six, other],
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let run: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert!(
+            run["warnings"][0].as_str().unwrap().contains(field),
+            "{run}"
+        );
+        let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(last["complete"], false, "{last}");
+        let out = lawsuite(
+            d,
+            &["report", "--allow-mixed", &six, other, "-o", "mixed.html"],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let page = std::fs::read_to_string(d.join("mixed.html")).unwrap();
+        assert!(page.contains("<b>WARNING</b>"), "the page says nothing");
+        let out = lawsuite(d, &["report", &six, other, "-o", "refused.html"]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(!d.join("refused.html").exists());
+    }
+    // Another law set: a law added between the shards.
+    let laws = d.join("laws/mine.toml");
+    let text = std::fs::read_to_string(&laws).unwrap();
+    let one = write(d, "one.jsonl", &shards(d)[0]);
+    std::fs::write(&laws, text.replace("star-0\"", "star-zero\"")).unwrap();
+    let two = write(d, "two.jsonl", &shards(d)[1]);
+    let out = lawsuite(d, &["merge", &one, &two]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("two.jsonl: its law set is \"12 laws, digest "),
+        "{err}"
+    );
+}
+
+/// Results written before run lines named their sweep: two of them are
+/// compared on what they name, with a note; one beside a newer file is of
+/// another sweep.
+#[test]
+fn results_that_do_not_name_their_sweep() {
+    let dir = project();
+    let d = dir.path();
+    let [one, two] = shards(d);
+    let older = |text: &str| {
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let mut run: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+        for field in ["seedSets", "laws", "regressions", "filter"] {
+            run.as_object_mut().unwrap().remove(field);
+        }
+        lines[0] = run.to_string();
+        lines.join("\n") + "\n"
+    };
+    assert!(
+        one.lines()
+            .next()
+            .unwrap()
+            .contains("\"laws\":\"12 laws, digest ")
+    );
+    let old_one = write(d, "old1.jsonl", &older(&one));
+    let old_two = write(d, "old2.jsonl", &older(&two));
+    let out = lawsuite(d, &["merge", &old_one, &old_two]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("note: old1.jsonl, old2.jsonl were written before results named their sweep"),
+        "{}",
+        stderr(&out)
+    );
+    let new_two = write(d, "new2.jsonl", &two);
+    let out = lawsuite(d, &["merge", &old_one, &new_two]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not named"), "{}", stderr(&out));
+}

@@ -104,7 +104,8 @@ impl Verdict {
     /// One verdict of `runs`, the verdicts of one trial asked several
     /// times in a row ([`Verdict::Flaky`] when they do not all agree).
     /// Verdicts agree when their tags do: two failures with different
-    /// diffs are one failure, reported as the first.
+    /// diffs are one failure, reported as the first. [`Repeats`] does the
+    /// same one asking at a time, in constant memory.
     ///
     /// ```
     /// use lawsuite::conformance::{Report, Verdict};
@@ -116,48 +117,163 @@ impl Verdict {
     /// assert!(flaky.report().unwrap().summary.contains("asking 2 of 3: paths differ"));
     /// ```
     pub fn of_repeats(runs: Vec<Verdict>) -> Verdict {
-        let tags: Vec<String> = runs.iter().map(|v| v.tag().to_string()).collect();
-        if tags.windows(2).all(|w| w[0] == w[1]) {
-            return runs.into_iter().next().unwrap_or(Verdict::Broken {
+        let mut runs = runs.into_iter();
+        let Some(first) = runs.next() else {
+            return Verdict::Broken {
                 why: "asked no times".into(),
-            });
+            };
+        };
+        let mut repeats = Repeats::new(first);
+        for verdict in runs {
+            repeats.add(verdict);
         }
-        let listed = runs.iter().find_map(|v| match v {
-            Verdict::ExpectedFailure { reason, source, .. }
-            | Verdict::UnexpectedPass { reason, source } => Some((reason.clone(), source.clone())),
-            _ => None,
-        });
-        let failing = runs.iter().enumerate().find_map(|(i, v)| {
-            let why = match v {
+        repeats.verdict()
+    }
+}
+
+/// How many askings' tags a [`Verdict::Flaky`] lists in `runs`: as many
+/// as fit [`CASE_VALUE_BYTES`] of JSON at the longest tag
+/// (`"expected_failure",`, 19 bytes), so `runs` is bounded as every other
+/// value of a report is; the askings past them are counted in the
+/// report's summary. 862.
+pub const FLAKY_RUNS_LISTED: usize = CASE_VALUE_BYTES / "\"expected_failure\",".len();
+
+/// The verdicts of one trial asked again and again (`--repeat N`), folded
+/// one asking at a time: what [`Verdict::of_repeats`] concludes, in
+/// memory that does not grow with N. Kept: the first verdict whole (the
+/// answer when every asking agrees), the first listing and the first
+/// failing asking's report (what a flaky report shows), each tag's count,
+/// and the first [`FLAKY_RUNS_LISTED`] tags in order. `--repeat
+/// 4294967295` used to allocate room for every asking's answers at once
+/// (103 GB) and abort.
+///
+/// ```
+/// use lawsuite::conformance::verdict::{FLAKY_RUNS_LISTED, Repeats};
+/// use lawsuite::conformance::{Report, Verdict};
+/// let mut repeats = Repeats::new(Verdict::Pass);
+/// for i in 1..1_000_000u32 {
+///     repeats.add(if i % 4 == 0 { Verdict::Broken { why: "gone".into() } } else { Verdict::Pass });
+/// }
+/// let Verdict::Flaky { runs, report } = repeats.verdict() else { panic!("flaky") };
+/// assert_eq!(runs.len(), FLAKY_RUNS_LISTED);
+/// assert!(report.summary.contains("asked 1000000 times"), "{}", report.summary);
+/// assert!(report.summary.contains("750001 pass, 249999 broken"), "{}", report.summary);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Repeats {
+    first: Verdict,
+    asked: u64,
+    agree: bool,
+    /// Each tag with its count, in the order they first came.
+    counts: Vec<(&'static str, u64)>,
+    /// The first [`FLAKY_RUNS_LISTED`] askings' tags.
+    listed: Vec<&'static str>,
+    /// The reason and source of the first asking an expectation lists.
+    listing: Option<(String, String)>,
+    /// The first failing asking (0-based) and its report.
+    failing: Option<(u64, Report)>,
+}
+
+impl Repeats {
+    /// The first asking.
+    pub fn new(first: Verdict) -> Repeats {
+        let mut repeats = Repeats {
+            first: Verdict::Pass,
+            asked: 0,
+            agree: true,
+            counts: Vec::new(),
+            listed: Vec::new(),
+            listing: None,
+            failing: None,
+        };
+        repeats.note(&first);
+        repeats.first = first;
+        repeats
+    }
+
+    /// The next asking.
+    pub fn add(&mut self, verdict: Verdict) {
+        if verdict.tag() != self.first.tag() {
+            self.agree = false;
+        }
+        self.note(&verdict);
+    }
+
+    /// Keep what a report of `verdict`, the next asking, needs.
+    fn note(&mut self, verdict: &Verdict) {
+        let tag = verdict.tag();
+        match self.counts.iter_mut().find(|(t, _)| *t == tag) {
+            Some((_, n)) => *n += 1,
+            None => self.counts.push((tag, 1)),
+        }
+        if self.listed.len() < FLAKY_RUNS_LISTED {
+            self.listed.push(tag);
+        }
+        if self.listing.is_none()
+            && let Verdict::ExpectedFailure { reason, source, .. }
+            | Verdict::UnexpectedPass { reason, source } = verdict
+        {
+            self.listing = Some((reason.clone(), source.clone()));
+        }
+        if self.failing.is_none() {
+            let why = match verdict {
                 Verdict::Broken { why } => Some(Report {
                     summary: why.clone(),
                     ..Report::default()
                 }),
                 other => other.report().cloned(),
             };
-            why.map(|r| (i, r))
-        });
-        let (at, mut report) = failing.unwrap_or_default();
-        let passed = runs
+            self.failing = why.map(|r| (self.asked, r));
+        }
+        self.asked += 1;
+    }
+
+    /// How many askings so far.
+    pub fn asked(&self) -> u64 {
+        self.asked
+    }
+
+    /// The one verdict of every asking so far.
+    pub fn verdict(self) -> Verdict {
+        if self.agree {
+            return self.first;
+        }
+        let (at, mut report) = self.failing.unwrap_or_default();
+        let passed: u64 = self
+            .counts
             .iter()
-            .filter(|v| matches!(v, Verdict::Pass | Verdict::UnexpectedPass { .. }))
-            .count();
+            .filter(|(t, _)| matches!(*t, "pass" | "unexpected_pass"))
+            .map(|(_, n)| n)
+            .sum();
+        // Every tag in order while `runs` holds them all; past that, each
+        // tag's count (a million tags would be megabytes of summary).
+        let tags = if self.asked <= self.listed.len() as u64 {
+            self.listed.join(", ")
+        } else {
+            self.counts
+                .iter()
+                .map(|(t, n)| format!("{n} {t}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         report.summary = format!(
-            "flaky: asked {} times on fresh trees, it passed {passed} and did not pass {} ({}); asking {} of {}: {}",
-            runs.len(),
-            runs.len() - passed,
-            tags.join(", "),
+            "flaky: asked {} times on fresh trees, it passed {passed} and did not pass {} ({tags}); asking {} of {}: {}",
+            self.asked,
+            self.asked - passed,
             at + 1,
-            runs.len(),
+            self.asked,
             report.summary
         );
-        match listed {
+        match self.listing {
             Some((reason, source)) => Verdict::ExpectedFailure {
                 reason,
                 source,
                 report,
             },
-            None => Verdict::Flaky { runs: tags, report },
+            None => Verdict::Flaky {
+                runs: self.listed.iter().map(|t| t.to_string()).collect(),
+                report,
+            },
         }
     }
 }
@@ -495,4 +611,43 @@ fn wire_template(method: crate::peer::Method) -> Value {
         Method::FlowBash => Ok(Value::Null),
     };
     value.unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `runs` lists every asking's tag up to `FLAKY_RUNS_LISTED` askings,
+    /// and the summary each of them in order; one asking more and `runs`
+    /// stops at the bound, the summary counts each tag instead, and what
+    /// is kept of the askings does not grow.
+    #[test]
+    fn a_flaky_verdict_lists_its_askings_up_to_the_bound_then_counts_them() {
+        let broken = || Verdict::Broken { why: "gone".into() };
+        for (asked, listed) in [(FLAKY_RUNS_LISTED, true), (FLAKY_RUNS_LISTED + 1, false)] {
+            let mut repeats = Repeats::new(Verdict::Pass);
+            for i in 1..asked {
+                repeats.add(if i == 1 { broken() } else { Verdict::Pass });
+            }
+            assert_eq!(repeats.asked(), asked as u64);
+            assert!(repeats.listed.len() <= FLAKY_RUNS_LISTED && repeats.counts.len() == 2);
+            let Verdict::Flaky { runs, report } = repeats.verdict() else {
+                panic!("not flaky");
+            };
+            assert_eq!(runs.len(), FLAKY_RUNS_LISTED);
+            assert_eq!(runs[..3], ["pass", "broken", "pass"]);
+            let head = format!(
+                "flaky: asked {asked} times on fresh trees, it passed {} and did not pass 1 (",
+                asked - 1
+            );
+            assert!(report.summary.starts_with(&head), "{}", report.summary);
+            let tags = if listed {
+                "(pass, broken, pass, pass,".to_string()
+            } else {
+                format!("({} pass, 1 broken); asking 2 of {asked}: gone", asked - 1)
+            };
+            assert!(report.summary.contains(&tags), "{}", &report.summary[..200]);
+        }
+        assert_eq!(FLAKY_RUNS_LISTED, 862);
+    }
 }

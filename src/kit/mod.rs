@@ -68,6 +68,20 @@ impl Generator {
         }
     }
 
+    /// Its version: every plan of a seed is the generator's and its
+    /// version's (a new version changes plans), so results name it.
+    ///
+    /// ```
+    /// use lawsuite::kit::Generator;
+    /// assert_eq!(Generator::Smthrs.version(), lawsuite::kit::smthrs::VERSION);
+    /// ```
+    pub fn version(self) -> u32 {
+        match self {
+            Generator::Smthrs => smthrs::VERSION,
+            Generator::Lawsuite => lawsuite::VERSION,
+        }
+    }
+
     /// The methods its plans call, in plan order: `smthrs` plans are the
     /// TypeScript kit's grep and glob calls; `lawsuite` plans add the file
     /// flows.

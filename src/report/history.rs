@@ -4,10 +4,13 @@
 //! wpt.fyi shows a test's results across browser releases. Trials that
 //! never changed are counted, not listed.
 //!
+//! The runs are streamed: a history keeps 16 bytes and one byte a run per
+//! trial, and reads the files again for the ids it lists.
+//!
 //! ```
 //! use lawsuite::conformance::{Kind, Outcome, Verdict};
 //! use lawsuite::report::history::History;
-//! use lawsuite::report::results::Results;
+//! use lawsuite::report::results::{Results, Side};
 //!
 //! let run = |verdict: Verdict| {
 //!     let outcome = Outcome {
@@ -23,18 +26,23 @@
 //!     };
 //!     Results::new(Default::default(), vec![outcome], "run.jsonl")
 //! };
-//! let mut history = History::default();
-//! history.push(&run(Verdict::Pass));
-//! history.push(&run(Verdict::Skipped { why: "not declared".into() }));
-//! assert_eq!(history.changed().count(), 1);
+//! let (one, two) = (run(Verdict::Pass), run(Verdict::Skipped { why: "not declared".into() }));
+//! let history = History::of(vec![Side::held(&one), Side::held(&two)])?;
+//! assert_eq!(history.changed(), 1);
+//! # Ok::<(), lawsuite::report::results::ResultsError>(())
 //! ```
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::ops::ControlFlow;
 
 use serde::Serialize;
 
-use super::results::Results;
+use super::escaped;
+use super::results::index::{Index, Loc};
+use super::results::line::{Key, Tag};
+use super::results::side::found_twice;
+use super::results::{ResultsError, ResultsErrorKind, Side};
 
 /// One run of a history: where it came from and what ran.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -49,54 +57,181 @@ pub struct Run {
 }
 
 /// The verdicts of every trial over a series of runs.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct History {
+#[derive(Debug)]
+pub struct History<'a> {
     /// The runs, in the order given.
     pub runs: Vec<Run>,
-    /// Each trial's verdict tag per run (`None`: not in that run).
-    pub trials: BTreeMap<String, Vec<Option<&'static str>>>,
+    sides: Vec<Side<'a>>,
+    /// Every trial, by key.
+    keys: Vec<Key>,
+    /// Each trial's verdict per run, a row of `runs.len()` a trial: the
+    /// tag's number + 1, or 0 where the trial is not in that run.
+    rows: Vec<u8>,
+    changed: usize,
 }
 
-impl History {
-    /// Add the next run. Only each trial's verdict is kept, not its report,
-    /// so a long series costs a map of ids and tags.
-    pub fn push(&mut self, results: &Results) {
-        let at = self.runs.len();
-        self.runs.push(Run {
-            source: results.sources.first().cloned().unwrap_or_default(),
-            peers: results
-                .info
-                .peers
-                .iter()
-                .map(|p| format!("{} {}", p.name, p.version))
-                .collect(),
-            started: results.info.started,
-        });
-        for outcome in &results.outcomes {
-            let row = self
-                .trials
-                .entry(outcome.id.clone())
-                .or_insert_with(|| vec![None; at]);
-            row.resize(at, None);
-            row.push(Some(outcome.verdict.tag()));
+impl<'a> History<'a> {
+    /// The history of `sides`, oldest first: each read whole (any problem
+    /// is an error), only each trial's verdict kept.
+    pub fn of(mut sides: Vec<Side<'a>>) -> Result<History<'a>, ResultsError> {
+        let k = sides.len();
+        let mut keys: Vec<Key> = Vec::new();
+        let mut rows: Vec<u8> = Vec::new();
+        for (j, side) in sides.iter_mut().enumerate() {
+            let name = side.name();
+            let mut added = Index::default();
+            // A trial twice in this run: its key, line and both tags.
+            let mut twice = None;
+            let checked = side.check(j, |n, trial| {
+                match keys.binary_search(&trial.key) {
+                    Ok(at) => {
+                        let cell = &mut rows[at * k + j];
+                        if *cell != 0 {
+                            twice = Some((trial.key, n, Tag::from_number(*cell - 1), trial.tag));
+                            return Err(ResultsError {
+                                kind: ResultsErrorKind::Duplicate,
+                                source: name.clone(),
+                                line: None,
+                                message: String::new(),
+                            });
+                        }
+                        *cell = trial.tag.number() + 1;
+                    }
+                    Err(_) => added.push(trial.key, Loc::new(j, n, trial.tag, &name)?),
+                }
+                Ok(())
+            });
+            if let Some((key, n, first, again)) = twice {
+                return Err(found_twice(side, j, key, n, (first, again))?);
+            }
+            checked?;
+            added.sort();
+            if let Some(group) = added.repeats().next() {
+                let (first, again) = (group[0].loc, group[1].loc);
+                return Err(found_twice(
+                    side,
+                    j,
+                    group[0].key,
+                    again.line(),
+                    (first.tag(), again.tag()),
+                )?);
+            }
+            // The new trials put in key order beside the others.
+            let entries = added.entries();
+            let mut merged_keys = Vec::with_capacity(keys.len() + entries.len());
+            let mut merged_rows = Vec::with_capacity((keys.len() + entries.len()) * k);
+            let mut old = keys.iter().zip(rows.chunks_exact(k)).peekable();
+            for entry in entries {
+                while let Some((key, row)) = old.next_if(|(key, _)| **key < entry.key) {
+                    merged_keys.push(*key);
+                    merged_rows.extend_from_slice(row);
+                }
+                merged_keys.push(entry.key);
+                let start = merged_rows.len();
+                merged_rows.resize(start + k, 0);
+                merged_rows[start + j] = entry.loc.tag().number() + 1;
+            }
+            for (key, row) in old {
+                merged_keys.push(*key);
+                merged_rows.extend_from_slice(row);
+            }
+            drop(added);
+            keys = merged_keys;
+            rows = merged_rows;
         }
-        for row in self.trials.values_mut() {
-            row.resize(at + 1, None);
-        }
+        let runs = sides
+            .iter()
+            .map(|side| Run {
+                source: side.name(),
+                peers: side
+                    .info()
+                    .peers
+                    .iter()
+                    .map(|p| format!("{} {}", p.name, p.version))
+                    .collect(),
+                started: side.info().started,
+            })
+            .collect();
+        let changed = if k == 0 {
+            0
+        } else {
+            rows.chunks_exact(k).filter(|row| is_changed(row)).count()
+        };
+        Ok(History {
+            runs,
+            sides,
+            keys,
+            rows,
+            changed,
+        })
     }
 
-    /// The trials whose verdict is not the same in every run (a trial
-    /// missing from a run counts as a change).
-    pub fn changed(&self) -> impl Iterator<Item = (&String, &Vec<Option<&'static str>>)> {
-        self.trials
-            .iter()
-            .filter(|(_, row)| row.windows(2).any(|w| w[0] != w[1]))
+    /// How many trials changed verdict (a trial missing from a run counts
+    /// as a change).
+    pub fn changed(&self) -> usize {
+        self.changed
+    }
+
+    /// How many trials in all.
+    pub fn trials(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Each trial (each that changed, with `only_changed`) with its
+    /// verdict in every run (`None`: not in that run), in the order the
+    /// runs first have them, until `each` breaks: the runs are read again
+    /// for the ids.
+    pub fn each(
+        &self,
+        only_changed: bool,
+        mut each: impl FnMut(&str, Vec<Option<&'static str>>) -> ControlFlow<()>,
+    ) -> Result<(), ResultsError> {
+        let k = self.sides.len();
+        for (j, side) in self.sides.iter().enumerate() {
+            let mut stopped = false;
+            side.walk(j, |_, trial| {
+                let Ok(at) = self.keys.binary_search(&trial.key) else {
+                    return Ok(ControlFlow::Continue(()));
+                };
+                let row = &self.rows[at * k..at * k + k];
+                // Listed once: from the first run that has it.
+                if row.iter().position(|c| *c != 0) != Some(j) || (only_changed && !is_changed(row))
+                {
+                    return Ok(ControlFlow::Continue(()));
+                }
+                let tags = row
+                    .iter()
+                    .map(|c| (*c != 0).then(|| Tag::from_number(*c - 1).name()))
+                    .collect();
+                let flow = each(&trial.id, tags);
+                stopped = flow.is_break();
+                Ok(flow)
+            })?;
+            if stopped {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The first `max` changed trials (0: all), with their verdicts.
+    fn listed(&self, max: usize) -> Result<Vec<(String, Row)>, ResultsError> {
+        let mut out = Vec::new();
+        self.each(true, |id, row| {
+            out.push((id.to_string(), row));
+            if max > 0 && out.len() >= max {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })?;
+        Ok(out)
     }
 
     /// For people: the runs, then each changed trial's verdicts
-    /// (`pass → fail → pass`), at most `max` of them (0: all).
-    pub fn human(&self, max: usize) -> String {
+    /// (`pass → fail → pass`), at most `max` of them (0: all). Ids and
+    /// names are escaped as `run` escapes them ([`escaped`]).
+    pub fn human(&self, max: usize) -> Result<String, ResultsError> {
         let mut out = String::new();
         let _ = writeln!(out, "history of {} runs:", self.runs.len());
         for (i, run) in self.runs.iter().enumerate() {
@@ -104,38 +239,33 @@ impl History {
                 out,
                 "  {} {}  ({})",
                 i + 1,
-                run.source,
-                run.peers.join(", ")
+                escaped(&run.source, "    "),
+                escaped(&run.peers.join(", "), "    ")
             );
         }
-        let changed: Vec<_> = self.changed().collect();
         let _ = writeln!(
             out,
             "{} of {} trials changed verdict:",
-            changed.len(),
-            self.trials.len()
+            self.changed,
+            self.trials()
         );
-        let shown = if max == 0 {
-            changed.len()
-        } else {
-            max.min(changed.len())
-        };
-        for (id, row) in &changed[..shown] {
+        let listed = self.listed(max)?;
+        for (id, row) in &listed {
             let path: Vec<&str> = row.iter().map(|v| v.unwrap_or("—")).collect();
-            let _ = writeln!(out, "  {id}  {}", path.join(" → "));
+            let _ = writeln!(out, "  {}  {}", escaped(id, "    "), path.join(" → "));
         }
-        if shown < changed.len() {
+        if listed.len() < self.changed {
             let _ = writeln!(
                 out,
                 "  … and {} more (--max-reports 0 lists all)",
-                changed.len() - shown
+                self.changed - listed.len()
             );
         }
-        out
+        Ok(out)
     }
 
     /// A Markdown table: one column per run, one row per changed trial.
-    pub fn markdown(&self, max: usize) -> String {
+    pub fn markdown(&self, max: usize) -> Result<String, ResultsError> {
         let mut out = String::from("### lawsuite history\n\n| trial |");
         for i in 1..=self.runs.len() {
             let _ = write!(out, " {i} |");
@@ -143,15 +273,10 @@ impl History {
         out.push_str("\n| --- |");
         out.push_str(&" --- |".repeat(self.runs.len()));
         out.push('\n');
-        let changed: Vec<_> = self.changed().collect();
-        let shown = if max == 0 {
-            changed.len()
-        } else {
-            max.min(changed.len())
-        };
-        for (id, row) in &changed[..shown] {
-            let _ = write!(out, "| `{}` |", super::escaped(id, " ").replace('|', "\\|"));
-            for v in row.iter() {
+        let listed = self.listed(max)?;
+        for (id, row) in &listed {
+            let _ = write!(out, "| `{}` |", escaped(id, " ").replace('|', "\\|"));
+            for v in row {
                 let _ = write!(out, " {} |", v.unwrap_or("—"));
             }
             out.push('\n');
@@ -162,25 +287,62 @@ impl History {
                 out,
                 "{}. `{}` ({})",
                 i + 1,
-                run.source,
-                super::escaped(&run.peers.join(", "), " ")
+                escaped(&run.source, " "),
+                escaped(&run.peers.join(", "), " ")
             );
         }
-        if shown < changed.len() {
+        if listed.len() < self.changed {
             let _ = writeln!(
                 out,
                 "\n… and {} more changed trials.",
-                changed.len() - shown
+                self.changed - listed.len()
             );
         }
-        out
+        Ok(out)
     }
+
+    /// The whole history as one JSON document, for tools: `runs`, and
+    /// `trials`, every trial with its verdict in each run (`null`: not in
+    /// it), in the order the runs first have them; written as the runs
+    /// are read again.
+    pub fn json_to(&self, out: &mut dyn Write) -> io::Result<()> {
+        out.write_all(b"{\n  \"runs\": ")?;
+        super::json::pretty(out, &self.runs, b"\n  ")?;
+        out.write_all(b",\n  \"trials\": {")?;
+        let mut any = false;
+        let mut failed = Ok(());
+        self.each(false, |id, row| {
+            failed = out
+                .write_all(if any { b",\n    " } else { b"\n    " })
+                .and_then(|()| serde_json::to_writer(&mut *out, id).map_err(io::Error::other))
+                .and_then(|()| out.write_all(b": "))
+                .and_then(|()| super::json::pretty(out, &row, b"\n    "));
+            any = true;
+            if failed.is_err() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .map_err(io::Error::other)?;
+        failed?;
+        out.write_all(if any { b"\n  }\n}\n" } else { b"}\n}\n" })
+    }
+}
+
+/// A trial's verdict in each run (`None`: not in that run).
+type Row = Vec<Option<&'static str>>;
+
+/// Whether a row's verdicts are not all the same.
+fn is_changed(row: &[u8]) -> bool {
+    row.windows(2).any(|w| w[0] != w[1])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::conformance::{Kind, Outcome, Report, Verdict};
+    use crate::report::results::Results;
 
     fn run(verdicts: &[(&str, Verdict)]) -> Results {
         let outcomes = verdicts
@@ -192,7 +354,7 @@ mod tests {
                 peer: Some("mine".into()),
                 spec: None,
                 verdict: v.clone(),
-                documented: BTreeMap::new(),
+                documented: Default::default(),
                 compared: 0,
                 seconds: 0.0,
             })
@@ -205,29 +367,51 @@ mod tests {
         let fail = Verdict::Fail {
             report: Report::default(),
         };
-        let mut history = History::default();
-        history.push(&run(&[
-            ("a", Verdict::Pass),
-            ("b", Verdict::Pass),
-            ("c", fail.clone()),
-        ]));
-        history.push(&run(&[("a", fail.clone()), ("b", Verdict::Pass)]));
-        history.push(&run(&[
-            ("a", Verdict::Pass),
-            ("b", Verdict::Pass),
-            ("d", Verdict::Pass),
-        ]));
-        let changed: Vec<_> = history.changed().map(|(id, _)| id.as_str()).collect();
-        assert_eq!(changed, ["a", "c", "d"]);
-        let text = history.human(0);
+        let runs = [
+            run(&[
+                ("a", Verdict::Pass),
+                ("b", Verdict::Pass),
+                ("c", fail.clone()),
+            ]),
+            run(&[("a", fail.clone()), ("b", Verdict::Pass)]),
+            run(&[
+                ("a", Verdict::Pass),
+                ("b", Verdict::Pass),
+                ("d", Verdict::Pass),
+            ]),
+        ];
+        let history = History::of(runs.iter().map(Side::held).collect()).unwrap();
+        assert_eq!((history.changed(), history.trials()), (3, 4));
+        let text = history.human(0).unwrap();
         assert!(text.contains("a  pass → fail → pass"), "{text}");
         assert!(text.contains("c  fail → — → —"), "{text}");
         assert!(text.contains("d  — → — → pass"), "{text}");
         assert!(text.contains("3 of 4 trials changed verdict"), "{text}");
-        let markdown = history.markdown(0);
+        let markdown = history.markdown(0).unwrap();
         assert!(
             markdown.contains("| `a` | pass | fail | pass |"),
             "{markdown}"
         );
+        let one = history.human(1).unwrap();
+        assert!(one.contains("… and 2 more"), "{one}");
+        let mut json = Vec::new();
+        history.json_to(&mut json).unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        assert_eq!(doc["trials"]["d"], serde_json::json!([null, null, "pass"]));
+        assert_eq!(doc["trials"].as_object().unwrap().len(), 4);
+    }
+
+    /// An id holding ESC is printed escaped, as `run` prints one.
+    #[test]
+    fn control_characters_are_escaped() {
+        let runs = [
+            run(&[("law::a\u{1b}[2J::p", Verdict::Pass)]),
+            run(&[("law::a\u{1b}[2J::p", Verdict::Broken { why: "x".into() })]),
+        ];
+        let history = History::of(runs.iter().map(Side::held).collect()).unwrap();
+        for text in [history.human(0).unwrap(), history.markdown(0).unwrap()] {
+            assert!(!text.contains('\u{1b}'), "{text:?}");
+            assert!(text.contains(r"law::a\u{001B}[2J::p"), "{text}");
+        }
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{RunInfo, compact, utc};
+use super::{RunInfo, Walk, compact, utc};
 use crate::conformance::{Kind, Outcome, Summary, Verdict};
 use crate::kit::report::visible;
 
@@ -86,31 +86,59 @@ const RUN_COLUMN: &str = "the run";
 /// link to their failures, then each failure with its section, tree, call,
 /// diff and replay command (the first [`HTML_IN_FULL`] of a cell in full).
 pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
+    let mut out = Vec::new();
+    let _ = html_to(&mut out, info, &outcomes, summary);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// One cell of the matrix: its counts, how many of its trials need
+/// attention, the first [`HTML_IN_FULL`] of them written, the next
+/// [`HTML_LISTED`] by id and verdict.
+#[derive(Default)]
+struct Cell {
+    counts: crate::conformance::Counts,
+    failing: usize,
+    in_full: String,
+    listed: Vec<(String, &'static str)>,
+}
+
+/// [`html()`] written to `out` after one walk of `outcomes`, which keeps
+/// of each cell what the page shows of it: its counts, its first failures
+/// written out, the next ones' ids.
+pub fn html_to(
+    to: &mut dyn std::io::Write,
+    info: &RunInfo,
+    outcomes: &dyn Walk,
+    summary: &Summary,
+) -> std::io::Result<()> {
     let e = html_escape;
     let mut peers: Vec<String> = info.peers.iter().map(|p| p.name.clone()).collect();
-    for o in outcomes {
+    // (row, peer) → counts and the failing outcomes.
+    let mut cells: BTreeMap<(String, String), Cell> = BTreeMap::new();
+    let mut rows: Vec<String> = Vec::new();
+    outcomes.walk(&mut |o| {
         if let Some(p) = &o.peer
             && !peers.contains(p)
         {
             peers.push(p.clone());
         }
-    }
-    // (row, peer) → counts and the failing outcomes.
-    let mut cells: BTreeMap<(String, String), (crate::conformance::Counts, Vec<&Outcome>)> =
-        BTreeMap::new();
-    let mut rows: Vec<String> = Vec::new();
-    for o in outcomes {
         let row = matrix_row(o);
         if !rows.contains(&row) {
             rows.push(row.clone());
         }
         let peer = o.peer.clone().unwrap_or_else(|| RUN_COLUMN.into());
         let cell = cells.entry((row, peer)).or_default();
-        cell.0.add(&o.verdict);
+        cell.counts.add(&o.verdict);
         if o.verdict.is_failure() || matches!(o.verdict, Verdict::ExpectedFailure { .. }) {
-            cell.1.push(o);
+            if cell.failing < HTML_IN_FULL {
+                html_failure(&mut cell.in_full, o);
+            } else if cell.failing < HTML_IN_FULL + HTML_LISTED {
+                cell.listed.push((o.id.clone(), o.verdict.tag()));
+            }
+            cell.failing += 1;
         }
-    }
+        Ok(())
+    })?;
     // Spec sections in document order (by their numbers), then the rest.
     let key = |row: &String| -> (u8, String, Vec<u32>) {
         match row.split_once('§') {
@@ -170,6 +198,9 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
         total.skipped,
         summary.seconds
     );
+    for warning in &info.warnings {
+        let _ = write!(out, "<p class=\"warn\"><b>WARNING</b>: {}</p>", e(warning));
+    }
     for (peer, at, why) in &summary.stopped {
         let _ = write!(
             out,
@@ -211,7 +242,9 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
         for p in &peers {
             match cells.get(&(row.clone(), p.clone())) {
                 None => out.push_str("<td class=\"cell none\">·</td>"),
-                Some((c, failing)) => {
+                Some(Cell {
+                    counts: c, failing, ..
+                }) => {
                     let class = if c.failures() > 0 {
                         "bad"
                     } else if c.expected_failure > 0 {
@@ -228,7 +261,7 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
                         c.expected_failure,
                         c.skipped
                     );
-                    if failing.is_empty() {
+                    if *failing == 0 {
                         let _ = write!(
                             out,
                             "<td class=\"cell {class}\" data-row=\"{}\" data-peer=\"{}\" data-pass=\"{}\" data-fail=\"{}\" data-xfail=\"{}\" data-skipped=\"{}\">{text}</td>",
@@ -261,10 +294,10 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
     let mut any = false;
     for row in &rows {
         for p in &peers {
-            let Some((_, failing)) = cells.get(&(row.clone(), p.clone())) else {
+            let Some(cell) = cells.get(&(row.clone(), p.clone())) else {
                 continue;
             };
-            if failing.is_empty() {
+            if cell.failing == 0 {
                 continue;
             }
             any = true;
@@ -274,27 +307,20 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
                 slug(&format!("cell {row} {p}")),
                 e(row),
                 e(p),
-                failing.len()
+                cell.failing
             );
-            for o in failing.iter().take(HTML_IN_FULL) {
-                html_failure(&mut out, o);
-            }
-            if failing.len() > HTML_IN_FULL {
+            out.push_str(&cell.in_full);
+            if cell.failing > HTML_IN_FULL {
                 let _ = write!(
                     out,
                     "<p>{} more, by id:</p><ul class=\"listed\">",
-                    failing.len() - HTML_IN_FULL
+                    cell.failing - HTML_IN_FULL
                 );
-                for o in failing.iter().skip(HTML_IN_FULL).take(HTML_LISTED) {
-                    let _ = write!(
-                        out,
-                        "<li><code>{}</code> {}</li>",
-                        e(&o.id),
-                        o.verdict.tag()
-                    );
+                for (id, tag) in &cell.listed {
+                    let _ = write!(out, "<li><code>{}</code> {tag}</li>", e(id));
                 }
                 out.push_str("</ul>");
-                let rest = failing.len().saturating_sub(HTML_IN_FULL + HTML_LISTED);
+                let rest = cell.failing.saturating_sub(HTML_IN_FULL + HTML_LISTED);
                 if rest > 0 {
                     let _ = write!(
                         out,
@@ -309,7 +335,7 @@ pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
         out.push_str("<p>None: every trial passed, was an expected failure, or was skipped.</p>\n");
     }
     out.push_str("</main></body></html>\n");
-    out
+    to.write_all(out.as_bytes())
 }
 
 /// One failing (or expected-failing) trial as a collapsed block.

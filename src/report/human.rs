@@ -256,6 +256,9 @@ pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
             escaped(why.lines().next().unwrap_or(why), "  ")
         );
     }
+    for warning in &info.warnings {
+        let _ = writeln!(out, "WARNING: {}", escaped(warning, "  "));
+    }
     let total = summary.total();
     let _ = writeln!(
         out,

@@ -1,8 +1,9 @@
 //! JUnit XML, for CI test reports: one `<testsuite>` per peer.
 
 use std::fmt::Write as _;
+use std::io::{self, Write};
 
-use super::{RunInfo, human_report};
+use super::{RunInfo, Walk, human_report};
 use crate::conformance::{Kind, Outcome, Report, Summary, Verdict};
 
 /// Escape for XML text and attributes, replacing characters XML 1.0 cannot
@@ -31,146 +32,181 @@ fn xml(text: &str) -> String {
 /// divergent call, each with its diff and replay command. Failure bodies
 /// are the human report. `<testsuites>` holds its suites' counts summed.
 pub fn junit(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
-    let mut suites: Vec<(String, Vec<&Outcome>)> = Vec::new();
-    for o in outcomes {
-        let name = o.peer.clone().unwrap_or_else(|| "checks".into());
-        match suites.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, list)) => list.push(o),
-            None => suites.push((name, vec![o])),
-        }
-    }
-    // The suites are written first: `<testsuites>` gives their counts
+    let mut out = Vec::new();
+    let _ = junit_to(&mut out, info, &outcomes, summary);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The suite an outcome is in: its peer, or the run's checks.
+fn suite_of(o: &Outcome) -> &str {
+    o.peer.as_deref().unwrap_or("checks")
+}
+
+/// [`junit()`] written to `out`: one walk of `outcomes` for the suites'
+/// counts (the header gives them before any case), then one walk per
+/// suite for its cases, so no outcome is held.
+pub fn junit_to(
+    out: &mut dyn Write,
+    info: &RunInfo,
+    outcomes: &dyn Walk,
+    summary: &Summary,
+) -> io::Result<()> {
+    // The suites are counted first: `<testsuites>` gives their counts
     // summed, as JUnit readers expect, not the trial counts of `summary`
     // (a seed is one trial but one test case per divergent call, and a
     // broken trial is an error, not a failure).
-    let mut body = String::new();
-    let mut totals = [0usize; 4];
-    for (suite, list) in suites {
-        let mut cases = String::new();
-        let (mut tests, mut failures, mut errors, mut skipped) = (0, 0, 0, 0);
-        for o in list {
-            let classname = xml(&format!("{}.{}", o.kind.name(), suite));
-            let time = format!("{:.3}", o.seconds);
-            match &o.verdict {
-                Verdict::Fail { report } if o.kind == Kind::Seed => {
-                    for (n, case) in report.cases.iter().enumerate() {
-                        tests += 1;
-                        failures += 1;
-                        let one = Report {
-                            summary: format!(
-                                "{} (divergent call {} of {})",
-                                report.summary,
-                                n + 1,
-                                report.cases.len()
-                            ),
-                            cases: vec![case.clone()],
-                            health: report.health.clone(),
-                        };
-                        // Named by the plan's call index, as `--call N`
-                        // replays it; a case without one (results of an
-                        // older lawsuite) by its position, under another
-                        // word so it is never taken for a call index.
-                        let name = match case.call_index {
-                            Some(index) => format!("{}::call-{index}", o.id),
-                            None => format!("{}::divergent-{}", o.id, n + 1),
-                        };
-                        let _ = writeln!(
-                            cases,
-                            "    <testcase classname=\"{classname}\" name=\"{}\" time=\"{time}\"><failure message=\"{}\" type=\"divergence\">{}</failure></testcase>",
-                            xml(&name),
-                            xml(&case.title),
-                            xml(&human_report(&one, false)),
-                        );
-                    }
-                }
-                verdict => {
-                    tests += 1;
-                    let body = match verdict {
-                        Verdict::Pass => String::new(),
-                        Verdict::Fail { report } => {
-                            failures += 1;
-                            format!(
-                                "<failure message=\"{}\" type=\"fail\">{}</failure>",
-                                xml(&report.summary),
-                                xml(&human_report(report, false))
-                            )
-                        }
-                        Verdict::Flaky { report, .. } => {
-                            failures += 1;
-                            format!(
-                                "<failure message=\"{}\" type=\"flaky\">{}</failure>",
-                                xml(&report.summary),
-                                xml(&human_report(report, false))
-                            )
-                        }
-                        Verdict::UnexpectedPass { reason, source } => {
-                            failures += 1;
-                            let text = format!(
-                                "passes, but {source} lists it as an expected failure ({reason}); remove that entry"
-                            );
-                            format!(
-                                "<failure message=\"{}\" type=\"unexpected_pass\">{}</failure>",
-                                xml(&text),
-                                xml(&text)
-                            )
-                        }
-                        Verdict::Broken { why } => {
-                            errors += 1;
-                            format!(
-                                "<error message=\"{}\" type=\"broken\">{}</error>",
-                                xml(why.lines().next().unwrap_or(why)),
-                                xml(why)
-                            )
-                        }
-                        Verdict::ExpectedFailure { reason, report, .. } => {
-                            skipped += 1;
-                            format!(
-                                "<skipped message=\"expected failure: {}\"/><system-out>{}</system-out>",
-                                xml(reason),
-                                xml(&human_report(report, false))
-                            )
-                        }
-                        Verdict::Skipped { why } => {
-                            skipped += 1;
-                            format!("<skipped message=\"{}\"/>", xml(why))
-                        }
-                    };
-                    let _ = writeln!(
-                        cases,
-                        "    <testcase classname=\"{classname}\" name=\"{}\" time=\"{time}\">{body}</testcase>",
-                        xml(&o.id)
-                    );
-                }
+    let mut suites: Vec<(String, [usize; 4])> = Vec::new();
+    outcomes.walk(&mut |o| {
+        let name = suite_of(o);
+        let at = match suites.iter().position(|(n, _)| n == name) {
+            Some(at) => at,
+            None => {
+                suites.push((name.to_string(), [0; 4]));
+                suites.len() - 1
             }
-        }
-        for (total, n) in totals.iter_mut().zip([tests, failures, errors, skipped]) {
+        };
+        for (total, n) in suites[at].1.iter_mut().zip(counts(o)) {
             *total += n;
         }
-        let _ = writeln!(
-            body,
-            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">",
-            xml(&suite)
-        );
-        body.push_str(&cases);
-        body.push_str("  </testsuite>\n");
+        Ok(())
+    })?;
+    let mut totals = [0usize; 4];
+    for (_, counts) in &suites {
+        for (total, n) in totals.iter_mut().zip(counts) {
+            *total += n;
+        }
     }
     let [tests, failures, errors, skipped] = totals;
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
+    writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
+    writeln!(
         out,
         "<testsuites name=\"lawsuite\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{:.3}\">",
         summary.seconds
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         "  <!-- lawsuite {} · reference {} · {} -->",
         xml(&info.lawsuite),
         xml(&info.reference),
         xml(&info.machine).replace("--", "- -")
-    );
-    out.push_str(&body);
-    out.push_str("</testsuites>\n");
-    out
+    )?;
+    for warning in &info.warnings {
+        writeln!(
+            out,
+            "  <!-- WARNING: {} -->",
+            xml(warning).replace("--", "- -")
+        )?;
+    }
+    for (suite, [tests, failures, errors, skipped]) in &suites {
+        writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">",
+            xml(suite)
+        )?;
+        outcomes.walk(&mut |o| {
+            if suite_of(o) == suite {
+                out.write_all(cases(o, suite).as_bytes())?;
+            }
+            Ok(())
+        })?;
+        out.write_all(b"  </testsuite>\n")?;
+    }
+    out.write_all(b"</testsuites>\n")
+}
+
+/// What `o` adds to its suite: tests, failures, errors, skipped.
+fn counts(o: &Outcome) -> [usize; 4] {
+    match &o.verdict {
+        Verdict::Fail { report } if o.kind == Kind::Seed => {
+            [report.cases.len(), report.cases.len(), 0, 0]
+        }
+        Verdict::Pass => [1, 0, 0, 0],
+        Verdict::Fail { .. } | Verdict::Flaky { .. } | Verdict::UnexpectedPass { .. } => {
+            [1, 1, 0, 0]
+        }
+        Verdict::Broken { .. } => [1, 0, 1, 0],
+        Verdict::ExpectedFailure { .. } | Verdict::Skipped { .. } => [1, 0, 0, 1],
+    }
+}
+
+/// The test cases of `o`, in `suite`.
+fn cases(o: &Outcome, suite: &str) -> String {
+    let mut cases = String::new();
+    let classname = xml(&format!("{}.{}", o.kind.name(), suite));
+    let time = format!("{:.3}", o.seconds);
+    match &o.verdict {
+        Verdict::Fail { report } if o.kind == Kind::Seed => {
+            for (n, case) in report.cases.iter().enumerate() {
+                let one = Report {
+                    summary: format!(
+                        "{} (divergent call {} of {})",
+                        report.summary,
+                        n + 1,
+                        report.cases.len()
+                    ),
+                    cases: vec![case.clone()],
+                    health: report.health.clone(),
+                };
+                // Named by the plan's call index, as `--call N` replays
+                // it; a case without one (results of an older lawsuite)
+                // by its position, under another word so it is never
+                // taken for a call index.
+                let name = match case.call_index {
+                    Some(index) => format!("{}::call-{index}", o.id),
+                    None => format!("{}::divergent-{}", o.id, n + 1),
+                };
+                let _ = writeln!(
+                    cases,
+                    "    <testcase classname=\"{classname}\" name=\"{}\" time=\"{time}\"><failure message=\"{}\" type=\"divergence\">{}</failure></testcase>",
+                    xml(&name),
+                    xml(&case.title),
+                    xml(&human_report(&one, false)),
+                );
+            }
+        }
+        verdict => {
+            let body = match verdict {
+                Verdict::Pass => String::new(),
+                Verdict::Fail { report } => format!(
+                    "<failure message=\"{}\" type=\"fail\">{}</failure>",
+                    xml(&report.summary),
+                    xml(&human_report(report, false))
+                ),
+                Verdict::Flaky { report, .. } => format!(
+                    "<failure message=\"{}\" type=\"flaky\">{}</failure>",
+                    xml(&report.summary),
+                    xml(&human_report(report, false))
+                ),
+                Verdict::UnexpectedPass { reason, source } => {
+                    let text = format!(
+                        "passes, but {source} lists it as an expected failure ({reason}); remove that entry"
+                    );
+                    format!(
+                        "<failure message=\"{}\" type=\"unexpected_pass\">{}</failure>",
+                        xml(&text),
+                        xml(&text)
+                    )
+                }
+                Verdict::Broken { why } => format!(
+                    "<error message=\"{}\" type=\"broken\">{}</error>",
+                    xml(why.lines().next().unwrap_or(why)),
+                    xml(why)
+                ),
+                Verdict::ExpectedFailure { reason, report, .. } => format!(
+                    "<skipped message=\"expected failure: {}\"/><system-out>{}</system-out>",
+                    xml(reason),
+                    xml(&human_report(report, false))
+                ),
+                Verdict::Skipped { why } => format!("<skipped message=\"{}\"/>", xml(why)),
+            };
+            let _ = writeln!(
+                cases,
+                "    <testcase classname=\"{classname}\" name=\"{}\" time=\"{time}\">{body}</testcase>",
+                xml(&o.id)
+            );
+        }
+    }
+    cases
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! Markdown, for a CI job summary.
 
 use std::fmt::Write as _;
+use std::io;
 
-use super::{RunInfo, escaped};
+use super::{RunInfo, Walk, escaped};
 use crate::conformance::{Outcome, Summary};
 
 /// A Markdown summary (for a CI job summary): a table row per peer with
@@ -16,6 +17,19 @@ pub fn markdown(
     summary: &Summary,
     max_reports: usize,
 ) -> String {
+    let mut out = Vec::new();
+    let _ = markdown_to(&mut out, info, &outcomes, summary, max_reports);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`markdown()`] written to `out`, the failures as `outcomes` walks them.
+pub fn markdown_to(
+    to: &mut dyn io::Write,
+    info: &RunInfo,
+    outcomes: &dyn Walk,
+    summary: &Summary,
+    max_reports: usize,
+) -> io::Result<()> {
     // The header counts the table's rows, the peers with trials: the
     // reference has none in a seeds-only run (seeds compare the others to
     // it), and counting it said "3 peers" over 2 rows.
@@ -85,26 +99,34 @@ pub fn markdown(
             escaped(why.lines().next().unwrap_or(why), " ")
         );
     }
-    let failures: Vec<&Outcome> = outcomes.iter().filter(|o| o.verdict.is_failure()).collect();
-    if !failures.is_empty() {
-        out.push_str("\n### Failures\n");
+    for warning in &info.warnings {
+        let _ = writeln!(out, "\n**WARNING**: {}", escaped(warning, " "));
     }
+    to.write_all(out.as_bytes())?;
+    let mut any = false;
     let mut shown = super::Shown::new(max_reports);
-    for o in &failures {
+    outcomes.walk(&mut |o| {
+        if !o.verdict.is_failure() {
+            return Ok(());
+        }
+        if !any {
+            to.write_all(b"\n### Failures\n")?;
+            any = true;
+        }
         let Some(text) = shown.outcome(o, false) else {
-            continue;
+            return Ok(());
         };
-        let _ = write!(
-            out,
+        write!(
+            to,
             "\n<details><summary><code>{}</code></summary>\n\n```text\n{}```\n\n</details>\n",
             o.id.replace('<', "&lt;"),
             text.replace("```", "` ` `")
-        );
-    }
+        )
+    })?;
     if shown.not_shown() > 0 {
-        let _ = writeln!(out, "\n… and {} more failures.", shown.not_shown());
+        writeln!(to, "\n… and {} more failures.", shown.not_shown())?;
     }
-    out
+    Ok(())
 }
 
 #[cfg(test)]

@@ -26,8 +26,10 @@ pub mod junit;
 pub mod live;
 pub mod markdown;
 pub mod results;
+pub mod sweep;
 
 use std::collections::BTreeMap;
+use std::io::{self, Write};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -35,7 +37,7 @@ use serde_json::Value;
 use crate::conformance::{Outcome, Summary, Verdict};
 pub use html::{HTML_IN_FULL, HTML_LISTED, html};
 pub use human::{Shown, human_outcome, human_report, human_report_within, human_summary};
-pub use json::{json, jsonl_line};
+pub use json::{json, json_to, jsonl_line};
 pub use junit::junit;
 pub use markdown::markdown;
 
@@ -134,6 +136,30 @@ pub struct RunInfo {
     /// shard of the sweep is there, once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    /// Each generator that ran, with its version, ground and seeds
+    /// (`lawsuite v5 shared 0..64`, [`sweep::seed_set`]): the seeds the
+    /// run asked, however they were given (`--seeds`, `LAWSUITE_SEEDS`,
+    /// the default), where [`RunInfo::seeds`] repeats the flag.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seed_sets: Vec<String>,
+    /// The run's law set: how many laws and a digest of their ids and
+    /// contents ([`sweep::laws_of`]). `None` only in results written
+    /// before results named their sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub laws: Option<String>,
+    /// The run's regressions, as [`RunInfo::laws`] says laws
+    /// ([`sweep::regressions_of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regressions: Option<String>,
+    /// The trial filter, as given (`FILTER`s, `--exact`, `--skip`,
+    /// `--law`, `--call`, `--rerun-failed`), when the run had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
+    /// The problems a merge was told to accept (`--allow-incomplete`,
+    /// `--allow-mixed`), one sentence each: every report of merged
+    /// results says them, and merging them again keeps them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// One peer of a run.
@@ -193,6 +219,27 @@ pub fn utc(seconds: u64) -> String {
     )
 }
 
+/// Outcomes a report walks, once or more: a run's, held in memory, or
+/// merged results files', read again for each walk
+/// ([`results::Merge::walk`]), so no report needs them all at once.
+pub trait Walk {
+    /// Call `each` with every outcome, in order; its first error ends
+    /// the walk.
+    fn walk(&self, each: &mut dyn FnMut(&Outcome) -> io::Result<()>) -> io::Result<()>;
+}
+
+impl Walk for &[Outcome] {
+    fn walk(&self, each: &mut dyn FnMut(&Outcome) -> io::Result<()>) -> io::Result<()> {
+        self.iter().try_for_each(each)
+    }
+}
+
+impl Walk for Vec<Outcome> {
+    fn walk(&self, each: &mut dyn FnMut(&Outcome) -> io::Result<()>) -> io::Result<()> {
+        self.iter().try_for_each(each)
+    }
+}
+
 /// The end-of-run text of `format`: for `human`, what was not streamed
 /// (or, with `all_failures`, every failure too); for the document formats,
 /// the whole document. `max_reports` caps the failures shown in full (0:
@@ -206,73 +253,82 @@ pub fn render(
     max_reports: usize,
     all_failures: bool,
 ) -> String {
+    let mut out = Vec::new();
+    let _ = render_to(
+        &mut out,
+        format,
+        info,
+        &outcomes,
+        summary,
+        closing,
+        max_reports,
+        all_failures,
+    );
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`render`] written to `out` as `outcomes` are walked: what `merge` and
+/// `report` write of results they never hold whole.
+#[allow(clippy::too_many_arguments)]
+pub fn render_to(
+    out: &mut dyn Write,
+    format: Format,
+    info: &RunInfo,
+    outcomes: &dyn Walk,
+    summary: &Summary,
+    closing: &Closing,
+    max_reports: usize,
+    all_failures: bool,
+) -> io::Result<()> {
     match format {
         Format::Human => {
-            let mut out = String::new();
-            if all_failures {
-                let mut shown = Shown::new(max_reports);
-                for o in outcomes {
-                    if let Some(text) = shown.outcome(o, false) {
-                        out.push_str(&text);
-                        out.push('\n');
-                    }
+            let mut shown = Shown::new(max_reports);
+            let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
+            let mut documented: BTreeMap<String, usize> = BTreeMap::new();
+            outcomes.walk(&mut |o| {
+                if all_failures && let Some(text) = shown.outcome(o, false) {
+                    writeln!(out, "{text}")?;
                 }
-                if shown.not_shown() > 0 {
-                    out.push_str(&format!(
-                        "… and {} more failures not shown in full (--max-reports 0 shows all)\n",
-                        shown.not_shown()
-                    ));
+                if let Verdict::Skipped { why } = &o.verdict {
+                    *skipped.entry(why.clone()).or_default() += 1;
                 }
+                for (why, n) in &o.documented {
+                    *documented
+                        .entry(format!("{}: {why}", o.peer.as_deref().unwrap_or("?")))
+                        .or_default() += n;
+                }
+                Ok(())
+            })?;
+            if all_failures && shown.not_shown() > 0 {
+                writeln!(
+                    out,
+                    "… and {} more failures not shown in full (--max-reports 0 shows all)",
+                    shown.not_shown()
+                )?;
             }
-            for (why, n) in skip_reasons(outcomes) {
-                out.push_str(&format!("skipped {n}: {why}\n"));
+            let mut skipped: Vec<(String, usize)> = skipped.into_iter().collect();
+            skipped.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            for (why, n) in skipped {
+                writeln!(out, "skipped {n}: {why}")?;
             }
-            for (why, n) in documented(outcomes) {
-                out.push_str(&format!("documented difference {why}: {n} calls\n"));
+            for (why, n) in documented {
+                writeln!(out, "documented difference {why}: {n} calls")?;
             }
-            out + &human_summary(info, summary)
+            out.write_all(human_summary(info, summary).as_bytes())
         }
         Format::Jsonl => {
-            let mut out = String::new();
             if all_failures {
-                out.push_str(&jsonl_line("run", info));
-                out.push('\n');
-                for o in outcomes {
-                    out.push_str(&jsonl_line("outcome", o));
-                    out.push('\n');
-                }
+                writeln!(out, "{}", jsonl_line("run", info))?;
+                outcomes.walk(&mut |o| json::write_jsonl_line(out, "outcome", o))?;
             }
-            out + &summary_line(summary, closing) + "\n"
+            writeln!(out, "{}", summary_line(summary, closing))
         }
-        Format::Json => json(info, outcomes, summary) + "\n",
-        Format::Junit => junit(info, outcomes, summary),
-        Format::Markdown => markdown(info, outcomes, summary, max_reports),
-        Format::Html => html(info, outcomes, summary),
-    }
-}
-
-/// Skip reasons with their counts, most frequent first.
-fn skip_reasons(outcomes: &[Outcome]) -> Vec<(String, usize)> {
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for o in outcomes {
-        if let Verdict::Skipped { why } = &o.verdict {
-            *counts.entry(why.clone()).or_default() += 1;
+        Format::Json => {
+            json_to(out, info, outcomes, summary)?;
+            out.write_all(b"\n")
         }
+        Format::Junit => junit::junit_to(out, info, outcomes, summary),
+        Format::Markdown => markdown::markdown_to(out, info, outcomes, summary, max_reports),
+        Format::Html => html::html_to(out, info, outcomes, summary),
     }
-    let mut out: Vec<(String, usize)> = counts.into_iter().collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    out
-}
-
-/// Documented differences over every seed: `peer: id` → calls.
-fn documented(outcomes: &[Outcome]) -> Vec<(String, usize)> {
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for o in outcomes {
-        for (why, n) in &o.documented {
-            *counts
-                .entry(format!("{}: {why}", o.peer.as_deref().unwrap_or("?")))
-                .or_default() += n;
-        }
-    }
-    counts.into_iter().collect()
 }

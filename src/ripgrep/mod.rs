@@ -33,7 +33,9 @@
 //! walk so that the shared walk itself is checked.
 //!
 //! The binary is `LAWSUITE_RG` or `rg` on `PATH`. It is probed once, with
-//! `rg --version`; a missing or too old `rg` makes every call fail with
+//! `rg --version` (its first line only, within the per-call timeout; a
+//! probe past it is killed with its process group); a missing, silent or
+//! too old `rg` makes every call fail with
 //! `provider_unavailable`, and [`Ripgrep::availability`] tells a person how
 //! to install one.
 
@@ -113,7 +115,7 @@ impl Ripgrep {
     /// person that says what is wrong and how to install a suitable one.
     pub fn availability(&self) -> Result<&str, &RgUnavailable> {
         self.probe
-            .get_or_init(|| probe(self.options.get_program()))
+            .get_or_init(|| probe(&self.options))
             .as_ref()
             .map(String::as_str)
     }
@@ -144,6 +146,15 @@ pub enum RgUnavailable {
         /// The program.
         program: PathBuf,
     },
+    /// `--version` printed no first line before the probe's deadline (the
+    /// per-call timeout, [`RgOptions::timeout`]); it was killed, with its
+    /// process group.
+    TimedOut {
+        /// The program.
+        program: PathBuf,
+        /// How long it was given.
+        after: Duration,
+    },
     /// It is older than [`MIN_VERSION`].
     TooOld {
         /// The program.
@@ -167,6 +178,12 @@ impl fmt::Display for RgUnavailable {
                 "`{} --version` printed no ripgrep version; {hint}",
                 program.display()
             ),
+            RgUnavailable::TimedOut { program, after } => write!(
+                f,
+                "`{} --version` printed no version line within {} ms and was killed (LAWSUITE_RG_TIMEOUT_MS sets how long it may take); {hint}",
+                program.display(),
+                after.as_millis()
+            ),
             RgUnavailable::TooOld {
                 program,
                 version: (a, b, c),
@@ -188,17 +205,37 @@ impl std::error::Error for RgUnavailable {
     }
 }
 
-fn probe(program: &Path) -> Result<String, RgUnavailable> {
-    let out = std::process::Command::new(program)
-        .arg("--version")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|source| RgUnavailable::CannotRun {
+/// `rg --version`, bounded: its first line only, read until the per-call
+/// timeout.
+///
+/// The probe is the first `rg` any call of the peer needs, so it may take
+/// what one call may ([`RgOptions::timeout`], `LAWSUITE_RG_TIMEOUT_MS`,
+/// 60 s by default) and no more: a program that never answered
+/// `--version` used to hang lawsuite for good, and one that printed
+/// without end took it to 3.08 GB.
+fn probe(options: &RgOptions) -> Result<String, RgUnavailable> {
+    let program = options.get_program();
+    let timeout = options.get_timeout();
+    let line =
+        process::version_line(program, timeout).map_err(|source| RgUnavailable::CannotRun {
             program: program.to_path_buf(),
             source: Arc::new(source),
         })?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let version = process::parse_version(&text).ok_or_else(|| RgUnavailable::NoVersion {
+    let line = match line {
+        Ok(line) => line,
+        Err(process::ProbeFailure::TimedOut) => {
+            return Err(RgUnavailable::TimedOut {
+                program: program.to_path_buf(),
+                after: timeout,
+            });
+        }
+        Err(process::ProbeFailure::TooLong) => {
+            return Err(RgUnavailable::NoVersion {
+                program: program.to_path_buf(),
+            });
+        }
+    };
+    let version = process::parse_version(&line).ok_or_else(|| RgUnavailable::NoVersion {
         program: program.to_path_buf(),
     })?;
     if version < MIN_VERSION {
@@ -207,7 +244,7 @@ fn probe(program: &Path) -> Result<String, RgUnavailable> {
             version,
         });
     }
-    Ok(text.lines().next().unwrap_or_default().trim().to_string())
+    Ok(line.trim().to_string())
 }
 
 /// The flags that make `rg` independent of the host's configuration

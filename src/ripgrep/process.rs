@@ -104,7 +104,8 @@ impl RgOptions {
 
     /// Give each call `timeout`: a call whose `rg` invocations have not all
     /// ended by then kills and reaps the one running and fails with
-    /// `provider_unavailable` (native-peer §1).
+    /// `provider_unavailable` (native-peer §1). The `rg --version` probe
+    /// gets the same time ([`version_line`]).
     pub fn timeout(mut self, timeout: Duration) -> RgOptions {
         self.timeout = timeout;
         self
@@ -412,6 +413,129 @@ pub fn cannot_start() -> StdError {
     StdError::new(ErrorCode::ProviderUnavailable, CANNOT_START)
 }
 
+/// The most bytes of `rg --version`'s first line the probe reads
+/// ([`version_line`]): 1 KiB.
+///
+/// `parse_version` needs only that line, `ripgrep` and a version, and
+/// ripgrep's is short (`ripgrep 15.2.0 (rev 4649aa9700)`, 31 bytes; the
+/// feature lists come on later lines). A first line 30 times longer is
+/// not ripgrep's, and reading on would let a program that prints without
+/// end (`yes`) fill memory: the probe once held 3.08 GB of it.
+pub const VERSION_LINE_BYTES: usize = 1024;
+
+/// What the `--version` probe found, when it found no first line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeFailure {
+    /// No first line before the deadline: the program and its process
+    /// group were killed.
+    TimedOut,
+    /// The first line is longer than [`VERSION_LINE_BYTES`].
+    TooLong,
+}
+
+/// The first line `program --version` prints (without its line end, at
+/// most [`VERSION_LINE_BYTES`] bytes), read until `timeout`.
+///
+/// The program runs in a process group of its own, so that one that does
+/// not answer by the deadline is killed with whatever it started (a
+/// wrapper script's `sleep` too), and reaped. Only the first line is
+/// read: once it is there, the pipe is closed, so a program that goes on
+/// printing ends on `SIGPIPE`; one that still has not exited at the
+/// deadline is killed the same way.
+///
+/// # Errors
+///
+/// The OS's error when the program cannot be started, else `Ok` with
+/// what it found: the line, or a [`ProbeFailure`].
+pub fn version_line(
+    program: &Path,
+    timeout: Duration,
+) -> std::io::Result<Result<String, ProbeFailure>> {
+    let started = Instant::now();
+    let deadline = started
+        .checked_add(timeout)
+        .unwrap_or(started + DEFAULT_RG_TIMEOUT);
+    let mut command = Command::new(program);
+    command
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command.spawn()?;
+    let (tx, rx) = mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        // On a thread, so the wait for it can end at the deadline; it ends
+        // when the pipe closes (the killed group's end) or at the line.
+        std::thread::spawn(move || {
+            let _ = tx.send(first_line(stdout));
+        });
+    }
+    let wait = deadline.saturating_duration_since(Instant::now());
+    let found = match rx.recv_timeout(wait) {
+        Ok(line) => line,
+        // No pipe (it cannot happen with `Stdio::piped`): no line.
+        Err(mpsc::RecvTimeoutError::Disconnected) => Ok(String::new()),
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(ProbeFailure::TimedOut),
+    };
+    // The line is read and its pipe closed: give the program until the
+    // deadline to exit, then end its group.
+    let exited = loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break true,
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            _ => break false,
+        }
+    };
+    if !exited {
+        kill_group(&child);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    Ok(found)
+}
+
+/// The first line of `stream`, without its line end; `TooLong` past
+/// [`VERSION_LINE_BYTES`]. Never reads more than that and one byte.
+fn first_line<R: Read>(stream: R) -> Result<String, ProbeFailure> {
+    let mut line = Vec::new();
+    let mut reader = std::io::BufReader::new(stream.take(VERSION_LINE_BYTES as u64 + 1));
+    // A read error mid-line leaves what arrived; the parser decides.
+    let _ = std::io::BufRead::read_until(&mut reader, b'\n', &mut line);
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    if line.len() > VERSION_LINE_BYTES {
+        return Err(ProbeFailure::TooLong);
+    }
+    Ok(String::from_utf8_lossy(&line).into_owned())
+}
+
+/// SIGKILL to `child`'s process group (its id is the child's pid), through
+/// the `kill` program: the crate forbids unsafe code and has no libc
+/// binding. The helper runs in a group of its own, so a signal to the
+/// harness's group cannot stop it half-way (as in `protocol::process`).
+#[cfg(unix)]
+fn kill_group(child: &std::process::Child) {
+    use std::os::unix::process::CommandExt;
+    let _ = Command::new("kill")
+        .process_group(0)
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+#[cfg(not(unix))]
+fn kill_group(_: &std::process::Child) {}
+
 /// Parse `rg --version`'s first line, e.g. `ripgrep 15.2.0 (rev ...)`.
 pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
     let word = text.lines().next()?.split_whitespace().nth(1)?;
@@ -508,6 +632,118 @@ mod tests {
         assert_eq!(err.code, ErrorCode::ProviderUnavailable);
         let pid = std::fs::read_to_string(&pid_file).unwrap();
         assert!(!Path::new("/proc").join(pid.trim()).exists());
+    }
+
+    /// A fake `rg` in a fresh temp dir: `body` after `#!/bin/sh`.
+    #[cfg(unix)]
+    fn fake_rg(body: &str) -> (tempfile::TempDir, PathBuf) {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("rg");
+        std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        (dir, script)
+    }
+
+    /// Both `rg` peers, started as a run starts them, with `rg` at
+    /// `program` and a `timeout` per call: the reason each cannot run.
+    fn unavailable(program: &Path, timeout: Duration) -> Vec<String> {
+        use crate::registry::{Builtin, PeerOptions, start};
+        let options =
+            PeerOptions::default().rg(RgOptions::default().program(program).timeout(timeout));
+        [Builtin::Ripgrep, Builtin::RipgrepWalk]
+            .into_iter()
+            .map(|b| match start(b, &options) {
+                Ok(_) => panic!("{b:?} runs with {}", program.display()),
+                Err(why) => why.to_string(),
+            })
+            .collect()
+    }
+
+    /// An `rg` that never answers `--version` (here: a script whose
+    /// background `sleep` holds the pipe open) is killed at the probe's
+    /// deadline, its whole process group with it, and both `rg` peers are
+    /// unavailable, saying why. The probe used to wait for it for good.
+    #[cfg(unix)]
+    #[test]
+    fn a_version_probe_that_never_answers_is_killed_at_its_deadline() {
+        let pids = tempfile::tempdir().unwrap();
+        let pid = pids.path().join("pid");
+        let (_dir, script) = fake_rg(&format!("sleep 600 &\necho $! > {}\nwait", pid.display()));
+        for why in unavailable(&script, Duration::from_millis(300)) {
+            assert!(
+                why.contains(&format!(
+                    "`{} --version` printed no version line within 300 ms and was killed",
+                    script.display()
+                )) && why.contains("LAWSUITE_RG_TIMEOUT_MS"),
+                "{why}"
+            );
+        }
+        // Killed: gone, or a zombie its new parent has not reaped yet.
+        let pid = std::fs::read_to_string(&pid).unwrap();
+        let stat = std::fs::read_to_string(Path::new("/proc").join(pid.trim()).join("stat"));
+        let state = stat.ok().and_then(|s| {
+            let after = s.rsplit_once(')')?.1.trim_start().chars().next()?;
+            Some(after)
+        });
+        assert!(
+            matches!(state, None | Some('Z' | 'X')),
+            "the probe's background sleep {} is still running ({state:?})",
+            pid.trim()
+        );
+    }
+
+    /// An `rg` that prints without end is read for its first line only:
+    /// `yes` says no version; `yes 'ripgrep 15.2.0'` is a version (and is
+    /// stopped by its closed pipe); a first line without end is one past
+    /// `VERSION_LINE_BYTES`. The probe used to read all of it (3.08 GB).
+    #[cfg(unix)]
+    #[test]
+    fn a_version_probe_reads_one_bounded_line_of_an_endless_output() {
+        let (_dir, yes) = fake_rg("exec yes");
+        for why in unavailable(&yes, DEFAULT_RG_TIMEOUT) {
+            assert!(
+                why.contains(&format!(
+                    "`{} --version` printed no ripgrep version",
+                    yes.display()
+                )),
+                "{why}"
+            );
+        }
+        let (_dir, versions) = fake_rg("exec yes 'ripgrep 15.2.0'");
+        assert_eq!(
+            version_line(&versions, DEFAULT_RG_TIMEOUT).unwrap(),
+            Ok("ripgrep 15.2.0".to_string())
+        );
+        let (_dir, endless) = fake_rg("exec tr '\\000' x < /dev/zero");
+        assert_eq!(
+            version_line(&endless, DEFAULT_RG_TIMEOUT).unwrap(),
+            Err(ProbeFailure::TooLong)
+        );
+        assert_eq!(unavailable(&endless, DEFAULT_RG_TIMEOUT).len(), 2);
+    }
+
+    /// A first line of exactly `VERSION_LINE_BYTES` is read and parsed; one
+    /// byte more is not a version line.
+    #[cfg(unix)]
+    #[test]
+    fn the_version_line_bound_on_both_sides() {
+        for (extra, fits) in [(0, true), (1, false)] {
+            let head = "ripgrep 15.2.0 ";
+            let line = format!(
+                "{head}{}",
+                "x".repeat(VERSION_LINE_BYTES - head.len() + extra)
+            );
+            let (_dir, script) = fake_rg(&format!("echo '{line}'"));
+            let found = version_line(&script, DEFAULT_RG_TIMEOUT).unwrap();
+            if fits {
+                assert_eq!(found.as_deref(), Ok(line.as_str()));
+                let rg = crate::ripgrep::Ripgrep::new(&script);
+                assert_eq!(rg.availability().ok(), Some(line.as_str()));
+            } else {
+                assert_eq!(found, Err(ProbeFailure::TooLong));
+            }
+        }
     }
 
     #[test]

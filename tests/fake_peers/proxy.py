@@ -43,6 +43,10 @@ it and every response back, except where MODE says:
             from its first call on, a thread keeps rewriting the files below
             every root it was asked about and putting their bytes and times
             back
+  interrupt-after
+            after $FAKE_CALLS answers to calls, appends the harness's
+            peak memory (VmHWM of /proc/<parent>/status, in kB) to
+            $FAKE_LOG and sends it SIGINT, once
 """
 import json
 import os
@@ -202,6 +206,14 @@ for line in sys.stdin:
         ROOTS.append(root)
         if len(ROOTS) == 1:
             threading.Thread(target=edit_forever, daemon=True).start()
+    if MODE == "interrupt-after" and method not in ("initialize", "shutdown"):
+        answered += 1
+        if answered == int(os.environ["FAKE_CALLS"]):
+            with open(f"/proc/{os.getppid()}/status") as status:
+                peak = next(l for l in status if l.startswith("VmHWM:")).split()[1]
+            log(peak)
+            import signal
+            os.kill(os.getppid(), signal.SIGINT)
     if MODE == "one-call" and method not in ("initialize", "shutdown"):
         sys.exit(3)
     if method == "shutdown":

@@ -138,6 +138,10 @@ enum Command {
         /// `lawsuite merge --allow-incomplete`).
         #[arg(long)]
         allow_incomplete: bool,
+        /// Report results of more than one sweep instead of refusing them
+        /// (see `lawsuite merge --allow-mixed`).
+        #[arg(long)]
+        allow_mixed: bool,
     },
     /// Write a project into DIR (default: here, created if need be) and
     /// print the commands that run it. With --lang, a runnable skeleton
@@ -357,6 +361,12 @@ struct MergeArgs {
     /// them; every problem is still printed as a warning.
     #[arg(long)]
     allow_incomplete: bool,
+    /// Merge results of more than one sweep (other seeds, generators or
+    /// their versions, ground, law set, regressions, filter or shard
+    /// count) instead of refusing them; each difference is printed as a
+    /// warning and heads the merged report.
+    #[arg(long)]
+    allow_mixed: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -842,12 +852,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             files,
             output,
             allow_incomplete,
+            allow_mixed,
         } => run::merge(&MergeArgs {
             files,
             format: Format::Html,
             output: Some(output),
             max_reports: 0,
             allow_incomplete,
+            allow_mixed,
         }),
         Command::Serve(args) => {
             let peer = builtin_peer(&args.peer, &settings)?;

@@ -26,8 +26,11 @@ use lawsuite::kit::{Generator, generate};
 use lawsuite::peer::Ground;
 use lawsuite::registry::PeerOptions;
 use lawsuite::report::diff::{Change, RunDiff};
+use lawsuite::report::history::History;
 use lawsuite::report::live::{Live, LiveOptions};
-use lawsuite::report::results::{Accept, Closing, Results, ResultsError};
+use lawsuite::report::results::{
+    Accept, Closing, Merge, Results, ResultsError, ResultsErrorKind, Side, Source,
+};
 use lawsuite::report::{self as format, Format, PeerInfo, RunInfo, render};
 use lawsuite::suite::PLAN_ROOT;
 
@@ -116,16 +119,20 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
         check_output("--html", file)?;
     }
     // Both read before anything runs: a bad file is an error now, not
-    // after an hour of trials.
-    let baseline = args
-        .baseline
-        .as_deref()
-        .map(|file| read_results(file, Accept::Complete, false))
-        .transpose()?;
+    // after an hour of trials. The baseline is checked whole, then read
+    // again (streamed) when this run is compared with it.
+    let mut baseline = match args.baseline.as_deref() {
+        None => None,
+        Some(file) => {
+            let mut side = Side::file(Source::file(file));
+            side.check_whole().map_err(|e| refused(e, false))?;
+            Some(side)
+        }
+    };
     let rerun: Option<HashSet<String>> = match args.rerun_failed.as_deref() {
         None => None,
         Some(file) => {
-            let failed: HashSet<String> = read_results(file, Accept::Complete, false)?
+            let failed: HashSet<String> = read_results(file, Accept::WHOLE, false)?
                 .outcomes
                 .into_iter()
                 .filter(|o| o.verdict.is_failure())
@@ -294,6 +301,18 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
         machine: format::machine(),
         trials: Some(saturate(selection.total())),
         shard: shard.map(|(k, n)| format!("{k}/{n}")),
+        // The sweep this run is (a shard of): `merge` puts together only
+        // the shards of one.
+        seed_sets: config
+            .seed_sets()
+            .iter()
+            .filter(|s| !s.seeds.is_empty())
+            .map(format::sweep::seed_set)
+            .collect(),
+        laws: Some(format::sweep::laws_of(engine.items())),
+        regressions: Some(format::sweep::regressions_of(engine.items())),
+        filter: filter_of(&args, rerun.as_ref()),
+        warnings: Vec::new(),
     };
     // Made as they are run: a selection from a seed range of any width is
     // never held whole.
@@ -337,6 +356,16 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
         eprintln!("expected failures updated: {changed}");
     }
     let results = Results::new(info, outcomes, "this run");
+    // Compared before the new baseline is written: `--baseline F
+    // --write-baseline F` compares with the old F.
+    let verdict = match baseline.take() {
+        None => None,
+        Some(base) => {
+            let diff = RunDiff::of(base, Side::held(&results)).map_err(|e| refused(e, false))?;
+            failed = diff.regressed();
+            Some(baseline_verdict(&diff, args.write_baseline.is_some())?)
+        }
+    };
     if let Some(file) = &args.write_baseline {
         write_results(file, &results)?;
         eprintln!(
@@ -345,10 +374,8 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
             results.outcomes.len()
         );
     }
-    if let Some(base) = &baseline {
-        let diff = RunDiff::between(base, &results).map_err(|e| refused(e, false))?;
-        failed = diff.regressed();
-        eprint!("{}", baseline_verdict(&diff, args.write_baseline.is_some()));
+    if let Some(verdict) = verdict {
+        eprint!("{verdict}");
     }
     Ok(if failed {
         ExitCode::from(1)
@@ -357,22 +384,72 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
     })
 }
 
-/// `lawsuite diff BASE NEW`: 1 when something newly fails, else 0.
+/// The trial filter of `args` as a run line names it, when it has one:
+/// what selects trials besides the shard. `--rerun-failed` is named by
+/// the trials it reruns (`rerun`), not by its file's path, which differs
+/// between the machines that run a sweep's shards.
+fn filter_of(args: &RunArgs, rerun: Option<&HashSet<String>>) -> Option<String> {
+    let mut parts: Vec<String> = args
+        .filters
+        .iter()
+        .map(|f| lawsuite::conformance::shell_word(f))
+        .collect();
+    if args.exact {
+        parts.push("--exact".into());
+    }
+    for skip in &args.skip {
+        parts.push(format!(
+            "--skip {}",
+            lawsuite::conformance::shell_word(skip)
+        ));
+    }
+    if let Some(law) = &args.law {
+        parts.push(format!("--law {}", lawsuite::conformance::shell_word(law)));
+    }
+    if let Some(call) = args.call {
+        parts.push(format!("--call {call}"));
+    }
+    if let Some(failed) = rerun {
+        let mut ids: Vec<&str> = failed.iter().map(String::as_str).collect();
+        ids.sort_unstable();
+        parts.push(format!(
+            "--rerun-failed ({})",
+            format::sweep::digest_of(ids.iter().map(|id| id.as_bytes()), "trials")
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
+/// `lawsuite diff BASE NEW`: 1 when something newly fails, else 0. Both
+/// files are streamed: the base's trials kept as keys, the new run's
+/// counted as they are read, and both read again for what is listed.
 pub fn diff(args: &crate::DiffArgs) -> anyhow::Result<ExitCode> {
-    let base = read_results(&args.base, Accept::Complete, false)?;
-    let new = read_results(&args.new, Accept::Complete, false)?;
-    let diff = RunDiff::between(&base, &new).map_err(|e| refused(e, false))?;
-    let text = match args.format {
-        crate::DiffFormat::Human => diff.human(args.max_reports),
-        crate::DiffFormat::Markdown => diff.markdown(args.max_reports),
-        crate::DiffFormat::Json => format!("{}\n", serde_json::to_string_pretty(&diff)?),
+    let diff = RunDiff::of(
+        Side::file(Source::file(&args.base)),
+        Side::file(Source::file(&args.new)),
+    )
+    .map_err(|e| refused(e, false))?;
+    let max = args.max_reports;
+    let write = |out: &mut dyn Write| -> std::io::Result<()> {
+        match args.format {
+            crate::DiffFormat::Human => diff.human_to(out, max),
+            crate::DiffFormat::Markdown => {
+                let text = diff.markdown(max).map_err(std::io::Error::other)?;
+                out.write_all(text.as_bytes())
+            }
+            crate::DiffFormat::Json => diff.json_to(out),
+        }
     };
     match &args.output {
         Some(path) => {
-            write_output(path, &text)?;
+            write_output(path, write)?;
             eprintln!("wrote {}: {}", path.display(), diff.headline());
         }
-        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+        None => {
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            write(&mut stdout)?;
+            stdout.flush()?;
+        }
     }
     Ok(if diff.regressed() {
         ExitCode::from(1)
@@ -381,23 +458,27 @@ pub fn diff(args: &crate::DiffArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// `lawsuite history FILE…`: each trial whose verdict changed over the runs.
+/// `lawsuite history FILE…`: each trial whose verdict changed over the
+/// runs, the files streamed (each trial's verdicts kept, a byte a run).
 pub fn history(
     files: &[PathBuf],
     format: crate::DiffFormat,
     max_reports: usize,
 ) -> anyhow::Result<ExitCode> {
-    let mut history = lawsuite::report::history::History::default();
-    for file in files {
-        // One file at a time: only ids and verdicts are kept.
-        history.push(&read_results(file, Accept::Complete, false)?);
+    let sides = files
+        .iter()
+        .map(|file| Side::file(Source::file(file)))
+        .collect();
+    let history = History::of(sides).map_err(|e| refused(e, false))?;
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    match format {
+        crate::DiffFormat::Human => stdout.write_all(history.human(max_reports)?.as_bytes())?,
+        crate::DiffFormat::Markdown => {
+            stdout.write_all(history.markdown(max_reports)?.as_bytes())?
+        }
+        crate::DiffFormat::Json => history.json_to(&mut stdout)?,
     }
-    let text = match format {
-        crate::DiffFormat::Human => history.human(max_reports),
-        crate::DiffFormat::Markdown => history.markdown(max_reports),
-        crate::DiffFormat::Json => format!("{}\n", serde_json::to_string_pretty(&history)?),
-    };
-    std::io::stdout().lock().write_all(text.as_bytes())?;
+    stdout.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -439,9 +520,14 @@ fn read_results(file: &Path, accept: Accept, merging: bool) -> anyhow::Result<Re
 }
 
 /// A results problem as the error a user reads; `merge` and `report` can
-/// let an incomplete file through on purpose, and say so.
+/// let an incomplete file, or files of several sweeps, through on
+/// purpose, and say so.
 fn refused(err: ResultsError, merging: bool) -> anyhow::Error {
-    if err.kind.acceptable() && merging {
+    if err.kind == ResultsErrorKind::Mixed && merging {
+        anyhow!(
+            "{err}\n  refused, so that no report mixes two sweeps as one; --allow-mixed merges them anyway, with a warning at the head of the report"
+        )
+    } else if err.kind.acceptable() && merging {
         anyhow!(
             "{err}\n  refused, so that no report counts less or more than was run; --allow-incomplete merges them anyway, with a warning"
         )
@@ -457,8 +543,11 @@ fn refused(err: ResultsError, merging: bool) -> anyhow::Error {
 /// Write `text` to the report file `path` through the careful writer
 /// (`regular_file::replace_whole`): a device, FIFO or directory, or a
 /// read-only file, is refused and left as it is.
-fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
-    lawsuite::regular_file::replace_whole(path, text)
+fn write_output(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    lawsuite::regular_file::replace_whole_with(path, write)
         .map_err(|e| anyhow!("cannot write the report: {e}"))
 }
 
@@ -499,7 +588,7 @@ fn write_results(file: &Path, results: &Results) -> anyhow::Result<()> {
 
 /// What `--baseline` adds to a run's report: what fails that did not, and
 /// what the baseline lists as failing that now passes.
-fn baseline_verdict(diff: &RunDiff, rewritten: bool) -> String {
+fn baseline_verdict(diff: &RunDiff, rewritten: bool) -> anyhow::Result<String> {
     let mut out = format!(
         "baseline {}: {} newly failing, {} still failing, {} of its failures now pass\n",
         diff.base,
@@ -507,8 +596,11 @@ fn baseline_verdict(diff: &RunDiff, rewritten: bool) -> String {
         diff.count(Change::StillFailing),
         diff.count(Change::NewlyPassing),
     );
-    for flip in diff.of(Change::NewlyFailing).take(20) {
-        out.push_str(&format!("  NEWLY FAILING {}\n", flip.id));
+    for flip in diff.of_change(Change::NewlyFailing, 20)? {
+        out.push_str(&format!(
+            "  NEWLY FAILING {}\n",
+            format::escaped(&flip.id, "    ")
+        ));
     }
     if diff.count(Change::NewlyFailing) > 20 {
         out.push_str(&format!(
@@ -527,7 +619,7 @@ fn baseline_verdict(diff: &RunDiff, rewritten: bool) -> String {
     } else {
         "baseline gate: ok (nothing fails that did not fail in the baseline)\n"
     });
-    out
+    Ok(out)
 }
 
 /// The run's configuration: the project's, with the environment overlaid,
@@ -716,67 +808,92 @@ fn execute(
     drop(live);
     if let Some(path) = &args.html {
         let html = render(Format::Html, info, &outcomes, &summary, &closing, 0, false);
-        write_output(path, &html)?;
+        write_output(path, |out| out.write_all(html.as_bytes()))?;
         eprintln!("wrote {}", path.display());
     }
     Ok(outcomes)
 }
 
-/// `lawsuite merge` and `lawsuite report`: inputs that are not whole are
-/// refused, or with `--allow-incomplete` merged under a loud warning.
+/// `lawsuite merge` and `lawsuite report`: inputs that are not whole, or
+/// not of one sweep, are refused, or with `--allow-incomplete` /
+/// `--allow-mixed` merged under a loud warning. The inputs are streamed:
+/// checked once, then read again for the report, one outcome at a time.
 pub fn merge(args: &crate::MergeArgs) -> anyhow::Result<ExitCode> {
-    let accept = if args.allow_incomplete {
-        Accept::Incomplete
-    } else {
-        Accept::Complete
-    };
-    let mut parts = Vec::new();
-    for file in &args.files {
-        // A line at a time: only the outcomes are held, never the text.
-        parts.push(read_results(file, accept, true)?);
+    let accept = Accept::WHOLE
+        .incomplete(args.allow_incomplete)
+        .mixed(args.allow_mixed);
+    let sources = args.files.iter().map(Source::file).collect();
+    let merged = Merge::check(sources, accept).map_err(|e| refused(e, true))?;
+    for note in merged.notes() {
+        eprintln!("note: {note}");
     }
-    let merged = Results::merge(parts, accept).map_err(|e| refused(e, true))?;
-    if !merged.warnings.is_empty() {
-        eprintln!(
-            "WARNING: --allow-incomplete: these results are NOT whole ({} problem(s)); the report counts only what is there:",
-            merged.warnings.len()
-        );
-        for w in &merged.warnings {
+    if !merged.warnings().is_empty() {
+        let mixed = merged
+            .warnings()
+            .iter()
+            .any(|w| w.kind == ResultsErrorKind::Mixed);
+        let incomplete = merged
+            .warnings()
+            .iter()
+            .any(|w| w.kind != ResultsErrorKind::Mixed);
+        if incomplete {
+            eprintln!(
+                "WARNING: --allow-incomplete: these results are NOT whole ({} problem(s)); the report counts only what is there:",
+                merged.problems()
+            );
+        }
+        if mixed {
+            eprintln!(
+                "WARNING: --allow-mixed: these results are of MORE THAN ONE SWEEP; the report says so at its head:"
+            );
+        }
+        for w in merged.warnings() {
             eprintln!("WARNING:   {w}");
         }
-        eprintln!(
-            "WARNING: a cut line is dropped, a duplicate counts once, and of two verdicts of one trial the one that fails the run counts"
-        );
+        let more = merged.problems() - merged.warnings().len();
+        if more > 0 {
+            eprintln!("WARNING:   … and {more} more problems");
+        }
+        if incomplete {
+            eprintln!(
+                "WARNING: a cut line is dropped, a duplicate counts once, and of two verdicts of one trial the one that fails the run counts"
+            );
+        }
     }
-    let summary = merged.summary();
-    let text = render(
-        args.format,
-        &merged.info,
-        &merged.outcomes,
-        &summary,
-        &merged.closing(),
-        args.max_reports,
-        true,
-    );
+    let summary = merged.summary().map_err(|e| anyhow!("{e}"))?;
+    let write = |out: &mut dyn Write| -> std::io::Result<()> {
+        match args.format {
+            Format::Jsonl => merged.write_jsonl(&summary, out),
+            format => format::render_to(
+                out,
+                format,
+                merged.info(),
+                &merged.walk(format == Format::Json),
+                &summary,
+                &merged.closing(),
+                args.max_reports,
+                true,
+            ),
+        }
+    };
     match &args.output {
         Some(path) => {
-            write_output(path, &text)?;
-            let files = merged.sources.len();
+            write_output(path, write)?;
+            let files = merged.sources().len();
             eprintln!(
                 "wrote {} ({} trials from {files} {})",
                 path.display(),
-                merged.outcomes.len(),
+                merged.outcomes(),
                 if files == 1 { "file" } else { "files" }
             );
         }
         None => {
-            let mut stdout = std::io::stdout().lock();
-            write!(stdout, "{text}")?;
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            write(&mut stdout)?;
             stdout.flush()?;
         }
     }
-    let failed = merged.outcomes.iter().any(|o| o.verdict.is_failure());
-    Ok(if failed {
+    Ok(if summary.total().failures() > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
