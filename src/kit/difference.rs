@@ -218,12 +218,20 @@ impl Difference {
         }
     }
 
-    /// Whether `other` shows the same bug: what a shrunk case must keep
-    /// while it gets smaller. The same two sides; or the same fields, with
-    /// the same rules behind each side's notice. How a list differs is
-    /// left free (a peer that lists an ignored file may also push a right
-    /// path past the limit in a big tree and not in a small one), so is
-    /// which items.
+    /// Whether `self` (the difference of a smaller case) is still the bug
+    /// `original` shows: what a shrunk case must keep.
+    ///
+    /// * Either side not an answer: the same two sides.
+    /// * Two answers: at least one field that differed still differs, and
+    ///   a notice differs only as it did, with the same rules behind each
+    ///   side's sentences (so a missing ignore notice never becomes a
+    ///   missing unsatisfiable-glob notice). Which other fields differ is
+    ///   left free, and so is how a list differs: they follow from the
+    ///   tree. A walk that misses a file differs in `/paths` and `/total`;
+    ///   where a limit is reached, also in `/truncated` and the truncation
+    ///   notice, or in `/total` and `/truncated` alone when the missed file
+    ///   was past the limit. All of them shrink to the one small case,
+    ///   so one bug met in many shapes is one group.
     ///
     /// ```
     /// use lawsuite::kit::difference::Difference;
@@ -235,18 +243,30 @@ impl Difference {
     /// let with = |notice: &str| json!({"paths": [], "total": 0, "truncated": false, "notice": notice});
     /// let bug = Difference::between(&with(ignore), &empty).unwrap();
     /// let other = Difference::between(&with(missing), &empty).unwrap();
-    /// assert!(bug.same_bug(&bug.clone()));
-    /// assert!(!bug.same_bug(&other), "both lack /notice, for two rules");
+    /// assert!(bug.keeps(&bug.clone()));
+    /// assert!(!other.keeps(&bug), "both lack /notice, for two rules");
+    ///
+    /// // Past the limit, the missed file shows in the count alone; in a
+    /// // smaller tree, in the paths too: one bug.
+    /// let truncated = json!({"paths": ["/r/a"], "total": 2, "truncated": true});
+    /// let counted = Difference::between(&truncated, &json!({"paths": ["/r/a"], "total": 1, "truncated": false})).unwrap();
+    /// let small = Difference::between(&json!({"paths": ["/r/a1"], "total": 1}), &json!({"paths": [], "total": 0})).unwrap();
+    /// assert!(small.keeps(&counted));
     /// ```
-    pub fn same_bug(&self, other: &Difference) -> bool {
-        match (self, other) {
-            (Difference::Fields(a), Difference::Fields(b)) => {
-                a.len() == b.len()
-                    && a.iter()
-                        .zip(b)
-                        .all(|(a, b)| a.name == b.name && a.sentences == b.sentences)
+    pub fn keeps(&self, original: &Difference) -> bool {
+        match (self, original) {
+            (Difference::Fields(now), Difference::Fields(then)) => {
+                let was = |field: &Field| then.iter().find(|w| w.name == field.name);
+                now.iter().any(|field| was(field).is_some())
+                    && now
+                        .iter()
+                        .all(|field| match (&field.sentences, was(field)) {
+                            (None, _) => true,
+                            (Some(rules), Some(was)) => was.sentences.as_ref() == Some(rules),
+                            (Some(_), None) => false,
+                        })
             }
-            (a, b) => a == b,
+            (now, then) => now == then,
         }
     }
 
@@ -633,9 +653,9 @@ mod tests {
     /// The shrinker keeps the rule behind a notice: the ignore notice
     /// missing and an unsatisfiable-glob notice missing are two bugs; a
     /// list that gains items in one tree and also loses some in another is
-    /// one.
+    /// one, and so is the same seen in fewer fields.
     #[test]
-    fn the_same_bug_keeps_its_fields_and_its_notice_rules() {
+    fn a_smaller_case_keeps_some_of_the_fields_and_their_notice_rules() {
         let ignore = crate::contract::notice::IGNORE_NOTICE;
         let base = json!({"paths": ["/r/a"], "total": 1, "truncated": false});
         let with_notice = |notice: &str| {
@@ -650,7 +670,7 @@ mod tests {
             &empty,
         )
         .unwrap();
-        assert!(!a.same_bug(&b));
+        assert!(!a.keeps(&b) && !b.keeps(&a));
         assert_eq!(a.to_string(), "/notice: missing (expected ignore)");
         assert_eq!(b.to_string(), "/notice: missing (expected hidden)");
         let added = Difference::between(
@@ -663,8 +683,35 @@ mod tests {
             &json!({"paths": ["/r/x"], "total": 1, "truncated": false}),
         )
         .unwrap();
-        assert!(added.same_bug(&both) && added != both);
+        assert!(added.keeps(&both) && both.keeps(&added) && added != both);
         let code = Difference::between(&base, &json!({"failure": "timeout"})).unwrap();
-        assert!(!code.same_bug(&added));
+        assert!(!code.keeps(&added) && !added.keeps(&code));
+        // Fewer fields of the same, or more beside one of them: kept; no
+        // field of the original's: not.
+        let more = Difference::between(
+            &base,
+            &json!({"paths": ["/r/x"], "total": 2, "truncated": false}),
+        )
+        .unwrap();
+        assert!(added.keeps(&more) && more.keeps(&added));
+        let elsewhere = Difference::between(
+            &base,
+            &json!({"paths": ["/r/a"], "total": 3, "truncated": false}),
+        )
+        .unwrap();
+        assert!(!elsewhere.keeps(&added));
+        // A notice that was not in the original's difference may not
+        // appear.
+        let noticed = Difference::between(
+            &with_notice(ignore),
+            &json!({"paths": [], "total": 0, "truncated": false, "notice": "other"}),
+        )
+        .unwrap();
+        let was = Difference::between(
+            &with_notice(ignore),
+            &json!({"paths": ["/r/z"], "total": 0, "truncated": false, "notice": ignore}),
+        )
+        .unwrap();
+        assert!(!noticed.keeps(&was));
     }
 }

@@ -465,7 +465,7 @@ impl Divergent<'_> {
     }
 
     /// Shrink it ([`super::shrink`]), keeping the same bug
-    /// ([`Difference::same_bug`]: the same fields, the same rules behind a
+    /// ([`Difference::keeps`]: some of the same fields, the same rules behind a
     /// notice, or the same two sides), at most `budget` steps, the first
     /// taken from `resume`. `stop` is asked around every step: once it
     /// says so the shrink ends as [`Shrinking::Stopped`], and the step
@@ -488,7 +488,7 @@ impl Divergent<'_> {
             if stop() {
                 return Judged::Stop;
             }
-            let same = self.difference(c).is_some_and(|d| d.same_bug(&original));
+            let same = self.difference(c).is_some_and(|d| d.keeps(&original));
             if stop() {
                 Judged::Stop
             } else {
