@@ -32,7 +32,8 @@ use criterion::{Criterion, SamplingMode, black_box};
 use lawsuite::bench::calls::{Query, builtin};
 use lawsuite::bench::corpus::{self, Corpus, Prepared};
 use lawsuite::bench::stats::Summary;
-use lawsuite::kit::case::{Call, answer};
+use lawsuite::call::Call;
+use lawsuite::kit::answer::Answer;
 use lawsuite::peer::Search;
 use lawsuite::portable::Portable;
 use lawsuite::ripgrep::Ripgrep;
@@ -218,9 +219,9 @@ struct Parity {
 /// reference; `rg` is compared by rows where it prints rows.
 fn parity(target: &Target, q: &Query, portable: &Portable, ripgrep: Option<&Ripgrep>) -> Parity {
     let started = Instant::now();
-    let expected = answer(portable, &q.call);
+    let expected = Answer::of(portable, &q.call);
     let portable_ms = started.elapsed().as_secs_f64() * 1e3;
-    let rows = answer_rows(&expected);
+    let rows = answer_rows(&expected.to_wire());
     let started = Instant::now();
     let rg_out = rg(q.rg, target.root());
     let rg_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -239,8 +240,8 @@ fn parity(target: &Target, q: &Query, portable: &Portable, ripgrep: Option<&Ripg
     let ripgrep_ok = match ripgrep {
         Some(peer) if target.ripgrep_on.contains(&q.name) => {
             let started = Instant::now();
-            let got = answer(peer, &q.call);
-            let same = got == expected;
+            let got = Answer::of(peer, &q.call);
+            let same = got.agrees(&expected);
             line += &format!(
                 "; ripgrep {} ({:.0} ms)",
                 if same {

@@ -10,7 +10,7 @@ use lawsuite::contract::GlobInput;
 use lawsuite::contract::glob::GlobList;
 use lawsuite::contract::notice::{IGNORE_NOTICE, glob_answer};
 use lawsuite::kit::campaign::{Campaign, Slot};
-use lawsuite::kit::compare::{Compared, calls, compare_plan};
+use lawsuite::kit::compare::{Compared, compare_plan};
 use lawsuite::kit::plan::{GeneratedFile, Plan};
 use lawsuite::kit::regression::{Divergent, Regression, Shrinking};
 use lawsuite::kit::shrink::{Budget, Decisions, Ended};
@@ -53,7 +53,7 @@ fn digit_blind() -> Altered {
 /// end.
 fn shrunk(plan: &Plan, index: usize, peer: &dyn Search) -> (Regression, Ended) {
     let reference = Portable::with_threads(1);
-    let call = calls(plan)[index].clone();
+    let call = plan.calls()[index].clone();
     let divergent = Divergent {
         plan,
         call_index: index,
@@ -148,7 +148,7 @@ fn a_shrink_is_the_same_at_any_load_and_when_cut() {
     });
     assert_eq!(loaded, quiet);
 
-    let call = calls(&plan)[index].clone();
+    let call = plan.calls()[index].clone();
     let divergent = Divergent {
         plan: &plan,
         call_index: index,

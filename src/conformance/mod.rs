@@ -934,18 +934,18 @@ impl Engine {
                     diff: crate::kit::report::json_diff(
                         &verdict::in_wire_order(
                             &mismatch.expected,
-                            &mismatch.actual,
+                            &mismatch.actual.shown(),
                             regression.call.method(),
                         ),
-                        &mismatch.actual,
+                        &mismatch.actual.shown(),
                         false,
                     ),
                     expected: verdict::in_wire_order(
                         &mismatch.expected,
-                        &mismatch.actual,
+                        &mismatch.actual.shown(),
                         regression.call.method(),
                     ),
-                    actual: mismatch.actual,
+                    actual: mismatch.actual.shown(),
                     problems: vec!["the answer differs from the recorded one".into()],
                     replay: Some(self.replay.command(item, &trial, &subject.name, None)),
                     recorded: None,

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::verdict;
 use super::{Case, Engine, Item, Outcome, Report, SeedItem, Subject, TreeEntry, Verdict};
-use crate::kit::case::{fault_text, is_fault};
+use crate::kit::answer::Answer;
 use crate::kit::compare::{Compared, Divergence, compare_plan_with};
 use crate::kit::generate;
 use crate::kit::plan::PLAN_ROOT;
@@ -85,7 +85,8 @@ impl Engine {
                         why: format!("{}: {e}", item.id()),
                     },
                     Ok((plan, divergences)) => {
-                        compared_calls[*slot] = crate::kit::compare::calls(plan)
+                        compared_calls[*slot] = plan
+                            .calls()
                             .iter()
                             .filter(|c| subject.peer.supports(c.method()))
                             .count();
@@ -164,18 +165,18 @@ impl Engine {
             let Some(answer) = d.answers.get(at + 1) else {
                 continue;
             };
-            if reference.is_some_and(is_fault) {
+            if reference.is_some_and(Answer::is_fault) {
                 unanswered.push(d);
                 continue;
             }
-            if Some(&answer.answer) == reference {
+            if reference.is_some_and(|r| r.agrees(&answer.answer)) {
                 continue;
             }
             if let Some(why) = &answer.explained {
                 *documented.entry(why.clone()).or_default() += 1;
                 continue;
             }
-            cases.push((d, answer.answer.clone(), answer.shown()));
+            cases.push((d, &answer.answer));
         }
         // A call the reference did not answer is never an agreement. Where
         // the subject diverged elsewhere it fails on those calls (with this
@@ -184,7 +185,7 @@ impl Engine {
         let reference_fault = unanswered.first().map(|d| {
             let fault = d
                 .reference_answer()
-                .and_then(fault_text)
+                .and_then(Answer::fault_text)
                 .unwrap_or("no answer");
             format!(
                 "the reference {} did not answer {} of the {} calls of {} asked of {}, so nothing was compared there; first, call {} ({}): {fault}",
@@ -209,10 +210,19 @@ impl Engine {
         // of its divergent calls or answers names, every ignore file, then
         // the first others, then how many are left out.
         let (shown, left_out) = {
-            let calls: Vec<&crate::kit::case::Call> =
-                cases.iter().map(|(d, _, _)| &d.call).collect();
-            let mut answers: Vec<&Value> = cases.iter().map(|(_, actual, _)| actual).collect();
-            answers.extend(cases.iter().filter_map(|(d, _, _)| d.reference_answer()));
+            let calls: Vec<&crate::call::Call> = cases.iter().map(|(d, _)| &d.call).collect();
+            // What the answers say, as a report shows them (paths and
+            // messages name files).
+            let shown: Vec<Value> = cases
+                .iter()
+                .map(|(_, actual)| actual.shown())
+                .chain(
+                    cases
+                        .iter()
+                        .filter_map(|(d, _)| d.reference_answer().map(Answer::shown)),
+                )
+                .collect();
+            let answers: Vec<&Value> = shown.iter().collect();
             crate::kit::report::files_to_show(
                 &plan.files,
                 &plan.root,
@@ -221,10 +231,10 @@ impl Engine {
                 SHOWN_FILES,
             )
         };
-        let first_call = cases.first().map_or(0, |(d, _, _)| d.call_index);
+        let first_call = cases.first().map_or(0, |(d, _)| d.call_index);
         let (files, bytes) = cases
             .first()
-            .map_or((0, 0), |(d, _, _)| (d.tree.files, d.tree.bytes));
+            .map_or((0, 0), |(d, _)| (d.tree.files, d.tree.bytes));
         // One regression file per bug: the first divergent call of each
         // method is shrunk (keeping where it differs) and recorded, unless
         // a file of that method already fails
@@ -232,10 +242,13 @@ impl Engine {
         // same bug again.
         let mut recorded_methods: BTreeMap<crate::peer::Method, usize> = BTreeMap::new();
         let mut report_cases = Vec::new();
-        for (n, (d, actual, actual_shown)) in cases.into_iter().enumerate() {
-            let expected = d.reference_answer().cloned().unwrap_or(Value::Null);
-            let kind = crate::kit::compare::difference_kind(&expected, &actual).unwrap_or_default();
-            let expected_shown = d.answers.first().map_or(Value::Null, |a| a.shown());
+        for (n, (d, actual)) in cases.into_iter().enumerate() {
+            let kind = d
+                .reference_answer()
+                .and_then(|expected| crate::kit::difference::difference_kind(expected, actual))
+                .unwrap_or_default();
+            let actual_shown = actual.shown();
+            let expected_shown = d.reference_answer().map_or(Value::Null, Answer::shown);
             let recorded = self.record.as_ref().map(|dir| {
                 let method = d.call.method();
                 if let Some(call) = recorded_methods.get(&method) {

@@ -982,10 +982,7 @@ impl Context<'_, '_> {
             let Ok(plan) = generate(slot.generator, group.first.seed, ROOT, slot.ground) else {
                 continue;
             };
-            let Some(call) = super::compare::calls(&plan)
-                .into_iter()
-                .nth(group.first.call)
-            else {
+            let Some(call) = plan.calls().into_iter().nth(group.first.call) else {
                 continue;
             };
             let divergent = Divergent {
@@ -1015,7 +1012,7 @@ struct Met<'a> {
     slot: Slot,
     plan: &'a Plan,
     call_index: usize,
-    call: &'a super::case::Call,
+    call: &'a crate::call::Call,
     peer: &'a dyn Search,
     difference: Difference,
 }

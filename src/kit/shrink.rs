@@ -37,8 +37,8 @@ use std::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
-use super::case::Call;
 use super::plan::GeneratedFile;
+use crate::call::Call;
 
 /// A self-contained case: a tree under a symbolic root and one call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

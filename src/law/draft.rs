@@ -34,7 +34,7 @@ use serde_json::{Map, Value};
 use super::load::load_text;
 use super::problem::{LawError, LawProblem};
 use crate::file_error::FileError;
-use crate::kit::case::rebase;
+use crate::kit::answer::rebase;
 use crate::kit::plan::{FileKind, GeneratedFile};
 use crate::kit::regression::Regression;
 use crate::peer::Method;
@@ -186,6 +186,7 @@ fn area(method: Method) -> &'static str {
 ///
 /// let regression = Regression {
 ///     why: "paths differ".into(),
+///     spec: None,
 ///     generator: "lawsuite".into(),
 ///     generator_version: 5,
 ///     ground: Default::default(),

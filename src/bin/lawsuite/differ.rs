@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, anyhow, bail};
+use lawsuite::call::Call;
 use lawsuite::conformance::config::Config;
 use lawsuite::conformance::shell_word;
-use lawsuite::kit::case::Call;
+use lawsuite::kit::answer::Answer;
 use lawsuite::kit::compare::{difference_kind, first_difference};
 use lawsuite::kit::real_tree::{Divergent, Survey, Tally, draw, run};
 use lawsuite::kit::report::json_diff;
@@ -178,7 +179,7 @@ fn divergent(d: &Divergent, replay: &Replay) -> String {
     let Some((expected, rest)) = d.answers.split_first() else {
         return out;
     };
-    for got in rest.iter().filter(|a| a.answer != expected.answer) {
+    for got in rest.iter().filter(|a| !a.answer.agrees(&expected.answer)) {
         if let Some(case) = &got.explained {
             out.push_str(&format!("  {}: documented: {case}\n", got.peer));
             continue;
@@ -188,16 +189,14 @@ fn divergent(d: &Divergent, replay: &Replay) -> String {
         out.push_str(&format!("  {}: {kind}\n", got.peer));
         // Between two answers the first difference says where to look in
         // the diff; a failure's kind already says all of it.
-        let failed = |a: &serde_json::Value| a.get("failure").is_some() || a.get("panic").is_some();
-        if !failed(&expected.answer)
-            && !failed(&got.answer)
-            && let Some(first) = first_difference(&expected.answer, &got.answer, "")
+        if let (Answer::Value(expected), Answer::Value(got)) = (&expected.answer, &got.answer)
+            && let Some(first) = first_difference(expected, got, "")
         {
             out.push_str(&format!("    first difference: {first}\n"));
         }
         out.push_str(&format!("    - {}, + {}:\n", expected.peer, got.peer));
         // Failures are compared by code; the diff shows what each said.
-        for line in json_diff(&expected.shown(), &got.shown(), false).lines() {
+        for line in json_diff(&expected.answer.shown(), &got.answer.shown(), false).lines() {
             out.push_str(&format!("      {line}\n"));
         }
         // Both sides of the difference: the peer's answer alone does not

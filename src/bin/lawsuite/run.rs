@@ -18,7 +18,7 @@ use lawsuite::conformance::{
     Engine, Item, ItemId, Kind, Outcome, Replay, RunOptions, SeedItem, Summary, Trial, TrialId,
 };
 use lawsuite::environment::Environment;
-use lawsuite::kit::compare::{Materialized, calls};
+use lawsuite::kit::compare::Materialized;
 use lawsuite::kit::materialize::materialize;
 use lawsuite::kit::regression::{divergence_kind, pinned_by};
 use lawsuite::kit::shrink::Case;
@@ -981,7 +981,7 @@ pub fn shrink_case(
     };
     let (generator, ground): (Generator, Ground) = (args.generator.into(), args.ground.into());
     let plan = generate(generator, args.seed, PLAN_ROOT, ground).map_err(|e| anyhow!(e))?;
-    let call = calls(&plan).into_iter().nth(args.call).ok_or_else(|| {
+    let call = plan.calls().into_iter().nth(args.call).ok_or_else(|| {
         anyhow!(
             "seed {} has no call {} (it has {}: grep calls, then glob, read, ls and flow calls)",
             args.seed,
@@ -1102,7 +1102,7 @@ pub fn shrink_case(
         "{}",
         lawsuite::kit::report::json_diff(
             &regression.expected,
-            &actual,
+            &actual.shown(),
             std::io::stdout().is_terminal()
         )
     )?;
