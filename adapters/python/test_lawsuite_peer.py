@@ -154,6 +154,13 @@ class Answers(unittest.TestCase):
         self.assertLessEqual(quoted(controls), 600)
         self.assertGreater(quoted(controls), 500)
 
+    def test_the_readme_quotes_the_bounds_the_adapter_has(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "README.md"), encoding="utf-8") as f:
+            readme = " ".join(f.read().split())
+        self.assertIn(f"`FAULT_MESSAGE_BYTES` ({FAULT_MESSAGE_BYTES:,})", readme)
+        self.assertIn(f"`FAULT_STACK_BYTES` ({FAULT_STACK_BYTES:,})", readme)
+
     def test_an_os_error_is_explained_in_the_contracts_words(self):
         def stat(params):
             os.stat(os.path.join(__file__, "x"))

@@ -4,7 +4,7 @@
 // shutdown; and, as a child process, a clean stdout.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -172,6 +172,13 @@ test("a fault quoting a megabyte holds it once, cut to the bound, with the count
   assert.ok(error.data.stack.startsWith(`SyntaxError: ${error.data.message}\n`), error.data.stack.slice(0, 200));
   // The whole line was 3 MB when the message came three times.
   assert.ok(line.length < 32 * 1024, `${line.length} bytes`);
+});
+
+test("the README quotes the bounds the adapter has", () => {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8").replace(/\s+/g, " ");
+  const figure = (n) => n.toLocaleString("en-US");
+  assert.ok(readme.includes(`\`FAULT_MESSAGE_BYTES\` (${figure(FAULT_MESSAGE_BYTES)})`));
+  assert.ok(readme.includes(`\`FAULT_STACK_BYTES\` (${figure(FAULT_STACK_BYTES)})`));
 });
 
 test("the bound on both sides: a message that fits is whole, one unit more is cut", () => {

@@ -5,7 +5,7 @@
 // throws and one that never answers.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -110,6 +110,14 @@ test("the README's @smthrs/std peer passes the binding laws and the shipped file
   assert.equal(run.status, 0, run.stderr.slice(-2000));
 });
 
+test("the README's counts of those laws are the lists these tests check", () => {
+  const readme = readFileSync(here("../README.md"), "utf8").replace(/\s+/g, " ");
+  assert.ok(readme.includes(`${SCHEMA_REFUSES.length} laws fail that way`), "the decode-all count");
+  assert.ok(readme.includes(`(${SCHEMA_ERROR_IS_A_FAULT.length} \`read::input\`/\`ls::input\` laws fail so)`), "the unmapped count");
+  assert.ok(readme.includes("passes the `input::validation`, `glob::validation`, `read::input` and `ls::input` laws whole"));
+  assert.deepEqual(BINDING_LAWS.slice(0, 4), ["input::validation::", "glob::validation::", "read::input::", "ls::input::"]);
+});
+
 test("grep and glob decoded with their schemas fail the laws of their own checks", { skip }, () => {
   const run = lawsuite([...base, "--peer", "std-decode-all", ...BINDING_LAWS.map((l) => `law::${l}`)]);
   assert.deepEqual(failingLaws(verdicts(run).byPeer["std-decode-all"]), SCHEMA_REFUSES);
@@ -149,6 +157,10 @@ test("a host error quoting a megabyte is a fault of bounded size that names it",
   const run = lawsuite([...base, "--peer", "platform", "law::gitignore::long-lines::a-rule-of-1-mib-applies"]);
   const [outcome] = Object.values(verdicts(run).byPeer.platform);
   const faults = outcome.report.health.recent.join("\n");
+  // The README's "a 3 MB message": what V8 said, less what was kept.
+  const left = Number(/\[(\d+) characters left out\]/.exec(faults)?.[1]);
+  assert.ok(left > 3_000_000, `${left} characters left out`);
+  assert.match(readFileSync(here("../README.md"), "utf8").replace(/\s+/g, " "), /a 1 MiB `\.gitignore` rule fails with a 3 MB message/);
   assert.match(faults, /glob threw: SyntaxError: Invalid regular expression: \/\^\(\?:\.\*\\\/\)\?.*… \[\d+ characters left out\] ….*x\$\/: Stack overflow/);
   assert.doesNotMatch(JSON.stringify(outcome.report), /answered \d+ bytes where/);
   assert.ok(faults.length < 8192, `${faults.length} characters of faults`);
