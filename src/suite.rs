@@ -120,9 +120,10 @@ impl Shared {
             Verdict::Fail { report } if state.left == 0 => {
                 state.held_back += 1;
                 Err(format!(
-                    "{}\n  (not shown in full: the first {} failing calls are; LAWSUITE_MAX_REPORTS=0 shows every one)",
+                    "{}\n  (not shown in full: the first {} failing calls are; {})",
                     crate::kit::report::bounded(&report.summary),
-                    self.max_reports
+                    self.max_reports,
+                    crate::conformance::sentence::FrontDoor::CargoTest.how_to_see_all()
                 )
                 .into())
             }
@@ -705,12 +706,14 @@ fn to_result(outcome: &Outcome) -> Result<(), Failed> {
         Verdict::Fail { report } | Verdict::Flaky { report, .. } => {
             Err(crate::report::human_report(report, false).into())
         }
-        Verdict::UnexpectedPass { reason, source } => Err(format!(
-            "{} now passes on {}, but {source} lists it as an expected failure ({reason}); remove that entry",
-            outcome.item,
-            outcome.peer.as_deref().unwrap_or("the peer")
-        )
-        .into()),
+        Verdict::UnexpectedPass { reason, source } => {
+            Err(crate::conformance::sentence::unexpected_pass(
+                Some((&outcome.item, outcome.peer.as_deref().unwrap_or("the peer"))),
+                reason,
+                &source.to_string(),
+            )
+            .into())
+        }
         Verdict::Broken { why } => Err(crate::report::human::bounded_lines(why).into()),
     }
 }
