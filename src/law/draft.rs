@@ -308,9 +308,13 @@ pub fn from_regression(regression: &Regression, version: &str) -> Result<Draft, 
         tree.insert(&file.path, toml_edit::Item::Value(tree_entry(file)?));
     }
     law.insert("tree", toml_edit::Item::Table(tree));
-    match expected.get("failure").and_then(Value::as_str) {
-        Some(code) => law.insert("expect_error", toml_edit::value(code)),
-        None => law.insert("expect", toml_edit::Item::Value(to_toml(&expected)?)),
+    // The reference's answer read as one: a failure is pinned by its code
+    // (`expect_error`), a value whole (`expect`).
+    match regression.expected_answer() {
+        Ok(crate::kit::answer::Answer::Failure { code, .. }) => {
+            law.insert("expect_error", toml_edit::value(code.as_str()))
+        }
+        _ => law.insert("expect", toml_edit::Item::Value(to_toml(&expected)?)),
     };
     let mut laws = toml_edit::ArrayOfTables::new();
     laws.push(law);
