@@ -61,18 +61,22 @@
 //! # Ok::<(), lawsuite::kit::campaign::CampaignError>(())
 //! ```
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+mod state;
+
+pub use state::{Finding, Group, State, shape_of};
+
+use state::Sequence;
 
 use super::compare::{Compared, compare_plan_until};
 use super::difference::Difference;
-use super::plan::{FileKind, Plan};
-use super::regression::{Divergent, Regression, Shrinking};
+use super::plan::Plan;
+use super::regression::{Divergent, Shrinking};
 use super::shrink::{Budget, Decisions, Ended};
 use super::{Generator, generate};
 use crate::file_error::{FileError, FileErrorKind};
@@ -81,11 +85,6 @@ use crate::regular_file::Held;
 
 /// The symbolic root campaign plans are spelled with.
 const ROOT: &str = "/lawsuite-fuzz";
-
-/// The state file's format; format 1 (groups keyed by the unshrunk
-/// difference) is read and carried on, any other is refused with what to
-/// do.
-const STATE_FORMAT: u32 = 2;
 
 /// One sequence of seeds: a generator on a ground.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,85 +145,6 @@ pub struct Campaign {
     pub regressions: PathBuf,
     /// How many steps one shrink may take.
     pub shrink: Budget,
-}
-
-/// Where a group was first met: its replay line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Finding {
-    /// `smthrs`, `lawsuite` or `lawsuite@full`.
-    pub sequence: String,
-    /// The seed.
-    pub seed: u64,
-    /// The call's index in the plan.
-    pub call: usize,
-}
-
-/// Divergent calls that shrink to one bug.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Group {
-    /// `peer × method × difference`, the key: the shrunk case's
-    /// difference, or while its shrink is cut ([`Group::pending`]) the
-    /// difference it was met with.
-    pub signature: String,
-    /// The peer.
-    pub peer: String,
-    /// The method.
-    pub method: String,
-    /// How the answers differ ([`Difference`]).
-    pub differs: String,
-    /// The spec section the shrunk difference suggests.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spec: Option<String>,
-    /// The shape of the shrunk case: its tree's entries and what they
-    /// hold, and the call.
-    #[serde(default)]
-    pub shape: Option<String>,
-    /// The first call met.
-    pub first: Finding,
-    /// Calls of this group met, over every campaign.
-    pub seen: u64,
-    /// The regression file kept for it, when shrinking and writing worked.
-    #[serde(default)]
-    pub regression: Option<String>,
-    /// Why it could not be kept, when it was not.
-    #[serde(default)]
-    pub not_kept: Option<String>,
-    /// Which campaign found it (1 for the first).
-    pub campaign: u64,
-    /// Seconds into that campaign.
-    pub after_secs: f64,
-    /// The unshrunk signatures met that shrank into this group: met again,
-    /// they count here without another shrink.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub aliases: Vec<String>,
-    /// A shrink cut by the deadline or an interrupt: its answers so far,
-    /// which the next campaign replays and goes on from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pending: Option<Decisions>,
-    /// The step bound stopped its shrink after this many steps: the case is
-    /// smaller than the original but may not be minimal.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step_bound: Option<usize>,
-}
-
-/// What is kept between campaigns.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct State {
-    /// The state file's format number (2 today).
-    pub format: u32,
-    /// Campaigns run so far.
-    pub campaigns: u64,
-    /// The first seed of each sequence not asked yet, by [`Slot::name`].
-    pub next: BTreeMap<String, u64>,
-    /// Seeds past `next` already asked (a campaign whose jobs left a gap
-    /// below them when it stopped): skipped when drawn.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub done_beyond: BTreeMap<String, BTreeSet<u64>>,
-    /// Every group found, in the order found.
-    pub groups: Vec<Group>,
 }
 
 /// A campaign that could not run or keep its state.
@@ -347,183 +267,9 @@ impl Found {
     }
 }
 
-impl State {
-    /// The state in `path`, or a fresh one when there is none.
-    pub fn load(path: &Path) -> Result<State, CampaignError> {
-        match FileError::read_to_string(path) {
-            Ok(text) => State::parse(&text, path),
-            Err(e) if matches!(e.kind(), FileErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound) => {
-                Ok(State::fresh())
-            }
-            Err(e) => Err(CampaignError::State {
-                path: path.into(),
-                message: format!("cannot be read: {}", e.kind()),
-            }),
-        }
-    }
-
-    /// Write the state whole, through the one careful writer
-    /// ([`crate::regular_file::replace_whole`]: a new file renamed over the
-    /// old one, its mode kept; a device or a read-only state refused).
-    pub fn save(&self, path: &Path) -> Result<(), CampaignError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| CampaignError::Write(FileError::io(dir, e)))?;
-        }
-        crate::regular_file::replace_whole(path, &self.text()).map_err(CampaignError::Write)
-    }
-
-    /// The state as its file holds it.
-    fn text(&self) -> String {
-        // A state is plain data: it always serialises.
-        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
-    }
-
-    /// A state file's text read back (`path` names it in errors).
-    fn parse(text: &str, path: &Path) -> Result<State, CampaignError> {
-        let mut state: State = serde_json::from_str(text).map_err(|e| CampaignError::State {
-            path: path.into(),
-            message: format!("is not a campaign state: {e}"),
-        })?;
-        match state.format {
-            STATE_FORMAT => {}
-            // Format 1 keyed groups by the unshrunk difference: its groups
-            // stay (they were kept as regressions), and the same bug met
-            // again is keyed anew.
-            1 => state.format = STATE_FORMAT,
-            other => {
-                return Err(CampaignError::State {
-                    path: path.into(),
-                    message: format!(
-                        "is in format {other}, and this lawsuite reads formats 1 and {STATE_FORMAT}"
-                    ),
-                });
-            }
-        }
-        Ok(state)
-    }
-
-    fn fresh() -> State {
-        State {
-            format: STATE_FORMAT,
-            ..State::default()
-        }
-    }
-
-    /// The group `signature` belongs to: its own, or one it shrank into.
-    fn group_of(&mut self, signature: &str) -> Option<&mut Group> {
-        self.groups
-            .iter_mut()
-            .find(|g| g.signature == signature || g.aliases.iter().any(|a| a == signature))
-    }
-}
-
-/// The shape of a shrunk case: how many entries of which kind, the
-/// features that decide most rules (ignore files, hidden names, binary
-/// bytes, non-ASCII names), and the call's method and pattern.
-pub fn shape_of(regression: &Regression) -> String {
-    let files = &regression.files;
-    let count = |kind: FileKind| files.iter().filter(|f| f.kind == kind).count();
-    let bytes: usize = files.iter().map(|f| f.content.len()).sum();
-    let mut features = Vec::new();
-    if files.iter().any(|f| f.path.ends_with(".gitignore")) {
-        features.push(".gitignore");
-    }
-    if files
-        .iter()
-        .any(|f| f.path.split('/').any(|part| part.starts_with('.')))
-    {
-        features.push("hidden names");
-    }
-    if files.iter().any(|f| f.content.contains(&0)) {
-        features.push("binary bytes");
-    }
-    if files.iter().any(|f| !f.path.is_ascii()) {
-        features.push("non-ASCII names");
-    }
-    let call = serde_json::to_value(&regression.call).unwrap_or_default();
-    let pattern = call["input"]["pattern"]
-        .as_str()
-        .map(|p| format!(" pattern {p:?}"))
-        .unwrap_or_default();
-    format!(
-        "{} files ({bytes} bytes), {} dirs, {} symlinks{}; {}{pattern}",
-        count(FileKind::File),
-        count(FileKind::Dir),
-        count(FileKind::Symlink),
-        if features.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", features.join(", "))
-        },
-        call["method"].as_str().unwrap_or("?"),
-    )
-}
-
 /// `peer × method × difference`.
 fn signature(peer: &str, method: &str, difference: &Difference) -> String {
     format!("{peer} × {method} × {difference}")
-}
-
-/// One seed sequence's seeds in this campaign.
-#[derive(Debug, Default)]
-struct Sequence {
-    /// The next seed to hand out.
-    next: u64,
-    /// Handed out, not finished.
-    in_flight: BTreeSet<u64>,
-    /// Handed out and given up (stopped, tree not written): asked again by
-    /// the next campaign.
-    abandoned: BTreeSet<u64>,
-    /// Finished; those at or past the first unfinished seed are written as
-    /// [`State::done_beyond`].
-    done: BTreeSet<u64>,
-}
-
-impl Sequence {
-    fn from_state(state: &State, name: &str) -> Sequence {
-        Sequence {
-            next: state.next.get(name).copied().unwrap_or(0),
-            done: state.done_beyond.get(name).cloned().unwrap_or_default(),
-            ..Sequence::default()
-        }
-    }
-
-    fn claim(&mut self) -> u64 {
-        while self.done.contains(&self.next) {
-            self.next += 1;
-        }
-        let seed = self.next;
-        self.next += 1;
-        self.in_flight.insert(seed);
-        seed
-    }
-
-    /// The first seed not finished: where the next campaign starts.
-    fn frontier(&self) -> u64 {
-        let mut frontier = self.next;
-        for set in [&self.in_flight, &self.abandoned] {
-            if let Some(&first) = set.first() {
-                frontier = frontier.min(first);
-            }
-        }
-        while self.done.contains(&frontier) {
-            frontier += 1;
-        }
-        frontier
-    }
-
-    /// Write this sequence's progress into `state`.
-    fn write(&self, state: &mut State, name: &str) {
-        let frontier = self.frontier();
-        state.next.insert(name.to_string(), frontier);
-        let beyond: BTreeSet<u64> = self.done.range(frontier..).copied().collect();
-        if beyond.is_empty() {
-            state.done_beyond.remove(name);
-        } else {
-            state.done_beyond.insert(name.to_string(), beyond);
-        }
-    }
 }
 
 /// What the campaign's threads share.
@@ -1041,16 +787,6 @@ mod tests {
     }
 
     #[test]
-    fn a_state_that_is_not_one_is_refused_not_replaced() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("fuzz-state.json");
-        std::fs::write(&path, "not json").unwrap();
-        let err = State::load(&path).unwrap_err();
-        assert!(err.to_string().contains("not a campaign state"), "{err}");
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "not json");
-    }
-
-    #[test]
     fn a_campaign_resumes_where_the_last_stopped_and_peers_that_agree_form_no_group() {
         let dir = tempfile::tempdir().unwrap();
         let mut campaign = campaign(dir.path(), Duration::from_secs(3));
@@ -1082,29 +818,6 @@ mod tests {
             again.state.next["smthrs"] > first,
             "it resumes past seed {first}"
         );
-    }
-
-    /// The seeds a campaign hands out and finishes out of order: the
-    /// state's `next` is the first unfinished one, and the finished ones
-    /// past it are skipped next time, never asked twice.
-    #[test]
-    fn a_gap_left_by_parallel_jobs_is_asked_next_time_and_nothing_twice() {
-        let mut sequence = Sequence::default();
-        let seeds: Vec<u64> = (0..4).map(|_| sequence.claim()).collect();
-        assert_eq!(seeds, [0, 1, 2, 3]);
-        for seed in [0, 2, 3] {
-            sequence.in_flight.remove(&seed);
-            sequence.done.insert(seed);
-        }
-        sequence.in_flight.remove(&1);
-        sequence.abandoned.insert(1);
-        let mut state = State::default();
-        sequence.write(&mut state, "s");
-        assert_eq!(state.next["s"], 1);
-        assert_eq!(state.done_beyond["s"], BTreeSet::from([2, 3]));
-        let mut next = Sequence::from_state(&state, "s");
-        let asked: Vec<u64> = (0..3).map(|_| next.claim()).collect();
-        assert_eq!(asked, [1, 4, 5]);
     }
 
     /// A second campaign on the same state is refused while the first
