@@ -9,7 +9,7 @@ use std::time::Duration;
 use lawsuite::contract::GlobInput;
 use lawsuite::contract::glob::GlobList;
 use lawsuite::contract::notice::{IGNORE_NOTICE, glob_answer};
-use lawsuite::kit::campaign::{Campaign, Slot};
+use lawsuite::kit::campaign::Campaign;
 use lawsuite::kit::compare::{Compared, compare_plan};
 use lawsuite::kit::plan::{GeneratedFile, Plan};
 use lawsuite::kit::regression::{Divergent, Regression, Shrinking};
@@ -224,14 +224,11 @@ fn a_shrunk_case_keeps_the_rule_that_differed() {
 #[test]
 fn a_campaign_keeps_one_group_for_one_bug() {
     let dir = tempfile::tempdir().unwrap();
-    let campaign = Campaign {
-        slots: Slot::all(),
-        budget: Duration::from_secs(8),
-        jobs: 2,
-        state: dir.path().join("fuzz-state.json"),
-        regressions: dir.path().join("regressions"),
-        shrink: Budget::default(),
-    };
+    let campaign = Campaign::new(
+        dir.path().join("fuzz-state.json"),
+        dir.path().join("regressions"),
+        Duration::from_secs(8),
+    );
     let (reference, peer) = (Portable::default(), digit_blind());
     let found = campaign
         .run(

@@ -19,7 +19,7 @@ use super::explain::{Evidence, explain};
 use super::materialize::MaterializeError;
 use super::plan::{GeneratedFile, Plan};
 use crate::call::Call;
-use crate::peer::{Ground, Search};
+use crate::peer::{Ground, Method, Search};
 
 /// A short description of a tree, for reports.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -210,6 +210,143 @@ pub struct Asked {
     pub answered: u64,
     /// The first fault a subject gave, for the error that says so.
     pub first_fault: Option<String>,
+    /// What each call asked showed across the peers ([`Behaviour`]), by
+    /// its index in the plan.
+    pub behaviours: Vec<(usize, Behaviour)>,
+}
+
+/// What one call showed across the peers, coarsely: the method, the shape
+/// of the reference's answer, and how each subject's answer stood to it.
+/// The "species" a guided campaign counts (as NEZHA guides differential
+/// fuzzing by the tuple of outcomes across implementations): a call whose
+/// behaviour was never seen before is worth mutating, and the share of
+/// behaviours seen only once estimates the chance that the next call shows
+/// something new (Good–Turing).
+///
+/// ```
+/// use lawsuite::kit::answer::Answer;
+/// use lawsuite::kit::compare::{Behaviour, PeerAnswer, Relation, Shape};
+/// use lawsuite::peer::Method;
+/// use serde_json::json;
+///
+/// let answer = |peer: &str, v| PeerAnswer { peer: peer.into(), answer: Answer::Value(v), explained: None };
+/// let answers = [
+///     answer("portable", json!({"paths": ["/r/a"], "total": 1, "truncated": false})),
+///     answer("mine", json!({"paths": [], "total": 0, "truncated": false})),
+/// ];
+/// let b = Behaviour::of(Method::Glob, &answers);
+/// assert_eq!(b.reference, Shape::Found { truncated: false, notice: vec![] });
+/// assert_eq!(b.subjects, [Relation::Differs("/paths: items lost; /total: differs".into())]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Behaviour {
+    /// The call's method.
+    pub method: Method,
+    /// The reference's answer.
+    pub reference: Shape,
+    /// Each subject asked, in order.
+    pub subjects: Vec<Relation>,
+}
+
+/// The shape of an answer: what it found, not which items.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Shape {
+    /// Nothing found (every list empty), with the rules behind its notice.
+    Empty {
+        /// The notice's sentences' rules.
+        notice: Vec<crate::contract::notice::Sentence>,
+    },
+    /// Something found.
+    Found {
+        /// Whether it says it was truncated.
+        truncated: bool,
+        /// The notice's sentences' rules.
+        notice: Vec<crate::contract::notice::Sentence>,
+    },
+    /// A typed failure, by its code.
+    Failure(crate::contract::ErrorCode),
+    /// No answer.
+    Fault,
+}
+
+/// How a subject's answer stood to the reference's.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Relation {
+    /// The same answer.
+    Agrees,
+    /// Another answer, which a listed difference of its built-in predicts.
+    Explained,
+    /// Another answer, and how ([`super::difference::Difference`]).
+    Differs(String),
+}
+
+impl Shape {
+    /// The shape of `answer`.
+    pub fn of(answer: &Answer) -> Shape {
+        let value = match answer {
+            Answer::Value(value) => value,
+            Answer::Failure { code, .. } => return Shape::Failure(*code),
+            Answer::Fault { .. } | Answer::Panic(_) => return Shape::Fault,
+        };
+        let notice = value
+            .get("notice")
+            .and_then(serde_json::Value::as_str)
+            .map(crate::contract::notice::Sentence::all_in)
+            .unwrap_or_default();
+        let found = value.as_object().is_some_and(|fields| {
+            fields
+                .values()
+                .any(|v| v.as_array().is_some_and(|items| !items.is_empty()))
+        });
+        if found {
+            Shape::Found {
+                truncated: value.get("truncated") == Some(&serde_json::Value::Bool(true)),
+                notice,
+            }
+        } else {
+            Shape::Empty { notice }
+        }
+    }
+}
+
+impl Behaviour {
+    /// The behaviour of one call from its answers, the reference's first
+    /// ([`answer_all`]).
+    pub fn of(method: Method, answers: &[PeerAnswer]) -> Behaviour {
+        let Some((reference, rest)) = answers.split_first() else {
+            return Behaviour {
+                method,
+                reference: Shape::Fault,
+                subjects: Vec::new(),
+            };
+        };
+        Behaviour {
+            method,
+            reference: Shape::of(&reference.answer),
+            subjects: rest
+                .iter()
+                .map(|a| {
+                    if a.explained.is_some() {
+                        Relation::Explained
+                    } else {
+                        match super::difference::Difference::between(&reference.answer, &a.answer) {
+                            None => Relation::Agrees,
+                            Some(d) => Relation::Differs(d.to_string()),
+                        }
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// A stable name of the behaviour: a hash of it, the same in every
+    /// process (SipHash with fixed keys over its text), for a state file.
+    pub fn key(&self) -> String {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        format!("{self:?}").hash(&mut hasher);
+        format!("{:016x}", hasher.finish())
+    }
 }
 
 /// [`compare_plan_with`], asking `stop` before each call: `Ok(None)` when
@@ -243,6 +380,9 @@ pub fn compare_plan_until(
         ) else {
             continue;
         };
+        asked
+            .behaviours
+            .push((index, Behaviour::of(call.method(), &answers)));
         for answer in answers.iter().skip(1) {
             asked.calls += 1;
             if answer.answer.is_fault() {

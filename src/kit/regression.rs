@@ -53,6 +53,11 @@ pub struct Regression {
     pub seed: u64,
     /// The index of the call in the original plan.
     pub call_index: usize,
+    /// The seeds of the edits a guided campaign made to that call and its
+    /// tree before it diverged ([`crate::kit::campaign::guide::Origin`]);
+    /// empty for a seed's own call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mutations: Vec<u64>,
     /// The peers that disagreed, and the reference.
     pub peers: Vec<String>,
     /// The symbolic root the tree and call are spelled with.
@@ -537,6 +542,7 @@ impl Divergent<'_> {
             ground: self.plan.ground,
             seed: self.plan.seed,
             call_index: self.call_index,
+            mutations: Vec::new(),
             peers: vec![
                 self.reference.name().to_string(),
                 self.peer.name().to_string(),
@@ -751,6 +757,7 @@ mod tests {
             ground: Ground::Shared,
             seed: 1,
             call_index: 0,
+            mutations: Vec::new(),
             peers: vec!["portable".into(), "mine".into()],
             root: "/r".into(),
             files: vec![GeneratedFile::new("a.ts", "needle\n")],

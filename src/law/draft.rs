@@ -192,6 +192,7 @@ fn area(method: Method) -> &'static str {
 ///     ground: Default::default(),
 ///     seed: 3,
 ///     call_index: 1,
+///     mutations: Vec::new(),
 ///     // A peer's name is free text: it goes into a comment as one line.
 ///     peers: vec!["portable".into(), "mine\n[[law]]".into()],
 ///     root: "/r".into(),
@@ -560,6 +561,7 @@ mod tests {
             ground: Default::default(),
             seed: 7,
             call_index: 2,
+            mutations: Vec::new(),
             peers: vec![
                 "portable".into(),
                 "mine\n[[law]]\nname = \"injected\"".into(),

@@ -374,8 +374,8 @@ struct FuzzArgs {
     /// How long the whole campaign may take, shrinking included: `90s`,
     /// `10m`, `2h`, or seconds. At the end no call is started; the one
     /// under way finishes or meets its per-call timeout.
-    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
-    budget: std::time::Duration,
+    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration, required_unless_present = "merge")]
+    budget: Option<std::time::Duration>,
     /// A peer to compare with the reference (repeatable); default: every
     /// registered peer.
     #[arg(long = "peer")]
@@ -398,6 +398,32 @@ struct FuzzArgs {
     /// How many steps (predicate evaluations) one shrink may take.
     #[arg(long, value_name = "N", default_value_t = lawsuite::kit::shrink::DEFAULT_STEPS)]
     shrink_steps: usize,
+    /// Ask fresh seeds only: no corpus of the calls that showed a new
+    /// behaviour, no mutants of them (a guided campaign spends half its
+    /// time mutating them).
+    #[arg(long)]
+    unguided: bool,
+    /// What the guidance's draws start from: the same seed, the same
+    /// choices of corpus entries and edits.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    guide_seed: u64,
+    /// Stop at the first new group.
+    #[arg(long)]
+    until_found: bool,
+    /// Only the seeds of shard K of N (1-based): shards on N machines never
+    /// ask one seed twice; merge their states with --merge.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard_flag)]
+    shard: Option<(u64, u64)>,
+    /// Merge these campaign states (the shards' `fuzz-state.json`, their
+    /// corpora and regression files beside them) into this project's,
+    /// instead of running a campaign.
+    #[arg(long, value_name = "STATE", num_args = 1.., conflicts_with = "budget")]
+    merge: Vec<std::path::PathBuf>,
+}
+
+/// `--shard K/N`.
+fn parse_shard_flag(text: &str) -> Result<(u64, u64), lawsuite::conformance::shard::BadShard> {
+    lawsuite::conformance::shard::parse_shard(text)
 }
 
 /// `90s`, `10m`, `2h`, `1.5h` or plain seconds, as a duration of at least

@@ -48,14 +48,11 @@
 //! use lawsuite::portable::Portable;
 //!
 //! let (reference, mine) = (Portable::default(), Portable::default());
-//! let campaign = Campaign {
-//!     slots: Slot::all(),
-//!     budget: Duration::from_secs(60),
-//!     jobs: 2,
-//!     state: "lawsuite/fuzz-state.json".into(),
-//!     regressions: "lawsuite/regressions".into(),
-//!     shrink: Default::default(),
-//! };
+//! let campaign = Campaign::new(
+//!     "lawsuite/fuzz-state.json",
+//!     "lawsuite/regressions",
+//!     Duration::from_secs(60),
+//! );
 //! let found = campaign.run(Compared::new(&reference), &[Compared::new(&mine)], None, |_| {})?;
 //! println!("{} new groups", found.new_groups().count());
 //! # Ok::<(), lawsuite::kit::campaign::CampaignError>(())
@@ -67,20 +64,23 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+pub mod guide;
+pub mod risk;
 mod state;
+mod work;
 
 pub use state::{Finding, Group, State, shape_of};
 
+use guide::Corpus;
 use state::Sequence;
+use work::{Context, Shared, lock};
 
-use super::compare::{Compared, compare_plan_until};
+use super::Generator;
+use super::compare::Compared;
 use super::difference::Difference;
-use super::plan::Plan;
-use super::regression::{Divergent, Shrinking};
-use super::shrink::{Budget, Decisions, Ended};
-use super::{Generator, generate};
+use super::shrink::Budget;
 use crate::file_error::{FileError, FileErrorKind};
-use crate::peer::{Ground, Search};
+use crate::peer::Ground;
 use crate::regular_file::Held;
 
 /// The symbolic root campaign plans are spelled with.
@@ -145,6 +145,149 @@ pub struct Campaign {
     pub regressions: PathBuf,
     /// How many steps one shrink may take.
     pub shrink: Budget,
+    /// Whether it keeps a corpus of the calls that showed a new behaviour
+    /// and spends half its time mutating them ([`guide`]); without, it asks
+    /// fresh seeds only.
+    pub guided: bool,
+    /// What the guidance's draws start from: the same seed, the same
+    /// choices.
+    pub guide_seed: u64,
+    /// Stop at the first new group (a benchmark's time to find).
+    pub until_found: bool,
+    /// Only the seeds of shard `k` of `n` (1-based): shards on many machines
+    /// never ask one seed twice, and their states merge ([`State::merge`]).
+    pub shard: Option<(u64, u64)>,
+}
+
+impl Campaign {
+    /// A guided campaign of every sequence for `budget`, on two jobs, keeping
+    /// its state in `state` and its regressions in `regressions`.
+    pub fn new(
+        state: impl Into<PathBuf>,
+        regressions: impl Into<PathBuf>,
+        budget: Duration,
+    ) -> Campaign {
+        Campaign {
+            slots: Slot::all(),
+            budget,
+            jobs: 2,
+            state: state.into(),
+            regressions: regressions.into(),
+            shrink: Budget::default(),
+            guided: true,
+            guide_seed: 0,
+            until_found: false,
+            shard: None,
+        }
+    }
+
+    /// The corpus file beside the state: `fuzz-state.corpus.json` beside
+    /// `fuzz-state.json`.
+    pub fn corpus_path(&self) -> PathBuf {
+        let stem = self
+            .state
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "fuzz-state".into());
+        self.state.with_file_name(format!("{stem}.corpus.json"))
+    }
+
+    /// Merge the states of other campaigns (the shards of one sweep, run on
+    /// other machines: each `fuzz-state.json` with its corpus and
+    /// regression files beside it) into this campaign's state
+    /// ([`State::merge`]): groups deduplicated, their regression files
+    /// copied into [`Campaign::regressions`], corpora joined, the residual
+    /// risk recomputed from every shard's counts. The state is held as a
+    /// campaign holds it.
+    pub fn merge(&self, others: &[PathBuf]) -> Result<State, CampaignError> {
+        let held = hold(&self.state)?;
+        crate::regular_file::check_replaceable(&self.state).map_err(CampaignError::Write)?;
+        let mut state = match held.read() {
+            Ok(Some(text)) => State::parse(&text, &self.state)?,
+            Ok(None) => State::fresh(),
+            Err(e) => {
+                return Err(CampaignError::State {
+                    path: self.state.clone(),
+                    message: format!("cannot be read: {}", e.kind()),
+                });
+            }
+        };
+        let mut corpus = self.load_corpus()?;
+        for path in others {
+            let mut other = State::load(path)?;
+            let beside = path.parent().unwrap_or(Path::new("."));
+            for group in &mut other.groups {
+                group.regression = group
+                    .regression
+                    .as_deref()
+                    .and_then(|file| self.adopt(beside, Path::new(file)));
+            }
+            state.merge(&other);
+            let theirs = Campaign {
+                state: path.clone(),
+                ..self.clone()
+            }
+            .load_corpus()?;
+            for entry in theirs.entries {
+                if !corpus.entries.contains(&entry) {
+                    corpus.entries.push(entry);
+                }
+            }
+        }
+        held.replace(&state.text()).map_err(CampaignError::Write)?;
+        self.save_corpus(&corpus)?;
+        Ok(state)
+    }
+
+    /// A shard's regression file copied into this campaign's regression
+    /// directory: found where the shard's state named it, or under
+    /// `regressions/` beside the shard's state (where a shard's artifacts
+    /// were unpacked). Its new path, or `None` when it is nowhere.
+    fn adopt(&self, beside: &Path, file: &Path) -> Option<String> {
+        let found = [
+            file.to_path_buf(),
+            beside.join("regressions").join(file.file_name()?),
+        ]
+        .into_iter()
+        .find(|p| p.is_file())?;
+        let regression = crate::kit::regression::Regression::load(&found).ok()?;
+        let name = found.file_stem()?.to_string_lossy().into_owned();
+        let name: String = name
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+            .collect();
+        regression
+            .write(&self.regressions, &name)
+            .ok()
+            .map(|p| p.display().to_string())
+    }
+
+    /// The corpus earlier campaigns kept, or an empty one.
+    fn load_corpus(&self) -> Result<Corpus, CampaignError> {
+        if !self.guided {
+            return Ok(Corpus::default());
+        }
+        let path = self.corpus_path();
+        match FileError::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| CampaignError::State {
+                path,
+                message: format!("is not a campaign's corpus: {e}"),
+            }),
+            Err(e) if matches!(e.kind(), FileErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound) => {
+                Ok(Corpus::default())
+            }
+            Err(e) => Err(CampaignError::State {
+                path,
+                message: format!("cannot be read: {}", e.kind()),
+            }),
+        }
+    }
+
+    /// Keep the corpus for the next campaign (through the careful writer).
+    fn save_corpus(&self, corpus: &Corpus) -> Result<(), CampaignError> {
+        let text = serde_json::to_string(corpus).unwrap_or_default() + "\n";
+        crate::regular_file::replace_whole(&self.corpus_path(), &text).map_err(CampaignError::Write)
+    }
 }
 
 /// A campaign that could not run or keep its state.
@@ -211,6 +354,8 @@ impl std::error::Error for CampaignError {}
 pub struct Progress {
     /// Seeds asked whole.
     pub seeds: u64,
+    /// Mutants of the corpus asked.
+    pub mutants: u64,
     /// Calls compared (a call once per subject).
     pub calls: u64,
     /// Groups found by this campaign.
@@ -222,11 +367,13 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// `seeds 120 · 310 calls/s · 2 new groups · last new 14 s ago`.
+    /// `seeds 120 + 340 mutants · 310 calls/s · 2 new groups · last new 14
+    /// s ago`.
     pub fn line(&self) -> String {
         format!(
-            "seeds {} · {:.0} calls/s · {} new {} · last new {:.0} s ago",
+            "seeds {} + {} mutants · {:.0} calls/s · {} new {} · last new {:.0} s ago",
             self.seeds,
+            self.mutants,
             self.calls as f64 / self.secs.max(0.001),
             self.new_groups,
             if self.new_groups == 1 {
@@ -270,35 +417,6 @@ impl Found {
 /// `peer × method × difference`.
 fn signature(peer: &str, method: &str, difference: &Difference) -> String {
     format!("{peer} × {method} × {difference}")
-}
-
-/// What the campaign's threads share.
-struct Shared {
-    state: State,
-    sequences: BTreeMap<String, Sequence>,
-    /// Which sequence the next seed comes from.
-    turn: usize,
-    /// Unshrunk signatures being shrunk now, with the calls met meanwhile.
-    shrinking: BTreeMap<String, u64>,
-    last_new: Option<Instant>,
-    first_new: Option<f64>,
-    /// Seeds asked whole, and subject answers that were not faults.
-    seeds: u64,
-    answered: u64,
-    first_fault: Option<String>,
-    /// Pending shrinks this campaign finished.
-    finished_pending: u64,
-    /// Why the campaign must stop (a tree not written), first only.
-    fatal: Option<String>,
-    save_error: Option<CampaignError>,
-}
-
-impl Shared {
-    fn write_sequences(&mut self) {
-        for (name, sequence) in &self.sequences {
-            sequence.write(&mut self.state, name);
-        }
-    }
 }
 
 /// The campaign's hold on its state file, for its whole run: a second
@@ -345,6 +463,9 @@ impl Campaign {
             }
         };
         state.campaigns += 1;
+        if self.shard.is_some() {
+            state.shard = self.shard;
+        }
         let campaign = state.campaigns;
         let slots: Vec<Slot> = if self.slots.is_empty() {
             Slot::all()
@@ -353,16 +474,25 @@ impl Campaign {
         };
         let sequences = slots
             .iter()
-            .map(|s| (s.name(), Sequence::from_state(&state, &s.name())))
+            .map(|s| {
+                (
+                    s.name(),
+                    Sequence::from_state(&state, &s.name(), self.shard),
+                )
+            })
             .collect();
+        let corpus = self.load_corpus()?;
         let shared = Mutex::new(Shared {
             state,
             sequences,
+            corpus,
             turn: 0,
+            guided: 0,
             shrinking: BTreeMap::new(),
             last_new: None,
             first_new: None,
             seeds: 0,
+            mutants: 0,
             answered: 0,
             first_fault: None,
             finished_pending: 0,
@@ -371,11 +501,17 @@ impl Campaign {
         });
         let interrupted = || stop.is_some_and(|s| s.load(Ordering::SeqCst));
         let fatal = AtomicBool::new(false);
-        let stopped =
-            || interrupted() || fatal.load(Ordering::SeqCst) || Instant::now() >= deadline;
+        let found = AtomicBool::new(false);
+        let stopped = || {
+            interrupted()
+                || fatal.load(Ordering::SeqCst)
+                || (self.until_found && found.load(Ordering::SeqCst))
+                || Instant::now() >= deadline
+        };
         let calls_done = AtomicU64::new(0);
         let snapshot = |shared: &Shared| Progress {
             seeds: shared.seeds,
+            mutants: shared.mutants,
             calls: calls_done.load(Ordering::SeqCst),
             new_groups: shared
                 .state
@@ -396,6 +532,7 @@ impl Campaign {
             shared: &shared,
             stopped: &stopped,
             interrupted: &interrupted,
+            found: &found,
         };
         ctx.finish_pending();
         std::thread::scope(|scope| {
@@ -430,7 +567,7 @@ impl Campaign {
             return Err(e);
         }
         // Nothing compared: an error, and the state as it was.
-        if shared.seeds == 0 && shared.finished_pending == 0 {
+        if shared.seeds + shared.mutants == 0 && shared.finished_pending == 0 {
             let why = match (&shared.fatal, interrupted()) {
                 (Some(why), _) => why.clone(),
                 (None, true) => "it was interrupted before any seed was asked whole".into(),
@@ -441,7 +578,7 @@ impl Campaign {
             };
             return Err(CampaignError::NothingAsked { why });
         }
-        if shared.seeds > 0 && shared.answered == 0 {
+        if shared.seeds + shared.mutants > 0 && shared.answered == 0 {
             return Err(CampaignError::NothingAsked {
                 why: format!(
                     "no subject answered any of its calls (every answer was a fault; the first: {})",
@@ -454,6 +591,9 @@ impl Campaign {
         progress(&last);
         held.replace(&shared.state.text())
             .map_err(CampaignError::Write)?;
+        if self.guided {
+            self.save_corpus(&shared.corpus)?;
+        }
         Ok(Found {
             state: shared.state,
             progress: last,
@@ -462,309 +602,6 @@ impl Campaign {
             interrupted: interrupted(),
         })
     }
-}
-
-/// One campaign under way: what every job needs.
-struct Context<'a, 'p> {
-    campaign: &'a Campaign,
-    /// The hold on the state file, which every save goes through.
-    held: &'a Held,
-    number: u64,
-    reference: Compared<'p>,
-    subjects: &'a [Compared<'p>],
-    started: Instant,
-    shared: &'a Mutex<Shared>,
-    /// The deadline passed, an interrupt came, or the campaign must stop.
-    stopped: &'a (dyn Fn() -> bool + Sync),
-    /// An interrupt came.
-    interrupted: &'a (dyn Fn() -> bool + Sync),
-}
-
-impl Context<'_, '_> {
-    /// Ask the next seed whole and keep what it shows; `false` when the
-    /// campaign cannot go on (its tree could not be written).
-    fn ask_one(&self, slots: &[Slot], calls_done: &AtomicU64) -> bool {
-        let (slot, seed) = {
-            let mut s = lock(self.shared);
-            let slot = slots[s.turn % slots.len()];
-            s.turn += 1;
-            let name = slot.name();
-            let seed = s.sequences.entry(name).or_default().claim();
-            (slot, seed)
-        };
-        let settle = |done: bool| {
-            let mut s = lock(self.shared);
-            if let Some(sequence) = s.sequences.get_mut(&slot.name()) {
-                sequence.in_flight.remove(&seed);
-                if done {
-                    sequence.done.insert(seed);
-                } else {
-                    sequence.abandoned.insert(seed);
-                }
-            }
-        };
-        // A seed a generator has no plan for (past smthrs' 32 bits) has
-        // nothing to ask: done.
-        let Ok(plan) = generate(slot.generator, seed, ROOT, slot.ground) else {
-            settle(true);
-            return true;
-        };
-        let asked = match compare_plan_until(&plan, self.reference, self.subjects, self.stopped) {
-            Ok(Some(asked)) => asked,
-            Ok(None) => {
-                settle(false);
-                return true;
-            }
-            Err(e) => {
-                settle(false);
-                let mut s = lock(self.shared);
-                s.fatal.get_or_insert_with(|| {
-                    format!(
-                        "the tree of {} seed {seed} cannot be written: {e} (trees are written under {}; TMPDIR sets another)",
-                        slot.name(),
-                        crate::environment::trees_dir().display()
-                    )
-                });
-                return false;
-            }
-        };
-        // Asked after an interrupt: lawsuite's own shutdown may have
-        // stopped a peer mid-call, and its fault is nobody's finding.
-        if (self.interrupted)() {
-            settle(false);
-            return true;
-        }
-        settle(true);
-        calls_done.fetch_add(asked.calls, Ordering::SeqCst);
-        {
-            let mut s = lock(self.shared);
-            s.seeds += 1;
-            s.answered += asked.answered;
-            if s.first_fault.is_none() {
-                s.first_fault = asked.first_fault.clone();
-            }
-        }
-        for d in &asked.divergences {
-            let Some(expected) = d.reference_answer() else {
-                continue;
-            };
-            for (i, answer) in d.answers.iter().enumerate().skip(1) {
-                if answer.explained.is_some() {
-                    continue;
-                }
-                let Some(difference) = Difference::between(expected, &answer.answer) else {
-                    continue;
-                };
-                // The subject that gave this answer: the reference's
-                // answer is first, then the subjects that support the
-                // method, in order.
-                let Some(subject) = self
-                    .subjects
-                    .iter()
-                    .filter(|s| s.peer.supports(d.call.method()))
-                    .nth(i - 1)
-                else {
-                    continue;
-                };
-                let met = Met {
-                    slot,
-                    plan: &plan,
-                    call_index: d.call_index,
-                    call: &d.call,
-                    peer: subject.peer,
-                    difference,
-                };
-                self.keep(&met);
-            }
-        }
-        true
-    }
-
-    /// Count `met` in its group, or shrink it into one.
-    fn keep(&self, met: &Met<'_>) {
-        let method = met.call.method().to_string();
-        let raw = signature(met.peer.name(), &method, &met.difference);
-        {
-            let mut s = lock(self.shared);
-            if let Some(group) = s.state.group_of(&raw) {
-                group.seen += 1;
-                return;
-            }
-            if let Some(meanwhile) = s.shrinking.get_mut(&raw) {
-                *meanwhile += 1;
-                return;
-            }
-            s.shrinking.insert(raw.clone(), 0);
-        }
-        let divergent = Divergent {
-            plan: met.plan,
-            call_index: met.call_index,
-            call: met.call,
-            reference: self.reference.peer,
-            peer: met.peer,
-        };
-        let shrinking = divergent.shrink(self.campaign.shrink, &Decisions::default(), self.stopped);
-        let mut s = lock(self.shared);
-        let seen = 1 + s.shrinking.remove(&raw).unwrap_or(0);
-        let finding = Finding {
-            sequence: met.slot.name(),
-            seed: met.plan.seed,
-            call: met.call_index,
-        };
-        let group = Group {
-            signature: raw.clone(),
-            peer: met.peer.name().to_string(),
-            method,
-            differs: met.difference.to_string(),
-            spec: None,
-            shape: None,
-            first: finding,
-            seen,
-            regression: None,
-            not_kept: None,
-            campaign: self.number,
-            after_secs: self.started.elapsed().as_secs_f64(),
-            aliases: Vec::new(),
-            pending: None,
-            step_bound: None,
-        };
-        self.settle_group(&mut s, group, shrinking);
-    }
-
-    /// Put `group` (met with its unshrunk signature) into the state as its
-    /// shrink says: pending when cut, merged into the group its shrunk case
-    /// belongs to, or new with its regression file. The state is saved.
-    fn settle_group(
-        &self,
-        s: &mut Shared,
-        mut group: Group,
-        shrinking: Result<Shrinking, super::regression::NotShrunk>,
-    ) {
-        match shrinking {
-            Ok(Shrinking::Stopped(stats)) => {
-                group.pending = Some(stats.decisions);
-            }
-            Ok(Shrinking::Done {
-                regression,
-                difference,
-                stats,
-            }) => {
-                let key = signature(&group.peer, &group.method, &difference);
-                let raw = std::mem::replace(&mut group.signature, key.clone());
-                if let Some(existing) = s.state.group_of(&key) {
-                    existing.seen += group.seen;
-                    if raw != key && !existing.aliases.contains(&raw) {
-                        existing.aliases.push(raw);
-                    }
-                    self.save(s);
-                    return;
-                }
-                if raw != key {
-                    group.aliases.push(raw);
-                }
-                group.differs = difference.to_string();
-                group.spec = regression.spec.clone();
-                group.pending = None;
-                group.step_bound = (stats.ended == Ended::StepBound).then_some(stats.steps);
-                group.shape = Some(shape_of(&regression));
-                match regression.write(&self.campaign.regressions, &regression.default_name()) {
-                    Ok(path) => group.regression = Some(path.display().to_string()),
-                    Err(e) => group.not_kept = Some(e.to_string()),
-                }
-            }
-            Err(why) => group.not_kept = Some(why.to_string()),
-        }
-        if group.campaign == self.number && group.pending.is_none() {
-            s.last_new = Some(Instant::now());
-            s.first_new.get_or_insert(group.after_secs);
-        }
-        match s
-            .state
-            .groups
-            .iter_mut()
-            .find(|g| g.signature == group.signature)
-        {
-            Some(same) => *same = group,
-            None => s.state.groups.push(group),
-        }
-        self.save(s);
-    }
-
-    /// Saved at once: a campaign killed now still knows every group and
-    /// its file. The sequences are written too, so the state never claims a
-    /// group from a seed it would ask again.
-    fn save(&self, s: &mut Shared) {
-        s.write_sequences();
-        if let Err(e) = self.held.replace(&s.state.text()) {
-            s.save_error.get_or_insert(CampaignError::Write(e));
-        }
-    }
-
-    /// Finish the shrinks earlier campaigns left cut, before any new seed:
-    /// each replays its answers so far and goes on.
-    fn finish_pending(&self) {
-        let pending: Vec<Group> = lock(self.shared)
-            .state
-            .groups
-            .iter()
-            .filter(|g| g.pending.is_some())
-            .cloned()
-            .collect();
-        for group in pending {
-            if (self.stopped)() {
-                return;
-            }
-            let Some(peer) = self
-                .subjects
-                .iter()
-                .map(|s| s.peer)
-                .find(|p| p.name() == group.peer)
-            else {
-                continue;
-            };
-            let Some(slot) = Slot::from_name(&group.first.sequence) else {
-                continue;
-            };
-            let Ok(plan) = generate(slot.generator, group.first.seed, ROOT, slot.ground) else {
-                continue;
-            };
-            let Some(call) = plan.calls().into_iter().nth(group.first.call) else {
-                continue;
-            };
-            let divergent = Divergent {
-                plan: &plan,
-                call_index: group.first.call,
-                call: &call,
-                reference: self.reference.peer,
-                peer,
-            };
-            let decisions = group.pending.clone().unwrap_or_default();
-            let shrinking = divergent.shrink(self.campaign.shrink, &decisions, self.stopped);
-            let finished = matches!(shrinking, Ok(Shrinking::Done { .. }) | Err(_));
-            let mut s = lock(self.shared);
-            // The group leaves the list while it is settled: merged into
-            // another, it must not stay beside it.
-            s.state.groups.retain(|g| g.signature != group.signature);
-            if finished {
-                s.finished_pending += 1;
-            }
-            self.settle_group(&mut s, group, shrinking);
-        }
-    }
-}
-
-/// One divergent call of a subject, met in a seed.
-struct Met<'a> {
-    slot: Slot,
-    plan: &'a Plan,
-    call_index: usize,
-    call: &'a crate::call::Call,
-    peer: &'a dyn Search,
-    difference: Difference,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]
@@ -778,11 +615,8 @@ mod tests {
                 generator: Generator::Lawsuite,
                 ground: Ground::Shared,
             }],
-            budget,
             jobs: 1,
-            state: dir.join("state.json"),
-            regressions: dir.join("regressions"),
-            shrink: Budget::default(),
+            ..Campaign::new(dir.join("state.json"), dir.join("regressions"), budget)
         }
     }
 

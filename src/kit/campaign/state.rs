@@ -13,22 +13,17 @@ use crate::kit::plan::FileKind;
 use crate::kit::regression::Regression;
 use crate::kit::shrink::Decisions;
 
+use super::guide::Origin;
+use super::risk::Species;
+
 /// The state file's format; format 1 (groups keyed by the unshrunk
 /// difference) is read and carried on, any other is refused with what to
 /// do.
 const STATE_FORMAT: u32 = 2;
 
-/// Where a group was first met: its replay line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Finding {
-    /// `smthrs`, `lawsuite` or `lawsuite@full`.
-    pub sequence: String,
-    /// The seed.
-    pub seed: u64,
-    /// The call's index in the plan.
-    pub call: usize,
-}
+/// Where a group was first met: its lineage ([`Origin`]: a seed's call,
+/// and the edits of a mutant), the group's replay line.
+pub type Finding = Origin;
 
 /// Divergent calls that shrink to one bug.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -77,6 +72,15 @@ pub struct Group {
     /// smaller than the original but may not be minimal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_bound: Option<usize>,
+    /// Who agreed with whom on the call first met (`portable, model |
+    /// mine`): the agreement partition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+    /// The `model` alone disagreed with the reference, every other peer
+    /// agreeing with it (N+1): the model or the spec text is suspect, not a
+    /// peer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub model_alone: bool,
 }
 
 /// What is kept between campaigns.
@@ -95,6 +99,15 @@ pub struct State {
     pub done_beyond: BTreeMap<String, BTreeSet<u64>>,
     /// Every group found, in the order found.
     pub groups: Vec<Group>,
+    /// Every behaviour the calls showed, and how often: the residual risk
+    /// ([`Species`]), over every campaign.
+    #[serde(default)]
+    pub species: Species,
+    /// The shard of the seeds this state's campaigns asked (`k` of `n`,
+    /// 1-based), when they were sharded: what a merge needs to know which
+    /// seeds below `next` were asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<(u64, u64)>,
 }
 
 impl State {
@@ -160,6 +173,76 @@ impl State {
         }
     }
 
+    /// Another campaign's state (a shard's, from another machine) merged
+    /// into this one: its groups added (one bug found by two shards is one
+    /// group, its calls counted once each, its aliases kept), its
+    /// behaviours counted in ([`Species::merge`], so the residual risk is
+    /// the whole sweep's), and the seeds it asked marked asked, so a
+    /// campaign on the merged state asks none of them again. The merged
+    /// state is not a shard's.
+    ///
+    /// ```
+    /// use lawsuite::kit::campaign::State;
+    /// let shard = |k: u64, next: u64| State {
+    ///     next: [("smthrs".to_string(), next)].into(),
+    ///     shard: Some((k, 2)),
+    ///     ..State::default()
+    /// };
+    /// // Shard 1 of 2 asked seeds 0, 2, 4; shard 2 asked 1, 3, 5, 7.
+    /// let mut merged = shard(1, 6);
+    /// merged.merge(&shard(2, 9));
+    /// assert_eq!(merged.next["smthrs"], 6);
+    /// assert_eq!(merged.done_beyond["smthrs"], [7].into());
+    /// assert_eq!(merged.shard, None);
+    /// ```
+    pub fn merge(&mut self, other: &State) {
+        let names: BTreeSet<String> = self.next.keys().chain(other.next.keys()).cloned().collect();
+        for name in names {
+            let mine = self.asked(&name);
+            let theirs = other.asked(&name);
+            // The first seed neither asked, and those asked past it.
+            let mut frontier = 0;
+            while mine.contains(frontier) || theirs.contains(frontier) {
+                frontier += 1;
+            }
+            let beyond: BTreeSet<u64> = mine
+                .beyond(frontier)
+                .chain(theirs.beyond(frontier))
+                .collect();
+            self.next.insert(name.clone(), frontier);
+            if beyond.is_empty() {
+                self.done_beyond.remove(&name);
+            } else {
+                self.done_beyond.insert(name, beyond);
+            }
+        }
+        self.shard = None;
+        self.campaigns = self.campaigns.max(other.campaigns);
+        for group in &other.groups {
+            match self.group_of(&group.signature) {
+                Some(same) => {
+                    same.seen += group.seen;
+                    for alias in &group.aliases {
+                        if !same.aliases.contains(alias) && *alias != same.signature {
+                            same.aliases.push(alias.clone());
+                        }
+                    }
+                }
+                None => self.groups.push(group.clone()),
+            }
+        }
+        self.species.merge(&other.species);
+    }
+
+    /// Which seeds of sequence `name` this state's campaigns asked.
+    fn asked(&self, name: &str) -> AskedSeeds<'_> {
+        AskedSeeds {
+            next: self.next.get(name).copied().unwrap_or(0),
+            shard: self.shard,
+            beyond: self.done_beyond.get(name),
+        }
+    }
+
     /// The group `signature` belongs to: its own, or one it shrank into.
     pub(super) fn group_of(&mut self, signature: &str) -> Option<&mut Group> {
         self.groups
@@ -210,9 +293,37 @@ pub fn shape_of(regression: &Regression) -> String {
     )
 }
 
+/// The seeds of one sequence a state's campaigns asked: every seed of
+/// their shard below `next`, and those listed past it.
+struct AskedSeeds<'a> {
+    next: u64,
+    shard: Option<(u64, u64)>,
+    beyond: Option<&'a BTreeSet<u64>>,
+}
+
+impl AskedSeeds<'_> {
+    fn contains(&self, seed: u64) -> bool {
+        let ours = self.shard.is_none_or(|(k, n)| seed % n == k - 1);
+        (seed < self.next && ours) || self.beyond.is_some_and(|b| b.contains(&seed))
+    }
+
+    /// The seeds asked at or past `from`.
+    fn beyond(&self, from: u64) -> impl Iterator<Item = u64> + '_ {
+        (from..self.next).filter(|&seed| self.contains(seed)).chain(
+            self.beyond
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(move |&s| s >= from),
+        )
+    }
+}
+
 /// One seed sequence's seeds in this campaign.
 #[derive(Debug, Default)]
 pub(super) struct Sequence {
+    /// This campaign's shard of the seeds (`k` of `n`, 1-based), if any.
+    pub(super) shard: Option<(u64, u64)>,
     /// The next seed to hand out.
     pub(super) next: u64,
     /// Handed out, not finished.
@@ -226,16 +337,24 @@ pub(super) struct Sequence {
 }
 
 impl Sequence {
-    pub(super) fn from_state(state: &State, name: &str) -> Sequence {
+    pub(super) fn from_state(state: &State, name: &str, shard: Option<(u64, u64)>) -> Sequence {
         Sequence {
+            shard,
             next: state.next.get(name).copied().unwrap_or(0),
             done: state.done_beyond.get(name).cloned().unwrap_or_default(),
             ..Sequence::default()
         }
     }
 
+    /// Whether `seed` is this shard's (every seed, unsharded): shard `k`
+    /// of `n` takes the seeds `≡ k - 1 (mod n)`, so shards never ask one
+    /// seed twice.
+    fn ours(&self, seed: u64) -> bool {
+        self.shard.is_none_or(|(k, n)| seed % n == k - 1)
+    }
+
     pub(super) fn claim(&mut self) -> u64 {
-        while self.done.contains(&self.next) {
+        while self.done.contains(&self.next) || !self.ours(self.next) {
             self.next += 1;
         }
         let seed = self.next;
@@ -252,7 +371,7 @@ impl Sequence {
                 frontier = frontier.min(first);
             }
         }
-        while self.done.contains(&frontier) {
+        while self.done.contains(&frontier) || !self.ours(frontier) {
             frontier += 1;
         }
         frontier
@@ -303,7 +422,7 @@ mod tests {
         sequence.write(&mut state, "s");
         assert_eq!(state.next["s"], 1);
         assert_eq!(state.done_beyond["s"], BTreeSet::from([2, 3]));
-        let mut next = Sequence::from_state(&state, "s");
+        let mut next = Sequence::from_state(&state, "s", None);
         let asked: Vec<u64> = (0..3).map(|_| next.claim()).collect();
         assert_eq!(asked, [1, 4, 5]);
     }
