@@ -235,7 +235,7 @@ pub struct Asked {
 ///     answer("mine", json!({"paths": [], "total": 0, "truncated": false})),
 /// ];
 /// let b = Behaviour::of(Method::Glob, &answers);
-/// assert_eq!(b.reference, Shape::Found { truncated: false, notice: vec![] });
+/// assert_eq!(b.reference, Shape::Found { truncated: false, notice: vec![], sizes: "paths 1, total 1".into() });
 /// assert_eq!(b.subjects, [Relation::Differs("/paths: items lost; /total: differs".into())]);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -262,6 +262,10 @@ pub enum Shape {
         truncated: bool,
         /// The notice's sentences' rules.
         notice: Vec<crate::contract::notice::Sentence>,
+        /// Its sizes, coarsely: each list's length and each count as `0`,
+        /// `1`, `2-3` or `4+`, and which parts of a match it holds
+        /// (context rows, a symbol): `matches 2-3, total 4+, after, symbol`.
+        sizes: String,
     },
     /// A typed failure, by its code.
     Failure(crate::contract::ErrorCode),
@@ -302,11 +306,58 @@ impl Shape {
             Shape::Found {
                 truncated: value.get("truncated") == Some(&serde_json::Value::Bool(true)),
                 notice,
+                sizes: sizes(value),
             }
         } else {
             Shape::Empty { notice }
         }
     }
+}
+
+/// A size as a shape keeps it: `0`, `1`, `2-3`, `4+`.
+fn bucket(n: u64) -> &'static str {
+    match n {
+        0 => "0",
+        1 => "1",
+        2 | 3 => "2-3",
+        _ => "4+",
+    }
+}
+
+/// An answer's sizes, coarsely ([`Shape::Found`]).
+fn sizes(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    let Value::Object(fields) = value else {
+        return String::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut parts = std::collections::BTreeSet::new();
+    for (key, v) in fields {
+        match v {
+            Value::Array(items) => {
+                out.push(format!("{key} {}", bucket(items.len() as u64)));
+                for item in items {
+                    if let Value::Object(item) = item {
+                        for (part, v) in item {
+                            let held = match v {
+                                Value::Array(rows) => !rows.is_empty(),
+                                Value::Null => false,
+                                Value::Object(_) => true,
+                                _ => false,
+                            };
+                            if held {
+                                parts.insert(part.as_str());
+                            }
+                        }
+                    }
+                }
+            }
+            Value::Number(n) => out.push(format!("{key} {}", bucket(n.as_u64().unwrap_or(0)))),
+            _ => {}
+        }
+    }
+    out.extend(parts.into_iter().map(str::to_string));
+    out.join(", ")
 }
 
 impl Behaviour {

@@ -60,7 +60,8 @@ impl Origin {
         Some(one)
     }
 
-    /// The same origin, one edit further.
+    /// The same origin, one edit further (`mutation` names a mutant:
+    /// [`mutate`]).
     pub fn then(&self, mutation: u64) -> Origin {
         let mut next = self.clone();
         next.mutations.push(mutation);
@@ -104,42 +105,89 @@ pub struct Corpus {
 /// bound on any answer.
 pub const MAX_LINEAGE: usize = 8;
 
-/// One mutant of the one-call plan `plan` ([`Plan::only_call`]): one to
-/// three edits of its call or its tree, drawn from `seed`, the call kept
-/// inside the contract. `None` when the draws found nothing to change, or
-/// only a call validation refuses (the caller draws again).
+/// How many mutants of one corpus call are asked together, on one tree:
+/// writing a tree costs more than asking a call on it, so a mutant asked
+/// alone cost as much as a whole plan of calls. A count of calls, not a
+/// bound on any answer.
+pub const BATCH: usize = 24;
+
+/// One mutant of the one-call plan `plan` ([`Plan::only_call`]), named by
+/// `m`: the tree edited as mutant batch `m >> 8` edits it (maybe not at
+/// all; every mutant of a batch shares its tree) and the call with one to
+/// three edits drawn from `m` ([`mutate_batch`] asks the batch's mutants
+/// together), the call kept inside the contract. `None` when the draws
+/// changed nothing, or made a call validation refuses.
 ///
 /// ```
 /// use lawsuite::kit::campaign::guide::mutate;
 /// use lawsuite::kit::lawsuite::{plan, GeneratorOptions};
 ///
 /// let one = plan(3, "/r", &GeneratorOptions::default()).only_call(0);
-/// let mutants: Vec<_> = (0..20).filter_map(|m| mutate(&one, m)).collect();
-/// assert!(mutants.len() > 10, "most draws make a mutant");
+/// let mutants: Vec<_> = (0..40).filter_map(|m| mutate(&one, m)).collect();
+/// assert!(mutants.len() > 20, "most draws make a mutant");
 /// assert!(mutants.iter().all(|m| m.call_count() == 1));
 /// assert_eq!(mutate(&one, 7), mutate(&one, 7), "the same seed, the same mutant");
 /// ```
-pub fn mutate(plan: &Plan, seed: u64) -> Option<Plan> {
-    let mut draws = Draws::seeded(seed);
-    let call = plan.calls().into_iter().next()?;
-    let mut files = plan.files.clone();
-    let mut call = call;
-    let edits = 1 + draws.below(3);
-    for _ in 0..edits {
-        if draws.percent(60) {
-            call = edit_call(&call, &files, &mut draws).unwrap_or(call);
-        } else {
-            edit_tree(&mut files, &call, plan.ground, &mut draws);
-        }
-    }
-    let call = within_contract(call)?;
+pub fn mutate(plan: &Plan, m: u64) -> Option<Plan> {
+    let files = edited_tree(plan, m >> 8);
     crate::kit::materialize::validate(&files).ok()?;
-    let mutant = with_call(plan, files, call);
+    let call = plan.calls().into_iter().next()?;
+    let call = edited_call(&call, &files, m)?;
+    let mutant = with_calls(plan, files, vec![call]);
     (mutant != *plan).then_some(mutant)
 }
 
-/// `plan` with `files` and `call` as its one call.
-fn with_call(plan: &Plan, files: Vec<GeneratedFile>, call: Call) -> Plan {
+/// The mutants `batch << 8 | i` of `plan` for `i` in `0..count`, on their
+/// one shared tree: one plan of up to `count` calls, and the name of each
+/// call's mutant ([`mutate`] makes it alone). `None` when the batch's tree
+/// cannot be written.
+pub fn mutate_batch(plan: &Plan, batch: u64, count: usize) -> Option<(Plan, Vec<u64>)> {
+    let batch = batch & (u64::MAX >> 8);
+    let files = edited_tree(plan, batch);
+    crate::kit::materialize::validate(&files).ok()?;
+    let call = plan.calls().into_iter().next()?;
+    let mut calls = Vec::new();
+    let mut names = Vec::new();
+    for i in 0..count.min(256) as u64 {
+        let m = batch << 8 | i;
+        let Some(mutant) = edited_call(&call, &files, m) else {
+            continue;
+        };
+        if files == plan.files && mutant == call {
+            continue;
+        }
+        calls.push(mutant);
+        names.push(m);
+    }
+    Some((with_calls(plan, files, calls), names))
+}
+
+/// The tree of mutant batch `batch`: `plan`'s, or, for two batches in five,
+/// with one edit.
+fn edited_tree(plan: &Plan, batch: u64) -> Vec<GeneratedFile> {
+    let mut draws = Draws::seeded(batch ^ 0x7472_6565);
+    let mut files = plan.files.clone();
+    if draws.percent(40)
+        && let Some(call) = plan.calls().into_iter().next()
+    {
+        edit_tree(&mut files, &call, plan.ground, &mut draws);
+    }
+    files
+}
+
+/// The call of mutant `m`: one to three edits, kept inside the contract.
+fn edited_call(call: &Call, files: &[GeneratedFile], m: u64) -> Option<Call> {
+    let mut draws = Draws::seeded(m);
+    let mut call = call.clone();
+    for _ in 0..1 + draws.below(3) {
+        call = edit_call(&call, files, &mut draws).unwrap_or(call);
+    }
+    within_contract(call)
+}
+
+/// `plan` with `files` and `calls` (of one method: every mutant of a call
+/// keeps its method, so their order is kept).
+fn with_calls(plan: &Plan, files: Vec<GeneratedFile>, calls: Vec<Call>) -> Plan {
     let mut out = Plan {
         files,
         grep: Vec::new(),
@@ -149,12 +197,14 @@ fn with_call(plan: &Plan, files: Vec<GeneratedFile>, call: Call) -> Plan {
         flow: Vec::new(),
         ..plan.clone()
     };
-    match call {
-        Call::Grep(g) => out.grep.push(g),
-        Call::Glob(g) => out.glob.push(g),
-        Call::Read(r) => out.read.push(r),
-        Call::Ls(l) => out.ls.push(l),
-        other => out.flow.push(other),
+    for call in calls {
+        match call {
+            Call::Grep(g) => out.grep.push(g),
+            Call::Glob(g) => out.glob.push(g),
+            Call::Read(r) => out.read.push(r),
+            Call::Ls(l) => out.ls.push(l),
+            other => out.flow.push(other),
+        }
     }
     out
 }
@@ -435,7 +485,7 @@ mod tests {
         };
         let base = origin.plan("/r").unwrap();
         let mut seen = 0;
-        for m in 0..200u64 {
+        for m in (0..200u64).map(|i| (i / 8) << 8 | (i % 8)) {
             let Some(mutant) = mutate(&base, m) else {
                 continue;
             };
@@ -450,6 +500,15 @@ mod tests {
             assert_eq!(origin.then(m).plan("/r"), Some(mutant));
         }
         assert!(seen > 150, "{seen} mutants of 200 draws");
+        // A batch is its mutants, asked together on their one tree.
+        let (batch, names) = mutate_batch(&base, 3, BATCH).unwrap();
+        assert_eq!(batch.call_count(), names.len());
+        assert!(names.len() > BATCH / 2);
+        for (call, m) in batch.calls().into_iter().zip(&names) {
+            let alone = mutate(&base, *m).unwrap();
+            assert_eq!(alone.files, batch.files);
+            assert_eq!(alone.calls(), [call]);
+        }
     }
 
     /// The shared ground never gets CRLF from an edit.

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use super::guide::{Corpus, MAX_LINEAGE, Origin};
+use super::guide::{BATCH, Corpus, MAX_LINEAGE, Origin, mutate_batch};
 use super::state::{Group, Sequence, State, shape_of};
 use super::{Campaign, CampaignError, ROOT, Slot, signature};
 use crate::call::Call;
@@ -103,50 +103,60 @@ impl Context<'_, '_> {
                     ^ (k * 7_919 + n).rotate_left(32)
                     ^ s.guided,
             );
-            // Half the time, once the corpus holds something: a mutant.
+            // Half the time, once the corpus holds something: a batch of
+            // mutants of one of its calls.
             if self.campaign.guided && !s.corpus.entries.is_empty() && draws.percent(50) {
                 draws.pick(&s.corpus.entries).cloned().map(|entry| {
-                    let m = draws.seed();
-                    if entry.mutations.len() >= MAX_LINEAGE {
+                    // A lineage is replayed edit by edit: past its longest,
+                    // the entry's own call is mutated afresh.
+                    let entry = if entry.mutations.len() >= MAX_LINEAGE {
                         Origin {
                             mutations: Vec::new(),
                             ..entry
                         }
-                        .then(m)
                     } else {
-                        entry.then(m)
-                    }
+                        entry
+                    };
+                    (entry, draws.seed() >> 8)
                 })
             } else {
                 None
             }
         };
         match mutant {
-            Some(origin) => self.ask_mutant(origin, calls_done),
+            Some((entry, batch)) => self.ask_mutants(&entry, batch, calls_done),
             None => self.ask_seed(slots, calls_done),
         }
     }
 
-    /// Ask a mutant of the corpus.
-    fn ask_mutant(&self, origin: Origin, calls_done: &AtomicU64) -> bool {
-        // An edit that no longer applies (nothing left to change) is no
-        // mutant: nothing asked.
-        let Some(plan) = origin.plan(ROOT) else {
+    /// Ask a batch of mutants of one corpus call, on their one tree
+    /// ([`super::guide::mutate_batch`]).
+    fn ask_mutants(&self, entry: &Origin, batch: u64, calls_done: &AtomicU64) -> bool {
+        // A call that no longer replays, or a batch that changed nothing:
+        // nothing asked.
+        let Some(base) = entry.plan(ROOT) else {
             return true;
         };
+        let Some((plan, names)) = mutate_batch(&base, batch, BATCH) else {
+            return true;
+        };
+        if names.is_empty() {
+            return true;
+        }
         let asked = match compare_plan_until(&plan, self.reference, self.subjects, self.stopped) {
             Ok(Some(asked)) => asked,
             Ok(None) => return true,
             Err(e) => {
-                return self.fatal(format!("the tree of a mutant of {}", origin.describe()), e);
+                return self.fatal(format!("the tree of a mutant of {}", entry.describe()), e);
             }
         };
         if (self.interrupted)() {
             return true;
         }
-        lock(self.shared).mutants += 1;
-        self.note(&asked, calls_done, |_| origin.clone());
-        self.keep_divergences(&plan, &asked.divergences, |_| origin.clone());
+        lock(self.shared).mutants += names.len() as u64;
+        let origin = |index: usize| entry.then(names.get(index).copied().unwrap_or_default());
+        self.note(&asked, calls_done, origin);
+        self.keep_divergences(&plan, &asked.divergences, origin);
         true
     }
 
