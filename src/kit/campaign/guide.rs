@@ -2,7 +2,7 @@
 //!
 //! A campaign asks fresh seeds, and also (NEZHA's lesson: guide a
 //! differential search by the diversity of its outcomes) keeps a
-//! **corpus** of the calls whose [`Behaviour`] (the shape of the
+//! **corpus** of the calls whose [`Behaviour`](crate::kit::compare::Behaviour) (the shape of the
 //! reference's answer and how each subject's stood to it) was new, and
 //! spends part of its time **mutating** them: a mutant is one such call on
 //! its tree with one to three edits, of the call (a flag flipped, a limit

@@ -35,7 +35,7 @@
 //! `--for` bounds the whole campaign, shrinking included: at the deadline
 //! no call is started, and the call under way ends (at most its per-call
 //! timeout later). A shrink cut there keeps its answers so far
-//! ([`Decisions`]) in the group, and the next campaign finishes it,
+//! ([`Decisions`](crate::kit::shrink::Decisions)) in the group, and the next campaign finishes it,
 //! replaying them: the case it ends with is the one an uncut shrink gives,
 //! on any machine at any load. Shrinking itself is bounded by steps
 //! ([`super::shrink::Budget`]); a group the bound stopped says so, with the

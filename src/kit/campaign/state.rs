@@ -37,7 +37,7 @@ pub struct Group {
     pub peer: String,
     /// The method.
     pub method: String,
-    /// How the answers differ ([`Difference`]).
+    /// How the answers differ ([`Difference`](crate::kit::difference::Difference)).
     pub differs: String,
     /// The spec section the shrunk difference suggests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -91,7 +91,7 @@ pub struct State {
     pub format: u32,
     /// Campaigns run so far.
     pub campaigns: u64,
-    /// The first seed of each sequence not asked yet, by [`Slot::name`].
+    /// The first seed of each sequence not asked yet, by [`Slot::name`](super::Slot::name).
     pub next: BTreeMap<String, u64>,
     /// Seeds past `next` already asked (a campaign whose jobs left a gap
     /// below them when it stopped): skipped when drawn.
