@@ -326,7 +326,10 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct ServeArgs {
-    /// The built-in peer to serve: portable, ripgrep, ripgrep-walk or noop.
+    /// The built-in peer to serve: portable, ripgrep, ripgrep-walk, model
+    /// or noop. Only built-ins, and no project is read: a project may
+    /// register `lawsuite serve --peer portable` as its `portable`, which
+    /// must not then serve itself.
     #[arg(long)]
     peer: String,
 }
@@ -875,7 +878,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             method,
             params,
         } => {
-            let peer = project_args::resolve(&peer, &project, settings.peer_options())?;
+            // Only the named peer is started: starting the others cost
+            // `lawsuite call --peer portable` two `rg --version` processes
+            // (5 ms of CPU).
+            let only = [peer];
+            let peer = project_args::Peers::read(
+                &project.project()?,
+                Some(&only),
+                settings.peer_options(),
+            )?
+            .one(&only[0])?;
             let answer = call(peer.as_ref(), &method, &params)?;
             let mut stdout = std::io::stdout().lock();
             match answer {
@@ -945,7 +957,7 @@ fn print_verdict(
 
 /// The peers compiled into this binary, started as `settings` say.
 fn builtin_peer(name: &str, settings: &Config) -> anyhow::Result<std::sync::Arc<dyn Search>> {
-    lawsuite::registry::builtin(name, settings.peer_options()).map_err(|why| anyhow::anyhow!(why))
+    Ok(lawsuite::registry::builtin(name, settings.peer_options())?)
 }
 
 /// Errors one to a line.
