@@ -69,7 +69,7 @@ enum BenchFormat {
 /// `lawsuite bench`: exit status 1 when a peer disagreed with the baseline
 /// or faulted (answered otherwise during the warm-up or the timed rounds).
 pub fn bench(args: BenchArgs, settings: &Config) -> anyhow::Result<ExitCode> {
-    let (contenders, unavailable) = crate::project_args::Peers::read(
+    let (contenders, unavailable) = crate::project_args::ProjectPeers::read(
         &args.project.project()?,
         Some(&args.peers),
         settings.peer_options(),

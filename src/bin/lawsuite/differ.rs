@@ -15,7 +15,7 @@ use lawsuite::kit::compare::{difference_kind, first_difference};
 use lawsuite::kit::real_tree::{Divergent, Survey, Tally, draw, run};
 use lawsuite::kit::report::json_diff;
 
-use crate::project_args::{Peers, ProjectArgs, program};
+use crate::project_args::{ProjectArgs, ProjectPeers, program};
 
 /// The arguments of `lawsuite differ`.
 #[derive(Debug, clap::Args)]
@@ -75,7 +75,7 @@ pub fn differ(args: DifferArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     let mut names = vec![args.reference.clone()];
     names.extend(subjects);
     let (peers, unavailable) =
-        Peers::read(&project, Some(&names), settings.peer_options())?.named(&names)?;
+        ProjectPeers::read(&project, Some(&names), settings.peer_options())?.named(&names)?;
     if let Some(u) = unavailable.iter().find(|u| u.name == args.reference) {
         bail!("the reference {} cannot run here: {}", u.name, u.why);
     }

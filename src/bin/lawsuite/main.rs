@@ -882,7 +882,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             // `lawsuite call --peer portable` two `rg --version` processes
             // (5 ms of CPU).
             let only = [peer];
-            let peer = project_args::Peers::read(
+            let peer = project_args::ProjectPeers::read(
                 &project.project()?,
                 Some(&only),
                 settings.peer_options(),

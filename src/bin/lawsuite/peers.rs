@@ -28,7 +28,8 @@ pub fn peers(
     json: bool,
     settings: &lawsuite::conformance::config::Config,
 ) -> anyhow::Result<ExitCode> {
-    let peers = crate::project_args::Peers::read(&args.project()?, None, settings.peer_options())?;
+    let peers =
+        crate::project_args::ProjectPeers::read(&args.project()?, None, settings.peer_options())?;
     let registry = peers.registry();
     let tree = TempTree::with_files(&[GeneratedFile::new("a.ts", "needle\n")])?;
     let root = tree.path().to_string_lossy().into_owned();

@@ -64,11 +64,11 @@ impl ProjectArgs {
 
 /// A project's peers, read once: every command resolves the names it is
 /// given here, by [`lawsuite::conformance::peers`]'s one rule.
-pub struct Peers {
+pub struct ProjectPeers {
     registry: Registry,
 }
 
-impl Peers {
+impl ProjectPeers {
     /// The peers of `project` (its `[[peer]]` tables or registry file, or
     /// the built-ins when it names none), started with `options`; with
     /// `only`, only those and the reference are started. A registry that
@@ -78,11 +78,11 @@ impl Peers {
         project: &Project,
         only: Option<&[String]>,
         options: &PeerOptions,
-    ) -> anyhow::Result<Peers> {
+    ) -> anyhow::Result<ProjectPeers> {
         let registry = project
             .registry_for(only, options)
             .with_context(|| format!("the peers of the project {}", project.describe()))?;
-        Ok(Peers { registry })
+        Ok(ProjectPeers { registry })
     }
 
     /// The registry, whole.

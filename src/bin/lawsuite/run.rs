@@ -34,7 +34,7 @@ use lawsuite::report::{self as format, Format, PeerInfo, RunInfo, render};
 use lawsuite::suite::PLAN_ROOT;
 
 use crate::interrupt;
-use crate::project_args::{Peers, ProjectArgs, program};
+use crate::project_args::{ProjectArgs, ProjectPeers, program};
 use crate::{CaseArgs, RunArgs};
 
 /// A trial filter as `cargo test` takes one: substrings of the trial id
@@ -137,7 +137,7 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
     let config = config
         .build()
         .map_err(|problems| anyhow!("{}", crate::lines(&problems)))?;
-    let peers = Peers::read(&project, None, config.peer_options())?.set(&args.peers)?;
+    let peers = ProjectPeers::read(&project, None, config.peer_options())?.set(&args.peers)?;
     let engine = config
         .engine(peers, None)
         .map_err(|problems| anyhow!("{}", crate::lines(&problems)))?;
@@ -951,7 +951,7 @@ pub fn shrink_case(
         reference,
         subjects,
         ..
-    } = Peers::read(&project, Some(wanted), settings.peer_options())?.set(wanted)?;
+    } = ProjectPeers::read(&project, Some(wanted), settings.peer_options())?.set(wanted)?;
     let peer = match subjects.into_iter().next() {
         Some(s) => s,
         None if args.peer == reference.name => bail!(
