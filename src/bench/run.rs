@@ -4,7 +4,7 @@
 //! For every call, in order:
 //!
 //! 1. **Agreement.** Every peer answers once and the answer is compared as a
-//!    JSON value ([`crate::kit::case::answer`]: key order ignored, a failure
+//!    JSON value ([`crate::kit::answer::Answer::agrees`]: key order ignored, a failure
 //!    reduced to its code) with the call's baseline, the first peer that
 //!    answers the method. A peer that answers differently is reported as
 //!    disagreeing, with the first difference, and is never ranked or given
