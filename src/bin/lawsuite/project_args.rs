@@ -112,7 +112,8 @@ impl ProjectPeers {
         let (subjects, unavailable) = self.named(&[name.to_string()])?;
         match (subjects.into_iter().next(), unavailable.into_iter().next()) {
             (Some(subject), _) => Ok(subject.peer),
-            (None, Some(u)) => Err(anyhow!("the peer {} cannot run here: {}", u.name, u.why)),
+            // The reason names the peer (`CannotRun`'s sentences do).
+            (None, Some(u)) => Err(anyhow!(u.why)),
             (None, None) => Err(anyhow!("the peer {name:?} cannot be resolved")),
         }
     }
