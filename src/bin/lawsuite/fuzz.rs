@@ -12,7 +12,7 @@ use lawsuite::kit::Generator;
 use lawsuite::peer::Ground;
 
 use crate::interrupt;
-use crate::project_args::{ProjectPeers, program};
+use crate::project_args::{ProjectPeers, named, program};
 
 /// `lawsuite fuzz --for DURATION`: a campaign over the seed space
 /// ([`lawsuite::kit::campaign`]); 1 when it found a new group, 2 when it
@@ -25,7 +25,8 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
         reference,
         subjects,
         unavailable,
-    } = ProjectPeers::read(&project, None, settings.peer_options())?.set(&args.peers)?;
+    } = ProjectPeers::read(&project, named(&args.peers), settings.peer_options())?
+        .set(&args.peers)?;
     for u in &unavailable {
         eprintln!("note: {} cannot run here: {}", u.name, u.why);
     }

@@ -119,6 +119,12 @@ impl ProjectPeers {
     }
 }
 
+/// The peers to start for a command given `wanted` (`--peer`, repeatable):
+/// those, when any is named (the reference is always started); else all.
+pub fn named(wanted: &[String]) -> Option<&[String]> {
+    (!wanted.is_empty()).then_some(wanted)
+}
+
 /// `path` made absolute against the working directory.
 pub fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())

@@ -34,7 +34,7 @@ use lawsuite::report::{self as format, Format, PeerInfo, RunInfo, render};
 use lawsuite::suite::PLAN_ROOT;
 
 use crate::interrupt;
-use crate::project_args::{ProjectArgs, ProjectPeers, program};
+use crate::project_args::{ProjectArgs, ProjectPeers, named, program};
 use crate::{CaseArgs, RunArgs};
 
 /// A trial filter as `cargo test` takes one: substrings of the trial id
@@ -137,7 +137,8 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
     let config = config
         .build()
         .map_err(|problems| anyhow!("{}", crate::lines(&problems)))?;
-    let peers = ProjectPeers::read(&project, None, config.peer_options())?.set(&args.peers)?;
+    let peers = ProjectPeers::read(&project, named(&args.peers), config.peer_options())?
+        .set(&args.peers)?;
     let engine = config
         .engine(peers, None)
         .map_err(|problems| anyhow!("{}", crate::lines(&problems)))?;
