@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, SamplingMode, black_box};
 use lawsuite::bench::calls::{Query, builtin};
 use lawsuite::bench::corpus::{self, Corpus, Prepared};
-use lawsuite::bench::stats::Summary;
+use lawsuite::bench::stats::TimingSummary;
 use lawsuite::call::Call;
 use lawsuite::kit::answer::Answer;
 use lawsuite::peer::Search;
@@ -376,7 +376,7 @@ fn paired(target: &Target, rounds: usize) {
                 ticks[who] += cpu_ticks().unwrap_or(0).saturating_sub(cpu);
             }
         }
-        let [p, r, f] = samples.map(|s| Summary::of(&s).expect("at least one round"));
+        let [p, r, f] = samples.map(|s| TimingSummary::of(&s).expect("at least one round"));
         let cpu = ticks.map(|t| t as f64 * 1e3 / TICKS_PER_SECOND / rounds as f64);
         println!(
             "paired {}/{:<22} wall: portable {:>7.1} ms ±{:>3.0}%  rg {:>7.1} ms ±{:>3.0}%{}  floor {:>7.1} ms ±{:>3.0}%  portable/rg {:.2}  portable/floor {:.2} | cpu: portable {:>6.1}  rg {:>6.1}  floor {:>6.1}  portable/rg {:.2}  portable/floor {:.2}",

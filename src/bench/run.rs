@@ -76,8 +76,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::bench::calls::BenchCall;
-use crate::bench::report::{CallReport, Outcome, PeerResult, Report};
-use crate::bench::stats::Summary;
+use crate::bench::report::{BenchReport, CallReport, Outcome, PeerResult};
+use crate::bench::stats::TimingSummary;
 use crate::call::Call;
 use crate::contract::StdError;
 use crate::kit::answer::{Answer, rebase};
@@ -126,7 +126,7 @@ pub fn run(
     peers: &[Subject],
     options: &Options,
     progress: &mut dyn FnMut(&str),
-) -> Report {
+) -> BenchReport {
     let not_started: Vec<Option<String>> = peers
         .iter()
         .map(|subject| {
@@ -147,13 +147,13 @@ pub fn run(
         .find(|(_, fault)| fault.is_none())
         .or(peers.first().zip(not_started.first()))
         .map(|(p, _)| p.name.clone());
-    let mut report = Report {
+    let mut report = BenchReport {
         baseline: baseline.unwrap_or_default(),
         peers: peers.iter().map(|p| p.name.clone()).collect(),
         rounds: options.rounds.max(1),
         warmup: options.warmup,
         calls: Vec::new(),
-        ..Report::default()
+        ..BenchReport::default()
     };
     for (i, bench_call) in calls.iter().enumerate() {
         progress(&format!(
@@ -343,10 +343,10 @@ fn run_call(
         }
     }
     // A faulted peer's samples are not a time.
-    let summaries: Vec<Option<Summary>> = (0..peers.len())
+    let summaries: Vec<Option<TimingSummary>> = (0..peers.len())
         .map(|i| {
             if timed.contains(&i) && faults[i].is_none() {
-                Summary::of(&samples[i])
+                TimingSummary::of(&samples[i])
             } else {
                 None
             }

@@ -15,7 +15,7 @@ use lawsuite::kit::compare::{difference_kind, first_difference};
 use lawsuite::kit::real_tree::{Divergent, Survey, Tally, draw, run};
 use lawsuite::kit::report::json_diff;
 
-use crate::project_args::{ProjectArgs, program};
+use crate::project_args::{ProjectArgs, ProjectPeers, program};
 
 /// The arguments of `lawsuite differ`.
 #[derive(Debug, clap::Args)]
@@ -62,7 +62,9 @@ pub fn differ(args: DifferArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     let dir = crate::project_args::absolute(std::path::Path::new(dir))
         .to_string_lossy()
         .into_owned();
-    // The directory first: a wrong path is the likeliest mistake.
+    // The project file before anything takes time; then the directory (a
+    // wrong path is the likeliest mistake), then the peers.
+    let project = args.project.project()?;
     let started = Instant::now();
     let survey = Survey::of(&dir, args.seed).with_context(|| format!("surveying {dir}"))?;
     let subjects = if args.peers.is_empty() {
@@ -73,7 +75,7 @@ pub fn differ(args: DifferArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     let mut names = vec![args.reference.clone()];
     names.extend(subjects);
     let (peers, unavailable) =
-        crate::project_args::resolve_peers(&names, &args.project, settings.peer_options())?;
+        ProjectPeers::read(&project, Some(&names), settings.peer_options())?.named(&names)?;
     if let Some(u) = unavailable.iter().find(|u| u.name == args.reference) {
         bail!("the reference {} cannot run here: {}", u.name, u.why);
     }

@@ -12,8 +12,7 @@ use lawsuite::kit::Generator;
 use lawsuite::peer::Ground;
 
 use crate::interrupt;
-use crate::project_args::program;
-use crate::run::select;
+use crate::project_args::{ProjectPeers, named, program};
 
 /// `lawsuite fuzz --for DURATION`: a campaign over the seed space
 /// ([`lawsuite::kit::campaign`]); 1 when it found a new group, 2 when it
@@ -42,7 +41,8 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
         reference,
         subjects,
         unavailable,
-    } = select(&args.project, &args.peers, settings.peer_options())?;
+    } = ProjectPeers::read(&project, named(&args.peers), settings.peer_options())?
+        .set(&args.peers)?;
     for u in &unavailable {
         eprintln!("note: {} cannot run here: {}", u.name, u.why);
     }
