@@ -284,7 +284,7 @@ fn hint(base: &Path, path: &str) -> String {
             return String::new();
         }
         // Stable: equal scores keep listing order.
-        scored.sort_by(|a, b| b.0.cmp(&a.0));
+        scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
         let label = if depth == 0 {
             "The working directory"
         } else {
@@ -381,7 +381,7 @@ mod tests {
         let shown = out.content.split('\n').count() as u64;
         assert_eq!(out.end_line, shown);
         assert_eq!(
-            out.content.split('\n').last(),
+            out.content.split('\n').next_back(),
             Some(lines[shown as usize - 1].as_str())
         );
         // A line that ends exactly at the cut is dropped too: 29 lines of
