@@ -76,6 +76,23 @@ use scan::{Scan, Scanned};
 use walk::Options;
 
 /// The model peer: no state, no threads, no caches.
+///
+/// Its flows are its own: read-ls-flows §1.6's hint, say, comes from the
+/// model's reading of the spec, not from [`crate::flow::read`].
+///
+/// ```
+/// use lawsuite::flow::ReadRequest;
+/// use lawsuite::model::Model;
+/// use lawsuite::peer::{Method, Search};
+///
+/// let dir = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("apple.txt"), "")?;
+/// let cwd = dir.path().to_str().unwrap();
+/// let err = Model.read(&ReadRequest::new("./apricot").cwd(cwd)).unwrap_err();
+/// assert_eq!(err.message, "File not found: ./apricot. The working directory holds: apple.txt.");
+/// assert!(Model.supports(Method::FlowLs) && !Model.supports(Method::FlowBash));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Model;
 
