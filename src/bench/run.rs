@@ -4,8 +4,9 @@
 //! For every call, in order:
 //!
 //! 1. **Agreement.** Every peer answers once and the answer is compared as a
-//!    JSON value ([`crate::kit::answer::Answer::agrees`]: key order ignored, a failure
-//!    reduced to its code) with the call's baseline, the first peer that
+//!    JSON value ([`crate::kit::answer::Answer::agrees`]: key order ignored,
+//!    a failure by its code, and by its message where the spec fixes it)
+//!    with the call's baseline, the first peer that
 //!    answers the method. A peer that answers differently is reported as
 //!    disagreeing, with the first difference, and is never ranked or given
 //!    a ratio: a fast wrong answer must not look like a win. Nor is it

@@ -284,7 +284,8 @@ impl Engine {
                     ),
                     serde_json::to_value(&d.call).unwrap_or(Value::Null),
                     d.call.method(),
-                    // Compared by code, shown with each failure's message.
+                    // Compared by code (and by message where the spec fixes
+                    // both), shown with each failure's message.
                     &expected_shown,
                     actual_shown,
                 )

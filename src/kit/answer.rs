@@ -13,9 +13,10 @@
 //!
 //! [`Answer::agrees`] is what agreement means: two values equal as JSON
 //! values (key order ignored, array order kept), two failures of one code
-//! (messages may differ between peers, §4). A fault or a panic agrees with
-//! nothing, not even another fault: two peers that both faulted compared
-//! nothing.
+//! (messages may differ between peers, §4, except where the spec fixes
+//! both word for word: [`message_is_fixed`]). A fault or a panic agrees
+//! with nothing, not even another fault: two peers that both faulted
+//! compared nothing.
 //!
 //! The spec's wire form of a compared answer (`{"failure": "<code>"}` for
 //! a failure) is written only at the edges that keep an answer outside the
@@ -30,6 +31,13 @@
 //! let a = Answer::from_result(Err(StdError::new(ErrorCode::InvalidPattern, "one")));
 //! let b = Answer::from_result(Err(StdError::new(ErrorCode::InvalidPattern, "two")));
 //! assert!(a.agrees(&b), "failures agree by code");
+//! // …unless the spec fixes both messages (read-ls-flows §1.6's hint).
+//! let hinted = Answer::from_result(Err(StdError::file_not_found("b.ts", ". The working directory holds: a.ts.")));
+//! let bare = Answer::from_result(Err(StdError::file_not_found("b.ts", "")));
+//! assert!(!hinted.agrees(&bare));
+//! // A regression file keeps a failure's code alone: compared by code.
+//! let kept = Answer::from_wire(&serde_json::json!({"failure": "not_found"}))?;
+//! assert!(kept.agrees(&hinted) && hinted.agrees(&kept));
 //! assert_eq!(a.to_wire(), serde_json::json!({"failure": "invalid_pattern"}));
 //! assert_eq!(a.shown()["message"], "one");
 //!
@@ -45,7 +53,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::call::{Budget, Call, TreeSize};
-use crate::contract::{ErrorCode, StdError};
+use crate::contract::{ErrorCode, StdError, message_is_fixed};
 use crate::peer::Search;
 
 /// What a peer answered to one call.
@@ -120,11 +128,25 @@ impl Answer {
     }
 
     /// Whether the two are the same answer: equal values, or failures of
-    /// one code. A fault or a panic agrees with nothing.
+    /// one code whose messages are equal where the spec fixes both
+    /// ([`message_is_fixed`]). A fault or a panic agrees with nothing.
+    ///
+    /// A message in no template of the spec (a host's reason, `rg`'s
+    /// stderr, a regression file's failure, which keeps no message) is
+    /// compared by its code alone, as conformance-kit §4 compares.
     pub fn agrees(&self, other: &Answer) -> bool {
         match (self, other) {
             (Answer::Value(a), Answer::Value(b)) => a == b,
-            (Answer::Failure { code: a, .. }, Answer::Failure { code: b, .. }) => a == b,
+            (
+                Answer::Failure {
+                    code: a,
+                    message: m,
+                },
+                Answer::Failure {
+                    code: b,
+                    message: n,
+                },
+            ) => a == b && (m == n || !message_is_fixed(*a, m) || !message_is_fixed(*b, n)),
             _ => false,
         }
     }

@@ -167,6 +167,18 @@ impl Difference {
         if expected.agrees(actual) {
             return None;
         }
+        // Two failures of one code that disagree differ in a message the
+        // spec fixes word for word (`contract::message_is_fixed`).
+        if let (Answer::Failure { code: e, .. }, Answer::Failure { code: a, .. }) =
+            (expected, actual)
+            && e == a
+        {
+            return Some(Difference::Fields(vec![Field {
+                name: "/message".into(),
+                how: How::Differs,
+                sentences: None,
+            }]));
+        }
         let (Answer::Value(expected), Answer::Value(actual)) = (expected, actual) else {
             return Some(Difference::Sides {
                 actual: Side::of(actual),
@@ -579,6 +591,23 @@ mod tests {
     /// An answer in its wire form.
     fn w(value: Value) -> Answer {
         Answer::from_wire(&value).unwrap()
+    }
+
+    #[test]
+    fn a_fixed_message_that_differs_is_a_message_field() {
+        use crate::contract::StdError;
+        let hinted = Answer::from_result(Err(StdError::file_not_found(
+            "b",
+            ". The working directory holds: a.",
+        )));
+        let bare = Answer::from_result(Err(StdError::file_not_found("b", "")));
+        let d = Difference::between(&hinted, &bare).unwrap();
+        assert_eq!(d.to_string(), "/message: differs");
+        // A message the spec leaves free is no difference.
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let other = Answer::from_result(Err(StdError::cannot_search("/x", &denied)));
+        let again = Answer::from_result(Err(StdError::cannot_search("/y", &denied)));
+        assert_eq!(Difference::between(&other, &again), None);
     }
 
     #[test]
