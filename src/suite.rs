@@ -157,7 +157,7 @@ impl Shared {
             .into_iter()
             .collect();
         let info = RunInfo {
-            reference: engine.peers()[0].name.clone(),
+            reference: engine.peers()[0].name().to_string(),
             generator: (!generators.is_empty()).then(|| generators.join(", ")),
             ..RunInfo::default()
         };
@@ -239,10 +239,10 @@ pub struct Suite {
 impl std::fmt::Debug for Suite {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Suite")
-            .field("reference", &self.reference.as_ref().map(|r| &r.name))
+            .field("reference", &self.reference.as_ref().map(|r| r.name()))
             .field(
                 "peers",
-                &self.peers.iter().map(|p| &p.name).collect::<Vec<_>>(),
+                &self.peers.iter().map(|p| p.name()).collect::<Vec<_>>(),
             )
             .field("unavailable", &self.unavailable)
             .field("config", &self.config)
@@ -389,13 +389,16 @@ impl Suite {
     pub fn builtin_peer(mut self, name: &str, builtin: &str) -> Suite {
         // A name that is no built-in is a mistake in the suite, not a peer
         // that cannot run here: the suite's setup fails, naming them.
-        if let Err(unknown) = builtin.parse::<crate::registry::Builtin>() {
-            self.setup_errors.push(SuiteSetupError::UnknownBuiltin {
-                name: name.to_string(),
-                builtin: unknown,
-            });
-            return self;
-        }
+        let builtin = match builtin.parse::<crate::registry::Builtin>() {
+            Ok(builtin) => builtin,
+            Err(unknown) => {
+                self.setup_errors.push(SuiteSetupError::UnknownBuiltin {
+                    name: name.to_string(),
+                    builtin: unknown,
+                });
+                return self;
+            }
+        };
         let options = self.config.peer_options();
         match crate::conformance::peers::builtin_subject(name, builtin, &options) {
             Ok(subject) => self.peers.push(subject),
@@ -616,7 +619,7 @@ impl Suite {
                     id: t.id.clone(),
                     item: engine.trial_item(t).id(),
                     kind: t.kind,
-                    peer: t.peer.map(|p| engine.peer(p).name.clone()),
+                    peer: t.peer.map(|p| engine.peer(p).name().to_string()),
                     spec: engine.trial_item(t).spec().map(str::to_string),
                     verdict: Verdict::Skipped { why: why.clone() },
                     documented: Default::default(),
@@ -936,8 +939,8 @@ mod tests {
         let engine = suite.engine().unwrap();
         let one = &engine.peers()[1];
         assert_eq!(
-            (one.name.as_str(), one.builtin.as_deref()),
-            ("one", Some("portable"))
+            (one.name(), one.builtin()),
+            ("one", Some(crate::registry::Builtin::Portable))
         );
     }
 }

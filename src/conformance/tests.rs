@@ -554,8 +554,16 @@ fn a_peer_never_reads_another_peers_law_tree() {
     let engine = engine_with(vec![
         Subject::new("litterer", Litterer),
         Subject::new("clean", Portable::default()),
-        Subject::builtin("also-portable", "portable", Arc::new(Portable::default())),
-        Subject::builtin("again-portable", "portable", Arc::new(Portable::default())),
+        Subject::from_builtin(
+            "also-portable",
+            crate::peer::Builtin::Portable,
+            Arc::new(Portable::default()),
+        ),
+        Subject::from_builtin(
+            "again-portable",
+            crate::peer::Builtin::Portable,
+            Arc::new(Portable::default()),
+        ),
     ]);
     let glob = law(GLOB_LAW);
     let tree_of = |p: usize| {
@@ -849,12 +857,12 @@ fn a_peer_is_never_excused_by_its_own_say() {
     }
     let peer: Arc<dyn Search> = Arc::new(walk);
     let mut engine = engine_with(vec![
-        Subject::builtin("ripgrep-walk", "ripgrep-walk", peer.clone()),
-        Subject {
-            name: "mine".into(),
-            builtin: None,
-            peer,
-        },
+        Subject::from_builtin(
+            "ripgrep-walk",
+            crate::peer::Builtin::RipgrepWalk,
+            peer.clone(),
+        ),
+        Subject::registered("mine", None, peer),
     ]);
     engine.add_seeds(Generator::Lawsuite, Ground::Shared, &[1], None);
     let outcomes: Vec<Outcome> = engine
@@ -1100,9 +1108,9 @@ fn a_builtin_whose_tree_is_changed_during_its_call_is_asked_on_a_fresh_one() {
         }
         answer
     });
-    let mut engine = engine_with(vec![Subject::builtin(
+    let mut engine = engine_with(vec![Subject::from_builtin(
         "vandalised",
-        "portable",
+        crate::peer::Builtin::Portable,
         Arc::new(vandalised),
     )]);
     engine.add_laws(vec![law(GLOB_LAW)], vec![]);

@@ -113,7 +113,7 @@ impl Engine {
     /// The trials `item` makes, lazily: a seed range's one seed at a time.
     fn candidates<'a>(&'a self, item: &'a Item) -> Candidates<'a> {
         let id = item.item_id();
-        let name = move |p: usize| self.everyone[p].name.as_str();
+        let name = move |p: usize| self.everyone[p].name();
         let on = move |id: &ItemId, p: usize| id.clone().on(name(p)).to_string();
         match item {
             Item::Law(_) | Item::Regression { .. } => Box::new(

@@ -102,7 +102,7 @@ fn recogniser(d: &Difference) -> Option<Recogniser> {
 /// The known differences of the built-in `builtin` that explain the
 /// divergence: their ids joined by ` + `, when the answer is exactly what
 /// they predict together; `None` when it is not (the divergence counts).
-pub fn explain(builtin: &str, evidence: &Evidence<'_>) -> Option<String> {
+pub fn explain(builtin: crate::peer::Builtin, evidence: &Evidence<'_>) -> Option<String> {
     let mut call = evidence.call.clone();
     let mut tree: Option<Vec<GeneratedFile>> = None;
     let mut applied: Vec<&str> = Vec::new();
@@ -460,7 +460,7 @@ mod tests {
         let call = Call::Glob(GlobInput::new("!nested", "/r"));
         let evidence = |answer: &Answer| {
             explain(
-                "ripgrep-walk",
+                crate::peer::Builtin::RipgrepWalk,
                 &Evidence {
                     call: &call,
                     reference: &reference,
@@ -492,7 +492,7 @@ mod tests {
         let call = Call::Glob(GlobInput::new("!*{.ts,}", "/r"));
         let answer = listing(&["/r/b.ts", "/r/nested/a.ts"]);
         let documented = explain(
-            "ripgrep-walk",
+            crate::peer::Builtin::RipgrepWalk,
             &Evidence {
                 call: &call,
                 reference: &listing(&[]),
@@ -506,7 +506,7 @@ mod tests {
         // Other peers have no recognisers.
         assert_eq!(
             explain(
-                "ripgrep",
+                crate::peer::Builtin::Ripgrep,
                 &Evidence {
                     call: &call,
                     reference: &reference,

@@ -113,7 +113,7 @@ pub fn bench(args: BenchArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     let mut machine = Machine::here();
     let report_peers = contenders
         .iter()
-        .map(|c| c.name.clone())
+        .map(|c| c.name())
         .collect::<Vec<_>>();
     eprintln!(
         "timing {} call(s) on {}: {} round(s) after {} warm-up",

@@ -247,20 +247,20 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
     let info = RunInfo {
         lawsuite: env!("CARGO_PKG_VERSION").to_string(),
         project: project.describe(),
-        reference: engine.peers()[0].name.clone(),
+        reference: engine.peers()[0].name().to_string(),
         peers: engine
             .peers()
             .iter()
             .map(|s| PeerInfo {
-                name: s.name.clone(),
-                version: s.peer.version(),
-                builtin: s.builtin.clone(),
+                name: s.name().to_string(),
+                version: s.peer().version(),
+                builtin: s.builtin().map(|b| b.name().to_string()),
                 // Built-ins are lawsuite's own Rust; an external peer says.
                 language: s
-                    .peer
+                    .peer()
                     .language()
-                    .or_else(|| s.builtin.as_ref().map(|_| "rust".to_string())),
-                ground: s.peer.ground().name().to_string(),
+                    .or_else(|| s.builtin().map(|_| "rust".to_string())),
+                ground: s.peer().ground().name().to_string(),
             })
             .collect(),
         generator: (!generators.is_empty()).then(|| {
@@ -955,7 +955,7 @@ pub fn shrink_case(
     } = ProjectPeers::read(&project, Some(wanted), settings.peer_options())?.set(wanted)?;
     let peer = match subjects.into_iter().next() {
         Some(s) => s,
-        None if args.peer == reference.name => bail!(
+        None if args.peer == reference.name() => bail!(
             "{} is the reference: shrinking needs a peer that disagrees with it",
             args.peer
         ),
@@ -987,11 +987,11 @@ pub fn shrink_case(
             lawsuite::environment::trees_dir().display()
         );
     }
-    let Some(kind) = divergence_kind(&case, reference.peer.as_ref(), peer.peer.as_ref()) else {
+    let Some(kind) = divergence_kind(&case, reference.peer().as_ref(), peer.peer().as_ref()) else {
         eprintln!(
             "{} agrees with {} on {} seed {} call {}: nothing to shrink",
-            peer.name,
-            reference.name,
+            peer.name(),
+            reference.name(),
             generator.name(),
             args.seed,
             args.call
@@ -1012,14 +1012,14 @@ pub fn shrink_case(
     // One file per bug: a divergence of this kind already pinned there is
     // not recorded twice.
     if let Some(dir) = &record_dir
-        && let Some(by) = pinned_by(dir, peer.peer.as_ref(), case.call.method())
+        && let Some(by) = pinned_by(dir, peer.peer().as_ref(), case.call.method())
     {
         writeln!(
             stdout,
             "not recorded: {} is a {} regression that {} fails today; fix that one first (the next `lawsuite record` then records this divergence: {kind})",
             by.display(),
             case.call.method(),
-            peer.name,
+            peer.name(),
         )?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -1033,8 +1033,8 @@ pub fn shrink_case(
         plan: &plan,
         call_index: args.call,
         call: &case.call,
-        reference: reference.peer.as_ref(),
-        peer: peer.peer.as_ref(),
+        reference: reference.peer().as_ref(),
+        peer: peer.peer().as_ref(),
     };
     let budget = lawsuite::kit::shrink::Budget { steps: args.steps };
     let shrinking = divergent.shrink(
@@ -1078,7 +1078,7 @@ pub fn shrink_case(
         writeln!(stdout, "  {}: {}", file.path, file.describe())?;
     }
     let tree = Materialized::new(&regression.root, &regression.files)?;
-    let actual = tree.answer(peer.peer.as_ref(), &regression.call);
+    let actual = tree.answer(peer.peer().as_ref(), &regression.call);
     write!(
         stdout,
         "{}",
