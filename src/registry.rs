@@ -241,7 +241,7 @@ impl fmt::Display for RegistryError {
 impl std::error::Error for RegistryError {}
 
 /// The names of the built-in peers.
-pub const BUILTINS: [&str; 5] = ["portable", "ripgrep", "ripgrep-walk", "model", "noop"];
+pub const BUILTINS: [&str; 6] = ["portable", "ripgrep", "ripgrep-walk", "model", "noop", "git"];
 
 /// A built-in peer, named as a registry's `builtin = "…"` names it. A
 /// name that is none of them is an error when it is read (a misspelled
@@ -266,16 +266,19 @@ pub enum Builtin {
     Model,
     /// A peer that answers nothing (for tests of the harness).
     Noop,
+    /// git's own reading of `.gitignore` for the walk (`glob` only).
+    Git,
 }
 
 impl Builtin {
     /// Every built-in, in [`BUILTINS`] order.
-    pub const ALL: [Builtin; 5] = [
+    pub const ALL: [Builtin; 6] = [
         Builtin::Portable,
         Builtin::Ripgrep,
         Builtin::RipgrepWalk,
         Builtin::Model,
         Builtin::Noop,
+        Builtin::Git,
     ];
 
     /// Its name.
@@ -286,6 +289,7 @@ impl Builtin {
             Builtin::RipgrepWalk => "ripgrep-walk",
             Builtin::Model => "model",
             Builtin::Noop => "noop",
+            Builtin::Git => "git",
         }
     }
 }
@@ -338,6 +342,11 @@ pub enum CannotRun {
         /// Why.
         why: crate::ripgrep::RgUnavailable,
     },
+    /// No suitable `git` for the git built-in.
+    Git {
+        /// Why.
+        why: crate::git::GitUnavailable,
+    },
     /// An external peer whose `cwd` is not a directory.
     Cwd {
         /// The peer.
@@ -377,6 +386,7 @@ impl fmt::Display for CannotRun {
             CannotRun::Ripgrep { builtin, why } => {
                 write!(f, "the {builtin} peer cannot run: {why}")
             }
+            CannotRun::Git { why } => write!(f, "the git peer cannot run: {why}"),
             CannotRun::Cwd { peer, cwd } => write!(
                 f,
                 "peer {peer:?}: its cwd {} is not a directory",
@@ -408,7 +418,7 @@ pub fn builtin(name: &str, options: &PeerOptions) -> Result<Arc<dyn Search>, Can
     start(builtin, options)
 }
 
-/// A built-in peer, or why it cannot run here (no `rg`).
+/// A built-in peer, or why it cannot run here (no `rg`, no `git`).
 pub fn start(builtin: Builtin, options: &PeerOptions) -> Result<Arc<dyn Search>, CannotRun> {
     let no_rg = |why: &crate::ripgrep::RgUnavailable| CannotRun::Ripgrep {
         builtin,
@@ -430,6 +440,13 @@ pub fn start(builtin: Builtin, options: &PeerOptions) -> Result<Arc<dyn Search>,
             match rg.availability() {
                 Ok(_) => Ok(Arc::new(rg)),
                 Err(why) => Err(no_rg(why)),
+            }
+        }
+        Builtin::Git => {
+            let git = crate::git::Git::default();
+            match git.availability() {
+                Ok(_) => Ok(Arc::new(git)),
+                Err(why) => Err(CannotRun::Git { why: why.clone() }),
             }
         }
     }
