@@ -390,5 +390,5 @@ fn a_git_that_fails_fails_the_call_with_what_it_said() {
     ));
     let err = broken.glob(&input("*", tree.path(), false, false)).unwrap_err();
     assert_eq!(err.code.as_str(), "request_failed", "{err:?}");
-    assert!(err.message.contains("exit code 128: fatal: not a git repository"), "{err:?}");
+    assert!(err.message.contains("exited with code 128: fatal: not a git repository"), "{err:?}");
 }

@@ -295,21 +295,25 @@ fn probe(program: &Path, timeout: Duration) -> Result<String, GitUnavailable> {
     Ok(line.trim().to_string())
 }
 
-/// A failed `git` (an exit code above 1 with something on stderr, or any
-/// code above 1 for `ls-files`, which exits 0): `request_failed` with what
-/// it said.
+/// A failed `git`: an exit code above 1 (`ls-files` exits 0,
+/// `check-ignore` 1 when it ignores nothing), or a signal. `request_failed`
+/// with what it said.
 fn refused(out: &Output, what: &str) -> Result<(), StdError> {
-    if out.code <= 1 {
-        return Ok(());
-    }
+    let how = match (out.code, out.signal) {
+        (Some(0 | 1), _) => return Ok(()),
+        (Some(code), _) => format!("exited with code {code}"),
+        (None, Some(signal)) => format!("was ended by signal {signal}"),
+        (None, None) => "ended without an exit code".to_string(),
+    };
     let said = String::from_utf8_lossy(&out.stderr);
+    let said = said.trim();
     Err(StdError::new(
         ErrorCode::RequestFailed,
-        format!(
-            "git {what} failed with exit code {}: {}",
-            out.code,
-            said.trim()
-        ),
+        if said.is_empty() {
+            format!("git {what} {how}")
+        } else {
+            format!("git {what} {how}: {said}")
+        },
     ))
 }
 
@@ -417,21 +421,24 @@ impl Call<'_> {
                 }
             }
         }
-        if asked.is_empty() {
-            return Ok(false);
-        }
         let mut stdin = Vec::new();
         for d in &asked {
             stdin.extend_from_slice(d.as_bytes());
             stdin.push(0);
         }
-        let out = self.git.run(
-            self.root,
-            &["check-ignore", "--no-index", "-z", "--stdin"],
-            &stdin,
-        )?;
-        refused(&out, "check-ignore")?;
-        let ignored_dirs: HashSet<&str> = names(&out.stdout).collect();
+        // No directory to ask about: only the files decide.
+        let out = if asked.is_empty() {
+            None
+        } else {
+            let out = self.git.run(
+                self.root,
+                &["check-ignore", "--no-index", "-z", "--stdin"],
+                &stdin,
+            )?;
+            refused(&out, "check-ignore")?;
+            Some(out)
+        };
+        let ignored_dirs: HashSet<&str> = out.as_ref().map_or_else(HashSet::new, |out| names(&out.stdout).collect());
         for (path, is_dir) in paths() {
             for (prefix, dir) in steps(path, is_dir, hidden) {
                 if dir {

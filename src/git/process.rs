@@ -72,8 +72,11 @@ pub const INSTALL_HINT: &str =
 /// What one `git` invocation printed.
 #[derive(Debug)]
 pub(crate) struct Output {
-    /// The exit code (128 for a signal).
-    pub code: i32,
+    /// The exit code; `None` when a signal ended it.
+    pub code: Option<i32>,
+    /// The signal that ended it, if one did (git 2.47.3 overflows its
+    /// stack, `SIGSEGV`, on a rule of 349,526 `**/`).
+    pub signal: Option<i32>,
     /// Everything it printed on stdout.
     pub stdout: Vec<u8>,
     /// Everything it printed on stderr.
@@ -225,8 +228,13 @@ impl Isolated {
                 format!("{CANNOT_START}: git could not be waited for ({e})"),
             )
         })?;
+        #[cfg(unix)]
+        let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+        #[cfg(not(unix))]
+        let signal = None;
         Ok(Output {
-            code: status.code().unwrap_or(128),
+            code: status.code(),
+            signal,
             stdout: stdout.unwrap_or_default(),
             stderr: stderr.unwrap_or_default(),
         })
