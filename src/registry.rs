@@ -241,7 +241,14 @@ impl fmt::Display for RegistryError {
 impl std::error::Error for RegistryError {}
 
 /// The names of the built-in peers.
-pub const BUILTINS: [&str; 6] = ["portable", "ripgrep", "ripgrep-walk", "model", "noop", "git"];
+pub const BUILTINS: [&str; 6] = [
+    "portable",
+    "ripgrep",
+    "ripgrep-walk",
+    "model",
+    "noop",
+    "git",
+];
 
 /// A built-in peer, named as a registry's `builtin = "…"` names it. A
 /// name that is none of them is an error when it is read (a misspelled

@@ -289,11 +289,7 @@ fn the_users_git_configuration_does_not_leak_and_nothing_is_written_outside_temp
     let before = (snapshot(&tree), snapshot(&home), snapshot(&cwd));
 
     let params = format!(r#"{{"pattern":"**","root":{:?}}}"#, tree.to_str().unwrap());
-    let out = lawsuite(
-        &cwd,
-        &env,
-        &["call", "--peer", "git", "flow/glob", &params],
-    );
+    let out = lawsuite(&cwd, &env, &["call", "--peer", "git", "flow/glob", &params]);
     assert!(out.status.success(), "{out:?}");
     let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let root = tree.to_str().unwrap();
@@ -370,9 +366,14 @@ fn a_git_past_the_calls_deadline_is_killed_and_the_call_fails() {
     write_tree(tree.path(), &[("a.ts", "")]);
     let slow = Git::new(fake_git(dir.path(), "git version 2.47.3", "sleep 30"))
         .with_timeout(std::time::Duration::from_millis(300));
-    let err = slow.glob(&input("*", tree.path(), false, false)).unwrap_err();
+    let err = slow
+        .glob(&input("*", tree.path(), false, false))
+        .unwrap_err();
     assert_eq!(err.code.as_str(), "provider_unavailable", "{err:?}");
-    assert!(err.message.contains("still running at the call's deadline"), "{err:?}");
+    assert!(
+        err.message.contains("still running at the call's deadline"),
+        "{err:?}"
+    );
     // Within its deadline the same stand-in answers (it lists nothing).
     let quick = Git::new(fake_git(dir.path(), "git version 2.47.3", "exit 0"));
     let out = quick.glob(&input("*", tree.path(), false, false)).unwrap();
@@ -388,7 +389,60 @@ fn a_git_that_fails_fails_the_call_with_what_it_said() {
         "git version 2.47.3",
         "echo 'fatal: not a git repository' >&2; exit 128",
     ));
-    let err = broken.glob(&input("*", tree.path(), false, false)).unwrap_err();
+    let err = broken
+        .glob(&input("*", tree.path(), false, false))
+        .unwrap_err();
     assert_eq!(err.code.as_str(), "request_failed", "{err:?}");
-    assert!(err.message.contains("exited with code 128: fatal: not a git repository"), "{err:?}");
+    assert!(
+        err.message
+            .contains("exited with code 128: fatal: not a git repository"),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn a_difference_git_shows_that_is_not_listed_fails_the_run() {
+    if git().is_none() {
+        return;
+    }
+    // The shipped `foo**/bar` law, under a name no listing names: git
+    // fails it, and nothing excuses that. The same law under its shipped
+    // name is an expected failure of git, and passes on the reference.
+    let law = include_str!("../laws/gitignore/git-differences.toml");
+    let start = law
+        .find("name = \"double-star-after-a-name-is-two-ordinary-stars\"")
+        .unwrap();
+    let body = &law[start..];
+    let body = body.split("\n[[law]]").next().unwrap();
+    let unlisted = body.replace(
+        "double-star-after-a-name-is-two-ordinary-stars",
+        "an-unlisted-copy",
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let laws = scratch.path().join("laws/gitignore");
+    fs::create_dir_all(&laws).unwrap();
+    fs::write(laws.join("mine.toml"), format!("[[law]]\n{unlisted}\n")).unwrap();
+    let path = std::env::var_os("PATH").unwrap();
+    let path = PathBuf::from(path);
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--peer", "git", "--no-seeds", "--no-regressions"];
+        args.extend_from_slice(extra);
+        lawsuite(
+            scratch.path(),
+            &[("PATH", path.as_path()), ("HOME", scratch.path())],
+            &args,
+        )
+    };
+    let out = run(&["--no-shipped-laws", "--laws", "laws"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("gitignore::mine::an-unlisted-copy") && stdout.contains("git"),
+        "{stdout}"
+    );
+    // The listed law: an expected failure, and the run passes.
+    let out = run(&["--law", "gitignore::git-differences::double-star-after"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("1 expected failure"), "{stdout}");
 }

@@ -379,7 +379,8 @@ impl Call<'_> {
             .filter(|rel| !rel.ends_with('/'))
             .filter(|rel| !rel.split('/').any(|s| dropped_segment(s, hidden)))
             .filter(|rel| {
-                std::fs::symlink_metadata(self.root.join(rel)).is_ok_and(|m| m.file_type().is_file())
+                std::fs::symlink_metadata(self.root.join(rel))
+                    .is_ok_and(|m| m.file_type().is_file())
             })
             .filter(|rel| self.globs.includes(rel, basename(rel)))
             .map(|rel| join_path(&self.input.root, rel))
@@ -389,7 +390,8 @@ impl Call<'_> {
     /// §7.5 from git's listings of what it ignored (module doc).
     fn ignored(&self) -> Result<bool, StdError> {
         let (files, dirs) = std::thread::scope(|s| {
-            let dirs = s.spawn(|| self.ls_files(&["--ignored", "--exclude-standard", "--directory"]));
+            let dirs =
+                s.spawn(|| self.ls_files(&["--ignored", "--exclude-standard", "--directory"]));
             let files = self.ls_files(&["--ignored", "--exclude-standard"]);
             let dirs = dirs.join().unwrap_or_else(|_| {
                 Err(StdError::new(
@@ -438,7 +440,9 @@ impl Call<'_> {
             refused(&out, "check-ignore")?;
             Some(out)
         };
-        let ignored_dirs: HashSet<&str> = out.as_ref().map_or_else(HashSet::new, |out| names(&out.stdout).collect());
+        let ignored_dirs: HashSet<&str> = out
+            .as_ref()
+            .map_or_else(HashSet::new, |out| names(&out.stdout).collect());
         for (path, is_dir) in paths() {
             for (prefix, dir) in steps(path, is_dir, hidden) {
                 if dir {
@@ -507,9 +511,11 @@ impl Search for Git {
     fn supports(&self, method: Method) -> bool {
         match method {
             Method::Glob | Method::FlowGlob => true,
-            Method::Grep | Method::FlowGrep | Method::FlowRead | Method::FlowLs | Method::FlowBash => {
-                false
-            }
+            Method::Grep
+            | Method::FlowGrep
+            | Method::FlowRead
+            | Method::FlowLs
+            | Method::FlowBash => false,
         }
     }
 }
