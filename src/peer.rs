@@ -570,16 +570,19 @@ pub enum Builtin {
     Model,
     /// A peer that answers nothing (for tests of the harness).
     Noop,
+    /// git's own reading of `.gitignore` for the walk (`glob` only).
+    Git,
 }
 
 impl Builtin {
     /// Every built-in.
-    pub const ALL: [Builtin; 5] = [
+    pub const ALL: [Builtin; 6] = [
         Builtin::Portable,
         Builtin::Ripgrep,
         Builtin::RipgrepWalk,
         Builtin::Model,
         Builtin::Noop,
+        Builtin::Git,
     ];
 
     /// Its name.
@@ -590,6 +593,7 @@ impl Builtin {
             Builtin::RipgrepWalk => "ripgrep-walk",
             Builtin::Model => "model",
             Builtin::Noop => "noop",
+            Builtin::Git => "git",
         }
     }
 

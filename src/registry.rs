@@ -255,6 +255,11 @@ pub enum CannotRun {
         /// Why.
         why: crate::ripgrep::RgUnavailable,
     },
+    /// No suitable `git` for the git built-in.
+    Git {
+        /// Why.
+        why: crate::git::GitUnavailable,
+    },
     /// An external peer whose `cwd` is not a directory.
     Cwd {
         /// The peer.
@@ -294,6 +299,7 @@ impl fmt::Display for CannotRun {
             CannotRun::Ripgrep { builtin, why } => {
                 write!(f, "the {builtin} peer cannot run: {why}")
             }
+            CannotRun::Git { why } => write!(f, "the git peer cannot run: {why}"),
             CannotRun::Cwd { peer, cwd } => write!(
                 f,
                 "peer {peer:?}: its cwd {} is not a directory",
@@ -325,7 +331,7 @@ pub fn builtin(name: &str, options: &PeerOptions) -> Result<Arc<dyn Search>, Can
     start(builtin, options)
 }
 
-/// A built-in peer, or why it cannot run here (no `rg`).
+/// A built-in peer, or why it cannot run here (no `rg`, no `git`).
 pub fn start(builtin: Builtin, options: &PeerOptions) -> Result<Arc<dyn Search>, CannotRun> {
     let no_rg = |why: &crate::ripgrep::RgUnavailable| CannotRun::Ripgrep {
         builtin,
@@ -347,6 +353,13 @@ pub fn start(builtin: Builtin, options: &PeerOptions) -> Result<Arc<dyn Search>,
             match rg.availability() {
                 Ok(_) => Ok(Arc::new(rg)),
                 Err(why) => Err(no_rg(why)),
+            }
+        }
+        Builtin::Git => {
+            let git = crate::git::Git::default();
+            match git.availability() {
+                Ok(_) => Ok(Arc::new(git)),
+                Err(why) => Err(CannotRun::Git { why: why.clone() }),
             }
         }
     }

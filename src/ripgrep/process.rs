@@ -522,7 +522,7 @@ fn first_line<R: Read>(stream: R) -> Result<String, ProbeFailure> {
 /// binding. The helper runs in a group of its own, so a signal to the
 /// harness's group cannot stop it half-way (as in `protocol::process`).
 #[cfg(unix)]
-fn kill_group(child: &std::process::Child) {
+pub(crate) fn kill_group(child: &std::process::Child) {
     use std::os::unix::process::CommandExt;
     let _ = Command::new("kill")
         .process_group(0)
@@ -534,7 +534,7 @@ fn kill_group(child: &std::process::Child) {
 }
 
 #[cfg(not(unix))]
-fn kill_group(_: &std::process::Child) {}
+pub(crate) fn kill_group(_: &std::process::Child) {}
 
 /// Parse `rg --version`'s first line, e.g. `ripgrep 15.2.0 (rev ...)`.
 pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
