@@ -595,7 +595,7 @@ impl Suite {
                 let ignored = trial.skip.is_some();
                 let engine = engine.clone();
                 let shared = shared.clone();
-                Trial::test(trial.id.clone(), move || {
+                Trial::test(trial.id.to_string(), move || {
                     shared.judge(engine.run_trial(&trial))
                 })
                 .with_kind(kind)
@@ -839,8 +839,8 @@ mod tests {
         let failed: Vec<String> = engine
             .trials()
             .iter()
-            .filter(|t| t.skip.is_none() && t.id.starts_with("law::glob::"))
-            .filter(|t| t.id.ends_with("::noop"))
+            .filter(|t| t.skip.is_none() && t.id.as_str().starts_with("law::glob::"))
+            .filter(|t| t.id.as_str().ends_with("::noop"))
             .take(5)
             .filter_map(|t| shared.judge(engine.run_trial(t)).err())
             .map(|f| f.message().unwrap_or_default().to_string())
@@ -867,7 +867,7 @@ mod tests {
         let trial = engine
             .trials()
             .into_iter()
-            .find(|t| t.skip.is_none() && t.id.ends_with("::noop"))
+            .find(|t| t.skip.is_none() && t.id.as_str().ends_with("::noop"))
             .unwrap();
         for _ in 0..3 {
             let text = all.judge(engine.run_trial(&trial)).unwrap_err();

@@ -660,8 +660,8 @@ impl Engine {
         let item_id = item.item_id();
         Outcome {
             id: match subject {
-                Some(s) => item_id.clone().on(s.name()).to_string(),
-                None => item_id.to_string(),
+                Some(s) => item_id.clone().on(s.name()),
+                None => item_id.clone().alone(),
             },
             item: item_id.to_string(),
             kind: item.kind(),

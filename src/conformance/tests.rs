@@ -29,7 +29,7 @@ fn verdicts(engine: &Engine) -> Vec<(String, &'static str)> {
     engine
         .trials()
         .iter()
-        .map(|t| (t.id.clone(), engine.run_trial(t).verdict.tag()))
+        .map(|t| (t.id.to_string(), engine.run_trial(t).verdict.tag()))
         .collect()
 }
 
@@ -213,7 +213,11 @@ fn a_seed_range_holds_the_trials_of_its_seeds_one_by_one() {
     let mut widest = engine_with(subjects());
     widest.add_seed_range(Generator::Lawsuite, Ground::Full, 0..u64::MAX, Some(2));
     assert_eq!(widest.trial_counts()[&Kind::Seed], 2 * u128::from(u64::MAX));
-    let first: Vec<String> = widest.trials_iter(|_| true).take(3).map(|t| t.id).collect();
+    let first: Vec<String> = widest
+        .trials_iter(|_| true)
+        .take(3)
+        .map(|t| t.id.to_string())
+        .collect();
     assert_eq!(
         first,
         [
@@ -712,8 +716,8 @@ fn an_in_place_rewrite_is_blamed_on_the_vandal_alone() {
     let failing = |peer: &str| -> Vec<String> {
         outcomes
             .iter()
-            .filter(|o| o.id.ends_with(&format!("::{peer}")) && o.verdict.is_failure())
-            .map(|o| o.id.clone())
+            .filter(|o| o.id.as_str().ends_with(&format!("::{peer}")) && o.verdict.is_failure())
+            .map(|o| o.id.to_string())
             .collect()
     };
     let (vandal, clean, reference) = (failing("vandal"), failing("clean"), failing("portable"));
@@ -803,7 +807,7 @@ fn a_seed_blames_the_peer_that_changed_its_tree_and_no_other() {
     engine.add_seeds(Generator::Smthrs, Ground::Shared, &[1, 2, 3, 4], None);
     for trial in engine.trials() {
         let outcome = engine.run_trial(&trial);
-        if trial.id.ends_with("::honest") {
+        if trial.id.as_str().ends_with("::honest") {
             assert_eq!(outcome.verdict.tag(), "pass", "{}", trial.id);
             continue;
         }

@@ -639,7 +639,7 @@ mod tests {
     fn outcome(id: &str, verdict: Verdict) -> Outcome {
         let trial: TrialId = id.parse().expect("a law's trial id");
         Outcome {
-            id: id.into(),
+            id: id.parse().expect("a trial id"),
             item: trial.item().to_string(),
             kind: Kind::Law,
             peer: trial.peer().map(str::to_string),
@@ -763,9 +763,9 @@ mod tests {
             )],
         );
         let mut base = base;
-        base.outcomes[0].id = "law::a\u{1b}[31m::p".into();
+        base.outcomes[0].id = "law::a\u{1b}[31m::p".parse().expect("a trial id");
         let mut new = new;
-        new.outcomes[0].id = "law::a\u{1b}[31m::p".into();
+        new.outcomes[0].id = "law::a\u{1b}[31m::p".parse().expect("a trial id");
         let diff = RunDiff::between(&base, &new).unwrap();
         let human = diff.human(0).unwrap();
         assert!(!human.contains('\u{1b}'), "{human:?}");

@@ -15,7 +15,7 @@ use lawsuite::conformance::peers::PeerSet;
 use lawsuite::conformance::shard::in_shard;
 use lawsuite::conformance::update::update_expectations;
 use lawsuite::conformance::{
-    Engine, Item, ItemId, Kind, Outcome, Replay, RunOptions, SeedItem, Summary, Trial, TrialId,
+    Engine, Item, ItemId, Kind, Outcome, Replay, RunOptions, Summary, Trial, TrialId,
 };
 use lawsuite::environment::Environment;
 use lawsuite::kit::compare::Materialized;
@@ -45,7 +45,7 @@ struct Filter<'a> {
     skip: &'a [String],
     law: Option<&'a str>,
     /// `--rerun-failed`: only these trial ids.
-    only: Option<&'a HashSet<String>>,
+    only: Option<&'a HashSet<TrialId>>,
 }
 
 impl Filter<'_> {
@@ -59,10 +59,10 @@ impl Filter<'_> {
     }
 
     fn admits(&self, trial: &Trial) -> bool {
-        let id = trial.id.as_str();
-        if self.only.is_some_and(|only| !only.contains(id)) {
+        if self.only.is_some_and(|only| !only.contains(&trial.id)) {
             return false;
         }
+        let id = trial.id.as_str();
         let named = self.patterns.is_empty()
             || self.patterns.iter().any(|p| {
                 if self.exact {
@@ -74,11 +74,7 @@ impl Filter<'_> {
         let law = match self.law {
             Some(f) => {
                 trial.kind != Kind::Law
-                    || id
-                        .parse::<TrialId>()
-                        .ok()
-                        .and_then(|t| t.item().law().map(|law| law.starts_with(f)))
-                        .unwrap_or(false)
+                    || trial.id.item().law().is_some_and(|law| law.starts_with(f))
             }
             None => true,
         };
@@ -113,10 +109,10 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
             Some(side)
         }
     };
-    let rerun: Option<HashSet<String>> = match args.rerun_failed.as_deref() {
+    let rerun: Option<HashSet<TrialId>> = match args.rerun_failed.as_deref() {
         None => None,
         Some(file) => {
-            let failed: HashSet<String> = read_results(file, Accept::WHOLE, false)?
+            let failed: HashSet<TrialId> = read_results(file, Accept::WHOLE, false)?
                 .outcomes
                 .into_iter()
                 .filter(|o| o.verdict.is_failure())
@@ -317,11 +313,8 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
         return Ok(ExitCode::from(interrupt::EXIT_CODE));
     }
     if let Some(failed) = &rerun {
-        let ran: HashSet<&str> = outcomes.iter().map(|o| o.id.as_str()).collect();
-        let gone = failed
-            .iter()
-            .filter(|id| !ran.contains(id.as_str()))
-            .count();
+        let ran: HashSet<&TrialId> = outcomes.iter().map(|o| &o.id).collect();
+        let gone = failed.iter().filter(|id| !ran.contains(id)).count();
         if gone > 0 {
             eprintln!(
                 "note: {gone} of the {} failed trials of {} are not in this project now (a peer, law or regression that is gone); --list shows what runs",
@@ -373,7 +366,7 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
 /// what selects trials besides the shard. `--rerun-failed` is named by
 /// the trials it reruns (`rerun`), not by its file's path, which differs
 /// between the machines that run a sweep's shards.
-fn filter_of(args: &RunArgs, rerun: Option<&HashSet<String>>) -> Option<String> {
+fn filter_of(args: &RunArgs, rerun: Option<&HashSet<TrialId>>) -> Option<String> {
     let mut parts: Vec<String> = args
         .filters
         .iter()
@@ -395,7 +388,7 @@ fn filter_of(args: &RunArgs, rerun: Option<&HashSet<String>>) -> Option<String> 
         parts.push(format!("--call {call}"));
     }
     if let Some(failed) = rerun {
-        let mut ids: Vec<&str> = failed.iter().map(String::as_str).collect();
+        let mut ids: Vec<&str> = failed.iter().map(TrialId::as_str).collect();
         ids.sort_unstable();
         parts.push(format!(
             "--rerun-failed ({})",
@@ -469,21 +462,22 @@ pub fn history(
 
 /// The seeds of `ids` (trial ids), each generator and ground with its
 /// seeds listed: what `--rerun-failed` runs of the seeds.
-fn seed_sets_of(ids: &HashSet<String>) -> Vec<SeedSet> {
-    let mut sets: BTreeMap<(&'static str, &'static str), (SeedItem, Vec<u64>)> = BTreeMap::new();
-    for seed in ids.iter().filter_map(|id| SeedItem::from_id(id)) {
-        sets.entry((seed.generator.name(), seed.ground.name()))
-            .or_insert_with(|| (seed, Vec::new()))
-            .1
-            .push(seed.seed);
+fn seed_sets_of(ids: &HashSet<TrialId>) -> Vec<SeedSet> {
+    let mut sets: BTreeMap<(&'static str, &'static str), (Generator, Ground, Vec<u64>)> =
+        BTreeMap::new();
+    for (generator, ground, seed) in ids.iter().filter_map(|id| id.item().seed()) {
+        sets.entry((generator.name(), ground.name()))
+            .or_insert_with(|| (generator, ground, Vec::new()))
+            .2
+            .push(seed);
     }
     sets.into_values()
-        .map(|(first, mut seeds)| {
+        .map(|(generator, ground, mut seeds)| {
             seeds.sort_unstable();
             seeds.dedup();
             SeedSet {
-                generator: first.generator,
-                ground: first.ground,
+                generator,
+                ground,
                 seeds: Seeds::Listed(seeds),
             }
         })

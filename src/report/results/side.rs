@@ -130,8 +130,8 @@ impl Trial {
     /// An outcome held in memory.
     pub(crate) fn of(o: &Outcome) -> Trial {
         Trial {
-            key: Key::of(&o.id),
-            id: kept(&o.id),
+            key: Key::of(o.id.as_str()),
+            id: kept(o.id.as_str()),
             tag: tag(o),
             peer: o.peer.clone(),
             spec: o.spec.clone(),
