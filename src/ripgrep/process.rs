@@ -679,13 +679,27 @@ mod tests {
                 "{why}"
             );
         }
-        // Killed: gone, or a zombie its new parent has not reaped yet.
+        // Killed: gone, or a zombie its new parent has not reaped yet. A
+        // SIGKILL is delivered when the process is next scheduled, which
+        // on a loaded machine can be a moment after `kill` returns: the
+        // state is read until it is dead, for at most a few seconds (a
+        // process that was never signalled stays asleep for 600).
         let pid = std::fs::read_to_string(&pid).unwrap();
-        let stat = std::fs::read_to_string(Path::new("/proc").join(pid.trim()).join("stat"));
-        let state = stat.ok().and_then(|s| {
-            let after = s.rsplit_once(')')?.1.trim_start().chars().next()?;
-            Some(after)
-        });
+        let state_now = || {
+            let stat = std::fs::read_to_string(Path::new("/proc").join(pid.trim()).join("stat"));
+            stat.ok().and_then(|s| {
+                let after = s.rsplit_once(')')?.1.trim_start().chars().next()?;
+                Some(after)
+            })
+        };
+        let mut state = state_now();
+        for _ in 0..50 {
+            if matches!(state, None | Some('Z' | 'X')) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            state = state_now();
+        }
         assert!(
             matches!(state, None | Some('Z' | 'X')),
             "the probe's background sleep {} is still running ({state:?})",
