@@ -667,7 +667,7 @@ impl Subject {
     /// use lawsuite::peer::Subject;
     /// use lawsuite::portable::Portable;
     ///
-    /// let mine = Subject::new("mine", Portable::new());
+    /// let mine = Subject::new("mine", Portable::default());
     /// assert_eq!(mine.name(), "mine");
     /// assert_eq!(mine.builtin(), None);
     /// ```
@@ -683,7 +683,7 @@ impl Subject {
     /// use lawsuite::portable::Portable;
     /// use lawsuite::peer::Builtin;
     ///
-    /// let reference = Subject::from_builtin("ours", Builtin::Portable, Arc::new(Portable::new()));
+    /// let reference = Subject::from_builtin("ours", Builtin::Portable, Arc::new(Portable::default()));
     /// assert_eq!(reference.builtin(), Some(Builtin::Portable));
     /// assert_eq!(reference.peer().name(), "ours");
     /// ```

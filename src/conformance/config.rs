@@ -40,7 +40,7 @@
 //!     vec![Subject::new("one-thread", Portable::with_threads(1))],
 //! );
 //! let engine = config.engine(peers, None).map_err(|e| format!("{e:?}"))?;
-//! let ids: Vec<String> = engine.trials().into_iter().map(|t| t.id).collect();
+//! let ids: Vec<String> = engine.trials().into_iter().map(|t| t.id.to_string()).collect();
 //! assert_eq!(ids, ["seed::smthrs::0004::one-thread"]);
 //! # Ok::<(), String>(())
 //! ```
