@@ -24,7 +24,7 @@ use crate::contract::{
 };
 #[cfg(unix)]
 use crate::flow::{BashOutput, BashRequest};
-use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest};
+use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest, WithLiteral};
 
 /// The wire names of the protocol methods (`peers/PROTOCOL.md`); in code,
 /// a method is a [`Method`], and these strings are only read and written
@@ -320,11 +320,31 @@ pub trait Search: Send + Sync {
     /// Run the grep flow on a caller's request (search-contract §3, §18).
     ///
     /// The default is lawsuite's own flow layer over [`Search::grep`]
-    /// ([`crate::flow::grep`]); a peer with a flow layer of its own (an
+    /// ([`crate::flow::grep_with_literal`], which takes the one-pass
+    /// [`Search::grep_with_literal`] where the peer offers it); a peer with
+    /// a flow layer of its own (an
     /// external peer that declares `flow/grep`) answers it itself, so the
     /// flow laws test *its* validation, defaults and literal retry.
     fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
-        crate::flow::grep(|input| self.grep(input), request)
+        crate::flow::grep_with_literal(
+            |input| self.grep(input),
+            |input| self.grep_with_literal(input),
+            request,
+        )
+    }
+    /// A seam extension (lawsuite's, not the contract's): answer `input` as
+    /// [`Search::grep`] does and, in the same pass over the tree, the same
+    /// input with `fixedStrings: true`, the search §18's literal retry
+    /// would ask for ([`WithLiteral`] says what each answer must be).
+    ///
+    /// The default flow layer asks for it where §18 could retry, so a
+    /// regex that finds nothing costs one walk of the tree instead of two.
+    /// The default answers `None`: the peer does not offer the pass, and
+    /// the flow asks [`Search::grep`] twice, which gives the same answer.
+    /// The built-in `portable` offers it.
+    fn grep_with_literal(&self, input: &GrepInput) -> Option<Result<WithLiteral, StdError>> {
+        let _ = input;
+        None
     }
     /// Run the glob flow on a caller's request (search-contract §5); the
     /// default is [`crate::flow::glob`] over [`Search::glob`], as for
@@ -396,6 +416,12 @@ macro_rules! forward_search {
             }
             fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
                 (**self).flow_grep(request)
+            }
+            fn grep_with_literal(
+                &self,
+                input: &GrepInput,
+            ) -> Option<Result<WithLiteral, StdError>> {
+                (**self).grep_with_literal(input)
             }
             fn flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
                 (**self).flow_glob(request)
@@ -500,6 +526,9 @@ impl Search for Named {
     }
     fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
         self.inner.flow_grep(request)
+    }
+    fn grep_with_literal(&self, input: &GrepInput) -> Option<Result<WithLiteral, StdError>> {
+        self.inner.grep_with_literal(input)
     }
     fn flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
         self.inner.flow_glob(request)

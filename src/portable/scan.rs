@@ -64,19 +64,47 @@ pub enum FileScan {
 
 /// Scan the file at `path`.
 pub fn scan_path(path: &Path, config: &ScanConfig<'_>) -> FileScan {
+    one(scan_path_each(path, &[config]))
+}
+
+/// Scan the file at `path` for each of `configs`, reading it once: the
+/// answers, in the order of `configs`, are each what [`scan_path`] answers
+/// for that config alone.
+///
+/// The portable peer searches a regex and its literal retry (§18) this way
+/// ([`crate::flow::search::WithLiteral`]): a search of a real tree is
+/// mostly the kernel's work of reading it, so a second read was a second
+/// search's cost.
+pub fn scan_path_each(path: &Path, configs: &[&ScanConfig<'_>]) -> Vec<FileScan> {
+    #[cfg(test)]
+    OPENED.with(|opened| opened.set(opened.get() + 1));
     let Ok(file) = File::open(path) else {
-        return FileScan::Unreadable;
+        return configs.iter().map(|_| FileScan::Unreadable).collect();
     };
-    match scan_reader(file, config) {
-        Ok(scan) => scan,
+    match scan_reader_each(file, configs) {
+        Ok(scans) => scans,
         // §11.1: a streaming read that fails before any byte arrived is
         // retried once as a whole-file read; never combine two reads.
         Err(ReadFailure { bytes_seen: 0 }) => match std::fs::read(path) {
-            Ok(bytes) => scan_reader(&bytes[..], config).unwrap_or(FileScan::Unreadable),
-            Err(_) => FileScan::Unreadable,
+            Ok(bytes) => scan_reader_each(&bytes[..], configs)
+                .unwrap_or_else(|_| configs.iter().map(|_| FileScan::Unreadable).collect()),
+            Err(_) => configs.iter().map(|_| FileScan::Unreadable).collect(),
         },
-        Err(_) => FileScan::Unreadable,
+        Err(_) => configs.iter().map(|_| FileScan::Unreadable).collect(),
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Files this thread opened to scan them, for tests that count reads
+    /// of a tree without timing them (a one-thread search scans on the
+    /// caller's thread).
+    pub(crate) static OPENED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The one answer of a scan asked one question.
+fn one(mut scans: Vec<FileScan>) -> FileScan {
+    scans.pop().unwrap_or(FileScan::Unreadable)
 }
 
 /// A read error, and how many bytes had arrived before it.
@@ -88,6 +116,15 @@ pub struct ReadFailure {
 
 /// Scan any byte stream (the file body) with the rules of §11 and §13.
 pub fn scan_reader<R: Read>(reader: R, config: &ScanConfig<'_>) -> Result<FileScan, ReadFailure> {
+    scan_reader_each(reader, &[config]).map(one)
+}
+
+/// [`scan_reader`] for each of `configs`, over one read of the stream (as
+/// [`scan_path_each`]).
+pub fn scan_reader_each<R: Read>(
+    reader: R,
+    configs: &[&ScanConfig<'_>],
+) -> Result<Vec<FileScan>, ReadFailure> {
     // One buffer per scanning thread: allocating and zero-filling a fresh
     // 64 KiB buffer per file cost more than searching a small file (the
     // M-tree benchmark: 20,000 files, 80 MB).
@@ -97,14 +134,14 @@ pub fn scan_reader<R: Read>(reader: R, config: &ScanConfig<'_>) -> Result<FileSc
     let work = &mut Work::default();
     BUFFER.with(|cell| match cell.try_borrow_mut() {
         Ok(mut buf) => {
-            let result = scan_with(&mut buf, reader, config, work);
+            let result = scan_with(&mut buf, reader, configs, work);
             if buf.len() > 4 * CHUNK {
                 // A file with a huge line grew it; do not keep that memory.
                 *buf = Vec::new();
             }
             result
         }
-        Err(_) => scan_with(&mut Vec::new(), reader, config, work),
+        Err(_) => scan_with(&mut Vec::new(), reader, configs, work),
     })
 }
 
@@ -120,10 +157,10 @@ struct Work {
 fn scan_with<R: Read>(
     buf: &mut Vec<u8>,
     mut reader: R,
-    config: &ScanConfig<'_>,
+    configs: &[&ScanConfig<'_>],
     work: &mut Work,
-) -> Result<FileScan, ReadFailure> {
-    let mut state = Scanner::new(config);
+) -> Result<Vec<FileScan>, ReadFailure> {
+    let mut states: Vec<Scanner<'_, '_>> = configs.iter().map(|c| Scanner::new(c)).collect();
     let mut filled = 0usize; // bytes of `buf` holding file data
     let mut scan_from = 0usize; // start of the first unprocessed line in `buf`
     let mut bytes_seen = 0u64;
@@ -149,9 +186,9 @@ fn scan_with<R: Read>(
         bytes_seen += n as u64;
         let eof = n == 0;
         if memchr(0, &buf[fresh]).is_some() {
-            return Ok(FileScan::Binary);
+            return Ok(configs.iter().map(|_| FileScan::Binary).collect());
         }
-        if state.done() {
+        if states.iter().all(Scanner::done) {
             // Only the NUL check is left for the rest of the file.
             filled = 0;
             scan_from = 0;
@@ -199,13 +236,18 @@ fn scan_with<R: Read>(
         // splits a scalar. A matcher with a raw-safe literal set searches
         // the bytes as they are, and only the lines it looks at are decoded
         // (validating every region was 5 % of the CPU time of a rare
-        // literal on the cargo registry's sources).
-        if config.matcher.searches_raw_bytes() {
-            state.region(region, eof);
-        } else {
-            match std::str::from_utf8(region) {
-                Ok(text) => state.region(text.as_bytes(), eof),
-                Err(_) => state.region(String::from_utf8_lossy(region).as_bytes(), eof),
+        // literal on the cargo registry's sources). The region is decoded
+        // at most once, for the scanners that need it.
+        let mut decoded: Option<Cow<'_, [u8]>> = None;
+        for state in states.iter_mut().filter(|s| !s.done()) {
+            if state.config.matcher.searches_raw_bytes() {
+                state.region(region, eof);
+            } else {
+                let text = decoded.get_or_insert_with(|| match std::str::from_utf8(region) {
+                    Ok(_) => Cow::Borrowed(region),
+                    Err(_) => Cow::Owned(String::from_utf8_lossy(region).into_owned().into_bytes()),
+                });
+                state.region(text, eof);
             }
         }
         if eof {
@@ -216,7 +258,7 @@ fn scan_with<R: Read>(
         scan_from = 0;
         no_newline_until = filled;
     }
-    Ok(state.finish())
+    Ok(states.into_iter().map(Scanner::finish).collect())
 }
 
 /// One line of a region, decoded (§11.2: invalid sequences become U+FFFD).
@@ -569,6 +611,37 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// One read for two questions (the portable peer's regex and its
+        /// §18 literal) answers each as a scan of its own does, whichever
+        /// is done first (a `maxCount`, `filesWithMatches`).
+        #[test]
+        fn one_read_answers_each_question_as_its_own_scan(
+            text in body(),
+            step in 1usize..9,
+            before in 0u64..3,
+            after in 0u64..3,
+            max_count in proptest::option::of(1u64..3),
+            caps in (0u64..4, 0u64..4),
+            first_only: (bool, bool),
+            patterns in (0usize..6, 0usize..6),
+        ) {
+            // (pattern, fixedStrings): regexes, searched raw or decoded,
+            // and literals with metacharacters.
+            const PATTERNS: [(&str, bool); 6] = [
+                ("needle", false), ("e.$", false), ("[a-z]{6}", false),
+                ("a needle", true), ("e.", true), ("^[^h] needle", false),
+            ];
+            let matcher = |i: usize| Matcher::new(PATTERNS[i].0, PATTERNS[i].1, false).unwrap();
+            let (a, b) = (matcher(patterns.0), matcher(patterns.1));
+            let config = |matcher, cap, first_only| ScanConfig { matcher, before, after, max_count, cap, first_only };
+            let (a, b) = (config(&a, caps.0, first_only.0), config(&b, caps.1, first_only.1));
+            let both = scan_reader_each(Trickle { data: &text, step }, &[&a, &b]).unwrap();
+            let alone = [&a, &b].map(|c| scan_reader(Trickle { data: &text, step }, c).unwrap());
+            prop_assert_eq!(both, Vec::from(alone));
+        }
+    }
+
     /// A 16 MiB line read 64 KiB at a time: each byte is searched for a
     /// line end once. Searching the whole buffer again after every read (as
     /// the scan once did) examined 2 GiB here, and 128 MiB took 78 s.
@@ -591,7 +664,7 @@ mod tests {
             step: CHUNK,
         };
         let FileScan::Text { count, rows } =
-            scan_with(&mut Vec::new(), reader, &config, &mut work).unwrap()
+            one(scan_with(&mut Vec::new(), reader, &[&config], &mut work).unwrap())
         else {
             panic!("not text");
         };
