@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::contract::glob::GlobList;
 use crate::contract::grouping::group;
-use crate::contract::notice::{Unit, empty_answer_notice, glob_answer, truncation};
+use crate::contract::notice::{Unit, empty_answer_notice, glob_answer_from, truncation};
 use crate::contract::symbols::annotate_file;
 use crate::contract::{
     GlobInput, GlobOutput, GrepInput, GrepOutput, Matcher, StdError, is_insensitive,
@@ -296,15 +296,14 @@ impl Search for Portable {
     fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
         let patterns = std::slice::from_ref(&input.pattern);
         let globs = GlobList::new(patterns)?;
-        let walked = walk::walk(&WalkOptions {
+        let options = WalkOptions {
             root: &input.root,
             hidden: input.hidden,
             no_ignore: input.no_ignore,
             globs: &globs,
-        })?;
-        let ignored = walked.ignored;
-        let paths = walked.candidates.into_iter().map(|c| c.path).collect();
-        glob_answer(input, paths, || Ok(ignored))
+        };
+        let walked = walk::walk_smallest(&options, self.threads.get(), input.limit)?;
+        glob_answer_from(input, walked.paths, || Ok(walked.ignored))
     }
 
     fn read(&self, input: &ReadRequest) -> Result<ReadOutput, StdError> {
