@@ -39,6 +39,7 @@
 //! `provider_unavailable`, and [`Ripgrep::availability`] tells a person how
 //! to install one.
 
+mod child;
 pub mod json;
 mod nul;
 pub mod process;

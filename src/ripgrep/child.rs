@@ -1,0 +1,184 @@
+//! Starting and ending `rg` processes: each in a process group of its own,
+//! under its memory bound, known to a registry of the live ones so that an
+//! interrupted lawsuite ends them ([`stop_all`]).
+//!
+//! # Why a process group
+//!
+//! A terminal's Ctrl-C is a SIGINT to its foreground process group. With
+//! `rg` in lawsuite's group, the signal killed the `rg` of a call in
+//! flight, which the call then read as `rg`'s own failure, before
+//! lawsuite's handler (`src/bin/lawsuite/interrupt.rs`) could decide
+//! anything. In a group of its own (its id is its pid) `rg` is ended by
+//! lawsuite alone: by the call's deadline, or by [`stop_all`] when lawsuite
+//! is interrupted, as external peers are (`protocol::client::stop_all_peers`).
+//!
+//! # Why `unsafe`, and only here
+//!
+//! The memory bound (`RLIMIT_AS`, [`RgOptions::memory_bound`]) must apply
+//! to the child alone, from its first instruction: set on lawsuite itself,
+//! it would bound the harness too; set after the spawn (`prlimit`), `rg`
+//! could allocate before it. The one place to set it is between `fork` and
+//! `exec`, which the standard library offers only as the `unsafe`
+//! [`CommandExt::pre_exec`] hook. It used to be `/bin/sh -c 'ulimit -v N;
+//! exec rg …'`: a shell per `rg`, about 1 ms of CPU each, and `ripgrep-walk`
+//! runs about 3 `rg` a law (issue 47). The crate denies unsafe code; this
+//! module alone allows it, for that one hook, whose body makes one system
+//! call.
+//!
+//! [`RgOptions::memory_bound`]: super::RgOptions::memory_bound
+
+#![allow(unsafe_code)]
+
+use std::collections::BTreeSet;
+use std::io;
+use std::process::{Child, Command, ExitStatus};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+/// Set by [`stop_all`]: no `rg` is started after it.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// The process groups of the `rg` processes running now (their pids).
+fn live() -> MutexGuard<'static, BTreeSet<u32>> {
+    static LIVE: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+    // Every update is one insert or remove: never torn by a panic.
+    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Run `command`'s child in a process group of its own and, with
+/// `memory_bytes`, with its address space (`RLIMIT_AS`, soft and hard)
+/// bounded at that many bytes, or at the bound lawsuite runs under if that
+/// is lower (a process may lower its hard limit, never raise it).
+pub(super) fn configure(command: &mut Command, memory_bytes: Option<u64>) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+        if let Some(bytes) = memory_bytes {
+            use rustix::process::{Resource, Rlimit, getrlimit};
+            let inherited = getrlimit(Resource::As).maximum;
+            let bound = inherited.map_or(bytes, |hard| hard.min(bytes));
+            let limit = Rlimit {
+                current: Some(bound),
+                maximum: Some(bound),
+            };
+            // SAFETY: the hook runs in the child between `fork` and
+            // `exec`, where only async-signal-safe work may be done. It
+            // makes one `setrlimit`/`prlimit64` system call with `limit`,
+            // a `Copy` value computed above, in the parent; rustix issues
+            // the call directly (no allocation, no lock), and a failure
+            // becomes an `io::Error` from its errno, which allocates
+            // nothing either.
+            unsafe {
+                command.pre_exec(move || {
+                    rustix::process::setrlimit(Resource::As, limit).map_err(io::Error::from)
+                });
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (command, memory_bytes);
+}
+
+/// A running `rg`, known to the registry of live groups until it is
+/// reaped. Dropped unreaped (an early return, a panic), it is killed with
+/// its group and reaped, so no `rg` outlives its call.
+#[derive(Debug)]
+pub(super) struct RgChild {
+    child: Child,
+    registered: bool,
+}
+
+/// Start `command` (made by [`configure`]) and register its group; refused
+/// once [`stop_all`] has run.
+pub(super) fn spawn(command: &mut Command) -> io::Result<RgChild> {
+    // The check, the spawn and the registration under one lock, which
+    // `stop_all` takes to set `STOPPING`: an `rg` started while lawsuite
+    // stops is either known to it (and ended) or never started.
+    let mut live = live();
+    if STOPPING.load(Ordering::SeqCst) {
+        return Err(io::Error::other("lawsuite is stopping: no rg is started"));
+    }
+    let child = command.spawn()?;
+    live.insert(child.id());
+    Ok(RgChild {
+        child,
+        registered: true,
+    })
+}
+
+impl RgChild {
+    /// The child, for its pipes.
+    pub(super) fn child(&mut self) -> &mut Child {
+        &mut self.child
+    }
+
+    /// SIGKILL to its whole group (what it started too), if it is still
+    /// registered (not reaped): its pid cannot name another process then.
+    pub(super) fn kill(&mut self) {
+        if self.registered {
+            kill_group(self.child.id());
+        }
+    }
+
+    /// Wait for it to exit, and reap it. It leaves the registry first:
+    /// once reaped, its pid may be another process's.
+    pub(super) fn wait(&mut self) -> io::Result<ExitStatus> {
+        self.unregister();
+        self.child.wait()
+    }
+
+    fn unregister(&mut self) {
+        if self.registered {
+            live().remove(&self.child.id());
+            self.registered = false;
+        }
+    }
+}
+
+impl Drop for RgChild {
+    fn drop(&mut self) {
+        if self.registered {
+            self.kill();
+            let _ = self.wait();
+        }
+    }
+}
+
+/// SIGKILL to the process group `pgid`; "no such group" (it is gone) is
+/// not an error here.
+fn kill_group(pgid: u32) {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Pid, Signal, kill_process_group};
+        if let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) {
+            let _ = kill_process_group(pid, Signal::KILL);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = pgid;
+}
+
+/// End every `rg` running now, with its group (SIGKILL), and start none
+/// again: what an interrupted lawsuite does on its way out, beside
+/// stopping its external peers. A call whose `rg` is ended fails; the
+/// process is reaped by its call (or by the exit). Returns how many groups
+/// were ended.
+///
+/// ```
+/// // Nothing runs here, so nothing is ended (and no rg starts after this).
+/// assert_eq!(lawsuite::ripgrep::process::stop_all_rg(), 0);
+/// ```
+pub fn stop_all() -> usize {
+    let live = live();
+    STOPPING.store(true, Ordering::SeqCst);
+    for &pgid in live.iter() {
+        kill_group(pgid);
+    }
+    live.len()
+}
+
+/// Whether [`stop_all`] has run.
+pub(super) fn stopping() -> bool {
+    STOPPING.load(Ordering::SeqCst)
+}
