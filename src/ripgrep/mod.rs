@@ -43,6 +43,7 @@ mod child;
 pub mod json;
 mod nul;
 pub mod process;
+mod walk_cache;
 pub mod walk_peer;
 
 use std::collections::HashSet;
