@@ -315,6 +315,7 @@ fn descend_all<R: Send>(
 ) -> (usize, bool) {
     let admitted = AtomicUsize::new(0);
     let ignored = AtomicBool::new(false);
+    let rules = Rules::start();
     let seed = Job {
         dir: root,
         rel: String::new(),
@@ -323,7 +324,7 @@ fn descend_all<R: Send>(
     };
     pool::drain(vec![Task::List(seed)], threads, |task| match task {
         Task::List(job) => {
-            let (files, children, dropped) = list_dir(options, job);
+            let (files, children, dropped) = list_dir(options, &rules, job);
             if dropped {
                 ignored.store(true, Ordering::Relaxed);
             }
@@ -352,12 +353,72 @@ fn descend_all<R: Send>(
             Vec::new()
         }
     });
+    rules.keep();
     (admitted.into_inner(), ignored.into_inner())
+}
+
+/// `.gitignore` files compiled by their bytes, kept from one walk to the
+/// next: the rules of a tree are compiled once for the calls on it, not
+/// once a walk (issue 47). Parsing is a function of the bytes alone
+/// (§9.2), so a file whose bytes are kept gets the rules compiled from
+/// them, whatever its path or age: nothing can be stale.
+///
+/// Each thread that starts walks keeps the rules its last walk used, so
+/// memory is one tree's rules a thread, and a walk of another tree
+/// replaces them.
+#[derive(Debug)]
+struct Rules {
+    /// The rules the calling thread's last walk used.
+    last: Arc<RulesByBytes>,
+    /// This walk's, by their bytes.
+    used: Mutex<RulesByBytes>,
+}
+
+type RulesByBytes = std::collections::HashMap<Vec<u8>, Gitignore>;
+
+thread_local! {
+    /// The rules the last walk this thread started used ([`Rules`]).
+    static LAST_RULES: std::cell::RefCell<Arc<RulesByBytes>> = std::cell::RefCell::default();
+}
+
+impl Rules {
+    /// The rules a walk starting on this thread may reuse.
+    fn start() -> Rules {
+        Rules {
+            last: LAST_RULES.with(|last| Arc::clone(&last.borrow())),
+            used: Mutex::default(),
+        }
+    }
+
+    /// The rules of a `.gitignore` whose bytes are `content`, compiled
+    /// unless this walk or the last one already did.
+    fn compile(&self, content: Vec<u8>) -> Gitignore {
+        if let Some(rules) = lock(&self.used).get(&content) {
+            return rules.clone();
+        }
+        let rules = self.last.get(&content).cloned().unwrap_or_else(|| {
+            #[cfg(test)]
+            tests::COMPILED.with(|n| n.set(n.get() + 1));
+            Gitignore::parse(&String::from_utf8_lossy(&content))
+        });
+        lock(&self.used).insert(content, rules.clone());
+        rules
+    }
+
+    /// Keep this walk's rules for the next walk this thread starts (called
+    /// on the thread that started it).
+    fn keep(self) {
+        let used = self
+            .used
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        LAST_RULES.with(|last| *last.borrow_mut() = Arc::new(used));
+    }
 }
 
 /// §7.2 for one directory: its walked files, its subdirectories to walk,
 /// and whether ignore rules dropped something that sets the `ignored` flag.
-fn list_dir(options: &WalkOptions<'_>, job: Job) -> (Vec<Walked>, Vec<Job>, bool) {
+fn list_dir(options: &WalkOptions<'_>, rules: &Rules, job: Job) -> (Vec<Walked>, Vec<Job>, bool) {
     let mut files = Vec::new();
     let mut children = Vec::new();
     let mut ignored = false;
@@ -382,7 +443,7 @@ fn list_dir(options: &WalkOptions<'_>, job: Job) -> (Vec<Walked>, Vec<Job>, bool
     let mut scopes = job.scopes;
     if !options.no_ignore && has_gitignore {
         let content = fs::read(job.dir.join(".gitignore")).unwrap_or_default();
-        let rules = Gitignore::parse(&String::from_utf8_lossy(&content));
+        let rules = rules.compile(content);
         if !rules.is_empty() {
             let mut deeper: Vec<Arc<Scope>> = scopes.as_ref().clone();
             deeper.push(Arc::new(Scope {
@@ -469,6 +530,57 @@ fn child_kind(entry: &fs::DirEntry) -> Option<(Kind, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// `.gitignore` files this thread compiled (a one-thread walk
+        /// compiles on the thread that starts it).
+        pub(super) static COMPILED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// A tree's `.gitignore` files are compiled by its first walk, not by
+    /// the next ones; an edited file, and a tree walked after another,
+    /// are compiled again (the kept rules are one tree's).
+    #[test]
+    fn a_trees_gitignore_files_are_compiled_once() {
+        let tree = |files: &[(&str, &str)]| {
+            let dir = tempfile::tempdir().unwrap();
+            for (path, text) in files {
+                let path = dir.path().join(path);
+                fs::create_dir_all(path.parent().unwrap()).unwrap();
+                fs::write(path, text).unwrap();
+            }
+            dir
+        };
+        let first = tree(&[
+            (".gitignore", "*.log\n"),
+            ("a/.gitignore", "b[0-9].txt\n"),
+            ("c/.gitignore", "b[0-9].txt\n"),
+            ("a/b1.txt", ""),
+            ("a/b.txt", ""),
+        ]);
+        let other = tree(&[(".gitignore", "*.tmp\n")]);
+        let globs = GlobList::new(&[]).unwrap();
+        let compiled = |dir: &tempfile::TempDir| {
+            let root = dir.path().to_str().unwrap().to_string();
+            let options = WalkOptions {
+                root: &root,
+                hidden: false,
+                no_ignore: false,
+                globs: &globs,
+            };
+            let before = COMPILED.with(|n| n.get());
+            let walked = walk_visiting(&options, 1, |_| Some(())).unwrap();
+            let names: Vec<String> = walked.kept.into_iter().map(|(c, ())| c.relative).collect();
+            (COMPILED.with(|n| n.get()) - before, names)
+        };
+        // Two files with the same bytes are compiled once.
+        assert_eq!(compiled(&first), (2, vec!["a/b.txt".to_string()]));
+        assert_eq!(compiled(&first), (0, vec!["a/b.txt".to_string()]));
+        fs::write(first.path().join("a/.gitignore"), "b.txt\n").unwrap();
+        assert_eq!(compiled(&first), (1, vec!["a/b1.txt".to_string()]));
+        assert_eq!(compiled(&other).0, 1);
+        assert_eq!(compiled(&first).0, 3);
+    }
 
     /// A listing cut as it is walked returns what a sort of the whole walk
     /// returns, and counts all of it, at every limit and thread count.
