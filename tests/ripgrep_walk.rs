@@ -939,13 +939,13 @@ fn a_tree_is_listed_once_for_the_calls_on_it() {
         assert_eq!(logged.flow_grep(r).unwrap(), expected, "{r:?}");
     };
     // A regex that finds nothing, retried literally: two searches, one
-    // set of listings (W, N, A) for both seam calls.
+    // set of listings for both seam calls (W and N: without globs, A is N).
     let _ = logged.availability();
     let from = runs().len();
     same(&request("f(x)", &[]));
     assert_eq!(
         (searches(from), listings(from)),
-        (2, 3),
+        (2, 2),
         "{:?}",
         &runs()[from..]
     );
@@ -958,6 +958,12 @@ fn a_tree_is_listed_once_for_the_calls_on_it() {
         "{:?}",
         &runs()[from..]
     );
+    // `noIgnore` without globs: W is N, kept from the first call.
+    let mut unignored = request("f(x)", &[]);
+    unignored.no_ignore = Some(true);
+    let from = runs().len();
+    same(&unignored);
+    assert_eq!(listings(from), 0, "{:?}", &runs()[from..]);
     // A file added: the tree is listed again, and the answer has it.
     tree.write("sub/c.txt", "f(x) too\n");
     let from = runs().len();
@@ -968,11 +974,23 @@ fn a_tree_is_listed_once_for_the_calls_on_it() {
     let from = runs().len();
     same(&request("f(x)", &["*.txt"]));
     assert_eq!(listings(from), 3, "{:?}", &runs()[from..]);
-    // Another tree: nothing kept is used.
-    let other = Tree::new(&[("a.txt", "f(x)\n")]);
+    // Another tree, which holds no `.gitignore`: nothing kept is used, and
+    // W is N there (no ignore file to skip), so W and A are listed.
+    let other = Tree::new(&[("a.txt", "f(x)\n"), (".hidden/b.txt", "f(x)\n")]);
     let mut elsewhere = request("f(x)", &["*.txt"]);
     elsewhere.root = Some(other.root());
     let from = runs().len();
     same(&elsewhere);
-    assert_eq!(listings(from), 3, "{:?}", &runs()[from..]);
+    assert_eq!(listings(from), 2, "{:?}", &runs()[from..]);
+    // Without globs, one listing a call.
+    let mut plain = request("f(x)", &[]);
+    plain.root = Some(other.root());
+    let from = runs().len();
+    same(&plain);
+    assert_eq!(listings(from), 0, "{:?}", &runs()[from..]);
+    let third = Tree::new(&[("a.txt", "f(x)\n")]);
+    plain.root = Some(third.root());
+    let from = runs().len();
+    same(&plain);
+    assert_eq!(listings(from), 1, "{:?}", &runs()[from..]);
 }

@@ -77,6 +77,9 @@ pub(super) struct CallListings {
     /// The tree and its shape at the call's start; `None`: nothing is kept
     /// (the shape could not be taken).
     tree: Option<(RgOptions, String, Vec<u8>)>,
+    /// The shape holds no `.gitignore` (so no ignore file at all, under
+    /// the walk flags): `--no-ignore` lists the same.
+    no_gitignore: bool,
     /// What the last call on the same tree listed.
     known: Vec<(Key, Listing)>,
     /// What this call listed.
@@ -89,7 +92,11 @@ impl CallListings {
     /// any `rg` of the call runs, so a listing kept under it is never older
     /// than it.
     pub(super) fn open(rg: &RgOptions, cwd: &str) -> CallListings {
-        let Some(shape) = shape(Path::new(if cwd.is_empty() { "." } else { cwd })) else {
+        let Some(Shape {
+            bytes: shape,
+            gitignores,
+        }) = shape(Path::new(if cwd.is_empty() { "." } else { cwd }))
+        else {
             return CallListings::none();
         };
         let known = LAST.with(|last| {
@@ -103,6 +110,7 @@ impl CallListings {
         });
         CallListings {
             tree: Some((rg.clone(), cwd.to_string(), shape)),
+            no_gitignore: gitignores == 0,
             known,
             fresh: Mutex::new(Vec::new()),
         }
@@ -112,9 +120,19 @@ impl CallListings {
     pub(super) fn none() -> CallListings {
         CallListings {
             tree: None,
+            no_gitignore: false,
             known: Vec::new(),
             fresh: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Whether the tree, as the call found it, holds no `.gitignore`:
+    /// under the walk flags of `ripgrep-walk` (`--no-ignore-dot`,
+    /// `--no-ignore-exclude`, `--no-ignore-global`, `--no-ignore-parent`)
+    /// `rg` reads no other ignore file, so `--no-ignore` then changes no
+    /// listing, and `W` is `N`. (False when unknown.)
+    pub(super) fn has_no_gitignore(&self) -> bool {
+        self.no_gitignore
     }
 
     /// The listing for `key`, kept or taken by `list` now.
@@ -167,11 +185,21 @@ impl CallListings {
     }
 }
 
-/// The tree's shape (module doc): each directory's entries, sorted, with
-/// their types, depth first, and every `.gitignore`'s bytes; `None` when
-/// the root itself cannot be listed.
-pub(super) fn shape(root: &Path) -> Option<Vec<u8>> {
+/// A tree's shape (module doc), and how many `.gitignore`s it holds.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Shape {
+    /// Each directory's entries, sorted, with their types, depth first,
+    /// and every `.gitignore`'s bytes.
+    pub bytes: Vec<u8>,
+    /// Entries named `.gitignore`, of any type, anywhere in the tree but
+    /// under a skip-listed directory.
+    pub gitignores: usize,
+}
+
+/// The tree's shape; `None` when the root itself cannot be listed.
+pub(super) fn shape(root: &Path) -> Option<Shape> {
     let mut out = Vec::new();
+    let mut gitignores = 0;
     let listing = std::fs::read_dir(root).ok()?;
     let mut stack = vec![(root.to_path_buf(), Some(listing))];
     while let Some((dir, listing)) = stack.pop() {
@@ -207,6 +235,7 @@ pub(super) fn shape(root: &Path) -> Option<Vec<u8>> {
             out.extend_from_slice(name.as_encoded_bytes());
             let named = name.to_str();
             if named == Some(".gitignore") {
+                gitignores += 1;
                 // Read as `rg` reads it: through a link, if it is one.
                 match std::fs::read(dir.join(&name)) {
                     Ok(bytes) => {
@@ -221,7 +250,10 @@ pub(super) fn shape(root: &Path) -> Option<Vec<u8>> {
             }
         }
     }
-    Some(out)
+    Some(Shape {
+        bytes: out,
+        gitignores,
+    })
 }
 
 #[cfg(test)]
@@ -242,15 +274,17 @@ mod tests {
         std::fs::write(root.join("a/b/c.txt"), "one").unwrap();
         std::fs::write(root.join("a/.gitignore"), "*.log\n").unwrap();
         let first = shape(root).unwrap();
-        assert_eq!(shape(root).unwrap(), first);
+        assert_eq!(first.gitignores, 1);
+        let first = first.bytes;
+        assert_eq!(shape(root).unwrap().bytes, first);
 
         std::fs::write(root.join("a/b/c.txt"), "other content").unwrap();
         std::fs::write(root.join("node_modules/x/new.js"), "").unwrap();
-        assert_eq!(shape(root).unwrap(), first, "what no listing sees");
+        assert_eq!(shape(root).unwrap().bytes, first, "what no listing sees");
 
         let mut seen = first;
         let mut changed = |what: &str| {
-            let now = shape(root).unwrap();
+            let now = shape(root).unwrap().bytes;
             assert_ne!(now, seen, "{what}");
             seen = now;
         };
