@@ -19,7 +19,7 @@
 //! it would bound the harness too; set after the spawn (`prlimit`), `rg`
 //! could allocate before it. The one place to set it is between `fork` and
 //! `exec`, which the standard library offers only as the `unsafe`
-//! [`CommandExt::pre_exec`] hook. It used to be `/bin/sh -c 'ulimit -v N;
+//! [`CommandExt::pre_exec`](std::os::unix::process::CommandExt::pre_exec) hook. It used to be `/bin/sh -c 'ulimit -v N;
 //! exec rg …'`: a shell per `rg`, about 1 ms of CPU each, and `ripgrep-walk`
 //! runs about 3 `rg` a law (issue 47). The crate denies unsafe code; this
 //! module alone allows it, for that one hook, whose body makes one system

@@ -59,7 +59,7 @@
 //! and in a tree holding no `.gitignore` (under the walk flags `rg` reads
 //! no other ignore file) `N` is `W` too. Each listing is kept for the next
 //! call on the same tree, as long as the tree's names, types and
-//! `.gitignore` files are unchanged ([`walk_cache`](super::walk_cache)):
+//! `.gitignore` files are unchanged (the private `walk_cache` module):
 //! the second seam call of a literal retry, or the next law on a shared
 //! tree, lists nothing again. The shipped laws used to start 2,745 `rg`
 //! processes on this peer, 3 a law; now 1,761.
