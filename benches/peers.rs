@@ -31,8 +31,9 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, SamplingMode, black_box};
 use lawsuite::bench::calls::{Query, builtin};
 use lawsuite::bench::corpus::{self, Corpus, Prepared};
-use lawsuite::bench::stats::Summary;
-use lawsuite::kit::case::{Call, answer};
+use lawsuite::bench::stats::TimingSummary;
+use lawsuite::call::Call;
+use lawsuite::kit::answer::Answer;
 use lawsuite::peer::Search;
 use lawsuite::portable::Portable;
 use lawsuite::ripgrep::Ripgrep;
@@ -223,9 +224,9 @@ struct Parity {
 /// reference; `rg` is compared by rows where it prints rows.
 fn parity(target: &Target, q: &Query, portable: &Portable, ripgrep: Option<&Ripgrep>) -> Parity {
     let started = Instant::now();
-    let expected = answer(portable, &q.call);
+    let expected = Answer::of(portable, &q.call);
     let portable_ms = started.elapsed().as_secs_f64() * 1e3;
-    let rows = answer_rows(&expected);
+    let rows = answer_rows(&expected.to_wire());
     let started = Instant::now();
     let rg_out = rg(q.rg, target.root());
     let rg_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -244,8 +245,8 @@ fn parity(target: &Target, q: &Query, portable: &Portable, ripgrep: Option<&Ripg
     let ripgrep_ok = match ripgrep {
         Some(peer) if target.ripgrep_on.contains(&q.name) => {
             let started = Instant::now();
-            let got = answer(peer, &q.call);
-            let same = got == expected;
+            let got = Answer::of(peer, &q.call);
+            let same = got.agrees(&expected);
             line += &format!(
                 "; ripgrep {} ({:.0} ms)",
                 if same {
@@ -380,7 +381,7 @@ fn paired(target: &Target, rounds: usize) {
                 ticks[who] += cpu_ticks().unwrap_or(0).saturating_sub(cpu);
             }
         }
-        let [p, r, f] = samples.map(|s| Summary::of(&s).expect("at least one round"));
+        let [p, r, f] = samples.map(|s| TimingSummary::of(&s).expect("at least one round"));
         let cpu = ticks.map(|t| t as f64 * 1e3 / TICKS_PER_SECOND / rounds as f64);
         println!(
             "paired {}/{:<22} wall: portable {:>7.1} ms ±{:>3.0}%  rg {:>7.1} ms ±{:>3.0}%{}  floor {:>7.1} ms ±{:>3.0}%  portable/rg {:.2}  portable/floor {:.2} | cpu: portable {:>6.1}  rg {:>6.1}  floor {:>6.1}  portable/rg {:.2}  portable/floor {:.2}",

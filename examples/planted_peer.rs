@@ -21,17 +21,21 @@
 //! * `flaky`: every glob's `total` is one too high on about one call in
 //!   four, drawn at random, so two askings of one call can differ
 //!   (`lawsuite run --repeat N` calls such a trial flaky).
-//! * `glob`: a glob answer loses every path whose file name holds a digit
-//!   (and counts them out of `total`). One file with such a name shows
-//!   it; from seed to seed it shows in different fields (`/paths` alone,
-//!   with `/total`, with `/truncated` where a limit is reached), and a
-//!   campaign keeps it as one group, shrunk to one file.
+//! * `glob`: the walk of a glob never sees a file whose name holds a
+//!   digit. One file with such a name shows it; from seed to seed it shows
+//!   in different fields (`/paths` and `/total`; `/paths` items added and
+//!   lost where a limit lets another path in; `/truncated`; a notice where
+//!   nothing is left), and a campaign keeps it as one group, shrunk to one
+//!   file.
 //! * `honest`: nothing changed.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::io::{self, BufReader};
 
+use lawsuite::contract::glob::GlobList;
+use lawsuite::contract::notice::glob_answer;
+use lawsuite::portable::walk::{WalkOptions, walk};
 use lawsuite::protocol::serve;
 use lawsuite::testing::Altered;
 
@@ -58,15 +62,28 @@ fn main() -> io::Result<()> {
             }
             Ok(answer)
         }),
-        "glob" => Altered::new("planted-glob").on_glob(|_, answer| {
-            let mut answer = answer?;
-            let before = answer.paths.len();
-            answer.paths.retain(|path| {
-                let name = path.rsplit('/').next().unwrap_or(path);
-                !name.bytes().any(|b| b.is_ascii_digit())
-            });
-            answer.total -= (before - answer.paths.len()) as u64;
-            Ok(answer)
+        "glob" => Altered::new("planted-glob").on_glob(|input, answer| {
+            // The walk never sees a file whose name holds a digit: the
+            // matches are listed again without them, then limited, counted
+            // and given their notice as the contract says.
+            answer?;
+            let globs = GlobList::new(std::slice::from_ref(&input.pattern))?;
+            let walked = walk(&WalkOptions {
+                root: &input.root,
+                hidden: input.hidden,
+                no_ignore: input.no_ignore,
+                globs: &globs,
+            })?;
+            let paths = walked
+                .candidates
+                .into_iter()
+                .map(|c| c.path)
+                .filter(|path| {
+                    let name = path.rsplit('/').next().unwrap_or(path);
+                    !name.bytes().any(|b| b.is_ascii_digit())
+                })
+                .collect();
+            glob_answer(input, paths, || Ok(walked.ignored))
         }),
         "honest" => Altered::new("planted-honest"),
         other => {

@@ -2,8 +2,10 @@
 //!
 //! Both front doors, the engine and the `rg`-driven peers take their
 //! environment from here, so a variable means the same thing however a
-//! run is started, and one table ([`VARIABLES`]) documents them all (the
-//! README's and `lawsuite --help`'s lists come from it). A value that
+//! run is started, and one table ([`VARIABLES`]) documents them all:
+//! `lawsuite --help` lists them from it ([`help`]), and each `lawsuite
+//! run` flag that sets the same as a variable ([`Variable::flag`]) shows
+//! it in its help as `[env: LAWSUITE_…]`. A value that
 //! cannot be read is an [`EnvError`] naming the variable, the value and
 //! what it takes, never a silent default: `LAWSUITE_SEEDS=0-100` used to
 //! run the default seeds without a word.
@@ -34,13 +36,17 @@ use std::time::Duration;
 
 use crate::peer::Ground;
 
-/// One variable: its name and what it does.
+/// One variable: its name, what it does, and the flag that sets the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variable {
     /// `LAWSUITE_…`.
     pub name: &'static str,
     /// What it takes and does, one sentence.
     pub meaning: &'static str,
+    /// The `lawsuite run` flag (its long name, without `--`) that sets
+    /// the same, and wins over the variable; `None` when only the
+    /// variable sets it.
+    pub flag: Option<&'static str>,
 }
 
 /// Every variable lawsuite reads.
@@ -48,42 +54,52 @@ pub const VARIABLES: &[Variable] = &[
     Variable {
         name: SEEDS,
         meaning: "A..B or N: the seeds of every generator, instead of the default ones (a wider sweep)",
+        flag: Some("seeds"),
     },
     Variable {
         name: GROUND,
         meaning: "shared or full: the ground of the lawsuite generator's plans (default shared)",
+        flag: Some("ground"),
     },
     Variable {
         name: RECORD,
         meaning: "1: a failing seed shrinks its divergences and records them in the project's regression directory",
+        flag: None,
     },
     Variable {
         name: SLOW_SECS,
         meaning: "seconds: how long a trial runs before a SLOW line names it (default 10; 0 turns them off)",
+        flag: None,
     },
     Variable {
         name: INTERRUPT_GRACE_SECS,
         meaning: "seconds: how long running trials get to end after Ctrl-C before their peers are stopped (default 10)",
+        flag: None,
     },
     Variable {
         name: MAX_REPORTS,
-        meaning: "a number: failing calls `cargo test` and `lawsuite run` print in full, the rest counted (default 20; 0 prints all; `run --max-reports` wins)",
+        meaning: "a number: failing calls `cargo test` and `lawsuite run` print in full, the rest counted (default 20; 0 prints all)",
+        flag: Some("max-reports"),
     },
     Variable {
         name: REPEAT,
         meaning: "a number from 1: each trial is asked that many times, on fresh trees; one whose verdicts differ is flaky (default 1)",
+        flag: Some("repeat"),
     },
     Variable {
         name: RG,
         meaning: "a path: the rg binary the ripgrep peers run (default rg on PATH)",
+        flag: None,
     },
     Variable {
         name: RG_TIMEOUT_MS,
         meaning: "milliseconds: how long one rg may run before it is killed (default 60000)",
+        flag: None,
     },
     Variable {
         name: RG_MEMORY_MB,
         meaning: "MiB: the address-space bound of each rg (default 4096; 0 for none)",
+        flag: None,
     },
 ];
 
@@ -397,11 +413,23 @@ fn writable(dir: &std::path::Path) -> bool {
     made && std::fs::remove_dir(&probe).is_ok()
 }
 
-/// The variables as a table for `--help` and the README: one line each.
+/// The variables as a table for `lawsuite --help`: one line each, with the
+/// `lawsuite run` flag that wins over it, when there is one.
+///
+/// ```
+/// let help = lawsuite::environment::help();
+/// assert!(help.contains("LAWSUITE_RG_MEMORY_MB"));
+/// assert!(help.contains("(run --seeds wins)"));
+/// ```
 pub fn help() -> String {
     VARIABLES
         .iter()
-        .map(|v| format!("  {:<31} {}\n", v.name, v.meaning))
+        .map(|v| {
+            let flag = v
+                .flag
+                .map_or_else(String::new, |flag| format!(" (run --{flag} wins)"));
+            format!("  {:<31} {}{flag}\n", v.name, v.meaning)
+        })
         .collect()
 }
 

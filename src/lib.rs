@@ -95,9 +95,32 @@
 //!   `ls`, `bash`.
 //! * **regression**: a divergence shrunk to a minimal tree and call, kept
 //!   as a file in the user's project and replayed by every run.
-//! * **expected failure**: a law a peer is known to fail, listed with the
-//!   reason (by registered peer name, id without `law::`); a listed law
-//!   that passes fails the run, so the list stays true.
+//! * **expected failure**: a law (or regression) a peer is known to fail,
+//!   listed with the reason, by registered peer name and item id
+//!   (`law::grep::context::…`, `regression::r1`); a listed law that passes
+//!   fails the run, so the list stays true. A project keeps them as TOML
+//!   (`lawsuite/expected/*.toml`), one table per peer:
+//!
+//!   ```
+//!   use lawsuite::conformance::expect::Expectations;
+//!
+//!   let dir = tempfile::tempdir()?;
+//!   std::fs::write(
+//!       dir.path().join("mine.toml"),
+//!       r#"[mine]
+//!   "law::grep::context::context-tie-goes-to-the-earlier-match" = "context ownership is not done yet"
+//!   "#,
+//!   )?;
+//!   let mut listed = Expectations::default();
+//!   listed.load_dir(dir.path());
+//!   // Read as written: no problem, and no warning (a law listed without
+//!   // `law::`, the older spelling, draws one).
+//!   assert!(listed.problems.is_empty() && listed.warnings.is_empty(), "{:?}", listed.warnings);
+//!   let id = "law::grep::context::context-tie-goes-to-the-earlier-match";
+//!   assert!(listed.lookup("mine", None, id).is_some());
+//!   # Ok::<(), Box<dyn std::error::Error>>(())
+//!   ```
+//!
 //! * **documented difference**: a way a *built-in* peer is known to differ
 //!   from the contract ([`differences`]), recognised on seeds by the exact
 //!   answer it predicts. Only built-ins have them, by registration: a peer

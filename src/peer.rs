@@ -26,92 +26,86 @@ use crate::contract::{
 use crate::flow::{BashOutput, BashRequest};
 use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest, WithLiteral};
 
-/// The wire names of the protocol methods (`peers/PROTOCOL.md`); in code,
-/// a method is a [`Method`], and these strings are only read and written
-/// at the edges (law files, the protocol, the command line).
-pub mod method {
-    /// `Search.grep` on a normalised input.
-    pub const GREP: &str = "grep";
-    /// `Search.glob` on a normalised input.
-    pub const GLOB: &str = "glob";
-    /// The grep flow; answered by any peer that answers [`GREP`].
-    pub const FLOW_GREP: &str = "flow/grep";
-    /// The glob flow; answered by any peer that answers [`GLOB`].
-    pub const FLOW_GLOB: &str = "flow/glob";
-    /// The `read` flow (read-ls-flows §1).
-    pub const FLOW_READ: &str = "flow/read";
-    /// The `ls` flow (read-ls-flows §2).
-    pub const FLOW_LS: &str = "flow/ls";
-    /// The `bash` capture rules (read-ls-flows §4).
-    pub const FLOW_BASH: &str = "flow/bash";
+/// The one list of the protocol's methods: each [`Method`] variant with its
+/// doc, its wire name and the name of its wire-name constant. Everything
+/// that lists methods is made from it (the [`method`] constants,
+/// [`Method::ALL`], [`Method::name`], the JSON names of `Method` and of
+/// [`crate::call::Call`], the methods a handshake may declare) or matches
+/// on a `Method` or a `Call` exhaustively, so a new method is one line here
+/// and the compiler names every match that must answer it.
+macro_rules! methods {
+    ($($(#[$doc:meta])* $variant:ident = $wire:literal, $constant:ident;)*) => {
+        /// The wire names of the protocol methods (`peers/PROTOCOL.md`); in
+        /// code, a method is a [`Method`], and these strings are only read
+        /// and written at the edges (law files, the protocol, the command
+        /// line).
+        pub mod method {
+            $(
+                #[doc = concat!("`", $wire, "`: the wire name of [`Method::", stringify!($variant), "`](super::Method::", stringify!($variant), ").")]
+                pub const $constant: &str = $wire;
+            )*
+        }
+
+        /// One method of the protocol and of the [`Search`] seam.
+        ///
+        /// The seam methods `grep` and `glob` take normalised input;
+        /// `flow/grep` and `flow/glob` take a caller's request and run the
+        /// whole flow (validation, defaults, literal retry). A peer that
+        /// implements only the seam gets the flow from lawsuite's own flow
+        /// layer ([`crate::flow`]); one that declares the flow methods (an
+        /// external peer implementing its own flow layer) is sent them, so
+        /// its validation is what the flow laws test.
+        ///
+        /// ```
+        /// use lawsuite::peer::Method;
+        /// let m: Method = "flow/grep".parse()?;
+        /// assert_eq!((m, m.name(), m.seam()), (Method::FlowGrep, "flow/grep", Method::Grep));
+        /// assert!("flow/cat".parse::<Method>().is_err());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum Method {
+            $(
+                $(#[$doc])*
+                #[serde(rename = $wire)]
+                $variant,
+            )*
+        }
+
+        impl Method {
+            /// Every method, in protocol order.
+            pub const ALL: [Method; [$($wire),*].len()] = [$(Method::$variant),*];
+
+            /// The wire name (`grep`, `flow/read`, …).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Method::$variant => method::$constant,)*
+                }
+            }
+        }
+    };
 }
 
-/// One method of the protocol and of the [`Search`] seam.
-///
-/// The seam methods `grep` and `glob` take normalised input; `flow/grep` and
-/// `flow/glob` take a caller's request and run the whole flow (validation,
-/// defaults, literal retry). A peer that implements only the seam gets the
-/// flow from lawsuite's own flow layer ([`crate::flow`]); one that declares
-/// the flow methods (an external peer implementing its own flow layer) is
-/// sent them, so its validation is what the flow laws test.
-///
-/// ```
-/// use lawsuite::peer::Method;
-/// let m: Method = "flow/grep".parse()?;
-/// assert_eq!((m, m.name(), m.seam()), (Method::FlowGrep, "flow/grep", Method::Grep));
-/// assert!("flow/cat".parse::<Method>().is_err());
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Method {
+methods! {
     /// `Search.grep` on a normalised [`GrepInput`].
-    #[serde(rename = "grep")]
-    Grep,
+    Grep = "grep", GREP;
     /// `Search.glob` on a normalised [`GlobInput`].
-    #[serde(rename = "glob")]
-    Glob,
-    /// The grep flow on a [`GrepRequest`] (search-contract §3, §18).
-    #[serde(rename = "flow/grep")]
-    FlowGrep,
-    /// The glob flow on a [`GlobRequest`] (search-contract §5).
-    #[serde(rename = "flow/glob")]
-    FlowGlob,
+    Glob = "glob", GLOB;
+    /// The grep flow on a [`GrepRequest`] (search-contract §3, §18);
+    /// answered by any peer that answers `grep`.
+    FlowGrep = "flow/grep", FLOW_GREP;
+    /// The glob flow on a [`GlobRequest`] (search-contract §5); answered
+    /// by any peer that answers `glob`.
+    FlowGlob = "flow/glob", FLOW_GLOB;
     /// The `read` flow (read-ls-flows §1).
-    #[serde(rename = "flow/read")]
-    FlowRead,
+    FlowRead = "flow/read", FLOW_READ;
     /// The `ls` flow (read-ls-flows §2).
-    #[serde(rename = "flow/ls")]
-    FlowLs,
+    FlowLs = "flow/ls", FLOW_LS;
     /// The `bash` capture rules (read-ls-flows §4).
-    #[serde(rename = "flow/bash")]
-    FlowBash,
+    FlowBash = "flow/bash", FLOW_BASH;
 }
 
 impl Method {
-    /// Every method, in protocol order.
-    pub const ALL: [Method; 7] = [
-        Method::Grep,
-        Method::Glob,
-        Method::FlowGrep,
-        Method::FlowGlob,
-        Method::FlowRead,
-        Method::FlowLs,
-        Method::FlowBash,
-    ];
-
-    /// The wire name (`grep`, `flow/read`, …).
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Grep => method::GREP,
-            Method::Glob => method::GLOB,
-            Method::FlowGrep => method::FLOW_GREP,
-            Method::FlowGlob => method::FLOW_GLOB,
-            Method::FlowRead => method::FLOW_READ,
-            Method::FlowLs => method::FLOW_LS,
-            Method::FlowBash => method::FLOW_BASH,
-        }
-    }
-
     /// The seam method a flow runs on when lawsuite's flow layer runs it:
     /// `grep` for `flow/grep`, `glob` for `flow/glob`; every other method
     /// is its own.
@@ -361,10 +355,12 @@ pub trait Search: Send + Sync {
     /// handshake declares. The conformance engine skips (and reports) calls
     /// to the other methods instead of counting them as failures.
     fn supports(&self, method: Method) -> bool {
-        matches!(
-            method,
-            Method::Grep | Method::Glob | Method::FlowGrep | Method::FlowGlob
-        )
+        // Every method named, none by a wildcard: a new method's default
+        // is decided here, not inherited.
+        match method {
+            Method::Grep | Method::Glob | Method::FlowGrep | Method::FlowGlob => true,
+            Method::FlowRead | Method::FlowLs | Method::FlowBash => false,
+        }
     }
     /// The widest ground of generated plans the peer claims to handle
     /// ([`Ground`]): built-in peers handle [`Ground::Full`]; an external
@@ -387,63 +383,116 @@ pub trait Search: Send + Sync {
     }
 }
 
-/// Forward every method through a smart pointer, so `Arc<dyn Search>` and
-/// `Box<dyn Search>` are peers too (the registry hands out `Arc`s).
+/// Implement [`Search`] for a type that wraps another peer: every method of
+/// the trait goes to the peer `$inner` (a function of `&Self`) returns,
+/// but those given after it, each `method = path` to a function with the
+/// method's signature, in the trait's order. The one list of the trait's
+/// methods outside the trait itself (a unit test holds the two to each
+/// other): `Arc`, `Box`, [`Named`] and [`crate::testing::Altered`] are
+/// made with it, so none forwards fewer methods than the trait has, and a
+/// new method is forwarded by all of them once it is added here.
 macro_rules! forward_search {
-    ($pointer:ident) => {
-        impl<T: Search + ?Sized> Search for $pointer<T> {
+    (@either [] $forward:expr, ($($arg:expr),*)) => {
+        $forward
+    };
+    (@either [$own:path] $forward:expr, ($($arg:expr),*)) => {
+        $own($($arg),*)
+    };
+    (
+        impl $([$($generics:tt)*])? Search for $ty:ty => $inner:path
+        $(, name = $name:path)?
+        $(, version = $version:path)?
+        $(, grep = $grep:path)?
+        $(, glob = $glob:path)?
+        $(, read = $read:path)?
+        $(, ls = $ls:path)?
+        $(, bash = $bash:path)?
+        $(, flow_grep = $flow_grep:path)?
+        $(, grep_with_literal = $grep_with_literal:path)?
+        $(, flow_glob = $flow_glob:path)?
+        $(, supports = $supports:path)?
+        $(, ground = $ground:path)?
+        $(, language = $language:path)?
+        $(, health = $health:path)?
+        $(,)?
+    ) => {
+        impl$(<$($generics)*>)? $crate::peer::Search for $ty {
             fn name(&self) -> &str {
-                (**self).name()
+                forward_search!(@either [$($name)?] $inner(self).name(), (self))
             }
             fn version(&self) -> String {
-                (**self).version()
+                forward_search!(@either [$($version)?] $inner(self).version(), (self))
             }
-            fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
-                (**self).grep(input)
+            fn grep(
+                &self,
+                input: &$crate::contract::GrepInput,
+            ) -> Result<$crate::contract::GrepOutput, $crate::contract::StdError> {
+                forward_search!(@either [$($grep)?] $inner(self).grep(input), (self, input))
             }
-            fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
-                (**self).glob(input)
+            fn glob(
+                &self,
+                input: &$crate::contract::GlobInput,
+            ) -> Result<$crate::contract::GlobOutput, $crate::contract::StdError> {
+                forward_search!(@either [$($glob)?] $inner(self).glob(input), (self, input))
             }
-            fn read(&self, input: &ReadRequest) -> Result<ReadOutput, StdError> {
-                (**self).read(input)
+            fn read(
+                &self,
+                input: &$crate::flow::ReadRequest,
+            ) -> Result<$crate::flow::ReadOutput, $crate::contract::StdError> {
+                forward_search!(@either [$($read)?] $inner(self).read(input), (self, input))
             }
-            fn ls(&self, input: &LsRequest) -> Result<LsOutput, StdError> {
-                (**self).ls(input)
+            fn ls(
+                &self,
+                input: &$crate::flow::LsRequest,
+            ) -> Result<$crate::flow::LsOutput, $crate::contract::StdError> {
+                forward_search!(@either [$($ls)?] $inner(self).ls(input), (self, input))
             }
             #[cfg(unix)]
-            fn bash(&self, input: &BashRequest) -> Result<BashOutput, StdError> {
-                (**self).bash(input)
+            fn bash(
+                &self,
+                input: &$crate::flow::BashRequest,
+            ) -> Result<$crate::flow::BashOutput, $crate::contract::StdError> {
+                forward_search!(@either [$($bash)?] $inner(self).bash(input), (self, input))
             }
-            fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
-                (**self).flow_grep(request)
+            fn flow_grep(
+                &self,
+                request: &$crate::contract::GrepRequest,
+            ) -> Result<$crate::contract::GrepFlowOutput, $crate::contract::StdError> {
+                forward_search!(@either [$($flow_grep)?] $inner(self).flow_grep(request), (self, request))
             }
             fn grep_with_literal(
                 &self,
-                input: &GrepInput,
-            ) -> Option<Result<WithLiteral, StdError>> {
-                (**self).grep_with_literal(input)
+                input: &$crate::contract::GrepInput,
+            ) -> Option<Result<$crate::flow::WithLiteral, $crate::contract::StdError>> {
+                forward_search!(@either [$($grep_with_literal)?] $inner(self).grep_with_literal(input), (self, input))
             }
-            fn flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
-                (**self).flow_glob(request)
+            fn flow_glob(
+                &self,
+                request: &$crate::contract::GlobRequest,
+            ) -> Result<$crate::contract::GlobOutput, $crate::contract::StdError> {
+                forward_search!(@either [$($flow_glob)?] $inner(self).flow_glob(request), (self, request))
             }
-            fn supports(&self, method: Method) -> bool {
-                (**self).supports(method)
+            fn supports(&self, method: $crate::peer::Method) -> bool {
+                forward_search!(@either [$($supports)?] $inner(self).supports(method), (self, method))
             }
-            fn ground(&self) -> Ground {
-                (**self).ground()
-            }
-            fn health(&self) -> Option<Health> {
-                (**self).health()
+            fn ground(&self) -> $crate::peer::Ground {
+                forward_search!(@either [$($ground)?] $inner(self).ground(), (self))
             }
             fn language(&self) -> Option<String> {
-                (**self).language()
+                forward_search!(@either [$($language)?] $inner(self).language(), (self))
+            }
+            fn health(&self) -> Option<$crate::peer::Health> {
+                forward_search!(@either [$($health)?] $inner(self).health(), (self))
             }
         }
     };
 }
+pub(crate) use forward_search;
 
-forward_search!(Arc);
-forward_search!(Box);
+// `Arc<dyn Search>` and `Box<dyn Search>` are peers too (the registry hands
+// out `Arc`s).
+forward_search!(impl[T: Search + ?Sized] Search for Arc<T> => std::ops::Deref::deref);
+forward_search!(impl[T: Search + ?Sized] Search for Box<T> => std::ops::Deref::deref);
 
 /// `Search.makeNoop()` (§1): refuses every call with `provider_unavailable`,
 /// «`No search implementation is configured`».
@@ -511,51 +560,19 @@ impl fmt::Debug for Named {
     }
 }
 
-impl Search for Named {
-    fn name(&self) -> &str {
+impl Named {
+    /// The name it answers to.
+    fn own_name(&self) -> &str {
         &self.name
     }
-    fn version(&self) -> String {
-        self.inner.version()
-    }
-    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
-        self.inner.grep(input)
-    }
-    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
-        self.inner.glob(input)
-    }
-    fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
-        self.inner.flow_grep(request)
-    }
-    fn grep_with_literal(&self, input: &GrepInput) -> Option<Result<WithLiteral, StdError>> {
-        self.inner.grep_with_literal(input)
-    }
-    fn flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
-        self.inner.flow_glob(request)
-    }
-    fn read(&self, input: &ReadRequest) -> Result<ReadOutput, StdError> {
-        self.inner.read(input)
-    }
-    fn ls(&self, input: &LsRequest) -> Result<LsOutput, StdError> {
-        self.inner.ls(input)
-    }
-    #[cfg(unix)]
-    fn bash(&self, input: &BashRequest) -> Result<BashOutput, StdError> {
-        self.inner.bash(input)
-    }
-    fn supports(&self, method: Method) -> bool {
-        self.inner.supports(method)
-    }
-    fn ground(&self) -> Ground {
-        self.inner.ground()
-    }
-    fn health(&self) -> Option<Health> {
-        self.inner.health()
-    }
-    fn language(&self) -> Option<String> {
-        self.inner.language()
+
+    /// The peer it is.
+    fn inner(&self) -> &dyn Search {
+        &*self.inner
     }
 }
+
+forward_search!(impl Search for Named => Named::inner, name = Named::own_name);
 
 /// A peer as a run, a differential or a benchmark knows it: its registered
 /// name, the built-in it is (lawsuite's own expected failures and
@@ -614,4 +631,171 @@ pub struct Unavailable {
     /// Why, with what to do about it.
     #[serde(rename = "reason")]
     pub why: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::call::Call;
+    use crate::contract::ErrorCode;
+
+    /// The methods a block of this file defines or forwards (`fn name(`
+    /// lines outside comments), in order.
+    fn fns_in(source: &str, from: &str, to: &str) -> Vec<String> {
+        let start = source.find(from).expect("the block's first line");
+        let block = &source[start..];
+        let block = &block[..block.find(to).expect("the block's end")];
+        block
+            .lines()
+            .filter_map(|line| line.trim_start().strip_prefix("fn "))
+            .map(|rest| {
+                rest.split(['(', '<'])
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    /// `forward_search!` forwards every method of `Search`, in the trait's
+    /// order: a method added to the trait and not to the macro would be
+    /// answered by its default in `Arc`, `Box`, `Named` and `Altered`,
+    /// whatever the peer inside answers.
+    #[test]
+    fn the_forwarding_macro_forwards_every_method_of_the_trait() {
+        let source = include_str!("peer.rs");
+        let declared = fns_in(source, "pub trait Search: Send + Sync {", "\n}\n");
+        let forwarded = fns_in(source, "macro_rules! forward_search {", "pub(crate) use");
+        assert!(declared.len() >= 13, "{declared:?}");
+        assert_eq!(forwarded, declared);
+    }
+
+    /// A peer whose every method answers its own way, never the trait's
+    /// default.
+    struct Probe;
+
+    fn probe_error(method: Method) -> StdError {
+        StdError::new(ErrorCode::RequestFailed, format!("probe {method}"))
+    }
+
+    impl Search for Probe {
+        fn name(&self) -> &str {
+            "probe"
+        }
+        fn version(&self) -> String {
+            "probe 1".into()
+        }
+        fn grep(&self, _: &GrepInput) -> Result<GrepOutput, StdError> {
+            Err(probe_error(Method::Grep))
+        }
+        fn glob(&self, _: &GlobInput) -> Result<GlobOutput, StdError> {
+            Err(probe_error(Method::Glob))
+        }
+        fn read(&self, _: &ReadRequest) -> Result<ReadOutput, StdError> {
+            Err(probe_error(Method::FlowRead))
+        }
+        fn ls(&self, _: &LsRequest) -> Result<LsOutput, StdError> {
+            Err(probe_error(Method::FlowLs))
+        }
+        #[cfg(unix)]
+        fn bash(&self, _: &BashRequest) -> Result<BashOutput, StdError> {
+            Err(probe_error(Method::FlowBash))
+        }
+        fn flow_grep(&self, _: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
+            Err(probe_error(Method::FlowGrep))
+        }
+        fn grep_with_literal(&self, _: &GrepInput) -> Option<Result<WithLiteral, StdError>> {
+            Some(Err(StdError::new(
+                ErrorCode::RequestFailed,
+                "probe grep_with_literal",
+            )))
+        }
+        fn flow_glob(&self, _: &GlobRequest) -> Result<GlobOutput, StdError> {
+            Err(probe_error(Method::FlowGlob))
+        }
+        fn supports(&self, _: Method) -> bool {
+            true
+        }
+        fn ground(&self) -> Ground {
+            Ground::Shared
+        }
+        fn language(&self) -> Option<String> {
+            Some("probe-lang".into())
+        }
+        fn health(&self) -> Option<Health> {
+            Some(Health {
+                faults: 7,
+                ..Health::default()
+            })
+        }
+    }
+
+    /// A call of `method` (parameters any peer would take).
+    fn call_of(method: Method) -> Call {
+        let params = match method {
+            Method::Grep => serde_json::to_value(GrepInput::new("x", ".")).unwrap(),
+            Method::Glob => serde_json::to_value(GlobInput::new("*", ".")).unwrap(),
+            Method::FlowGrep | Method::FlowGlob => serde_json::json!({"pattern": "x"}),
+            Method::FlowRead | Method::FlowLs => serde_json::json!({"path": "."}),
+            Method::FlowBash => serde_json::json!({"command": "true"}),
+        };
+        Call::parse(method, params).unwrap()
+    }
+
+    /// Every peer that wraps another answers every method as the peer
+    /// inside does, but where it says otherwise (its name): `Arc`, `Box`,
+    /// `Named`, and `testing::Altered` around any peer, which forwarded 8
+    /// of the trait's 13 methods (not `flow_grep`, `flow_glob`, `ground`,
+    /// `language` or `health`).
+    #[test]
+    fn every_wrapper_answers_every_method_as_the_peer_inside() {
+        let wrappers: [(&str, Box<dyn Search>); 4] = [
+            ("probe", Box::new(Arc::new(Probe))),
+            ("probe", Box::new(Box::new(Probe))),
+            ("named", Box::new(Named::wrap("named", Arc::new(Probe)))),
+            (
+                "altered",
+                Box::new(crate::testing::Altered::around("altered", Probe)),
+            ),
+        ];
+        for (name, peer) in &wrappers {
+            assert_eq!(peer.name(), *name);
+            assert_eq!(peer.version(), "probe 1", "{name}");
+            assert_eq!(peer.ground(), Ground::Shared, "{name}");
+            assert_eq!(peer.language().as_deref(), Some("probe-lang"), "{name}");
+            assert_eq!(peer.health().map(|h| h.faults), Some(7), "{name}");
+            let both = peer.grep_with_literal(&GrepInput::new("x", "."));
+            let refused = both.and_then(Result::err).map(|e| e.message);
+            assert_eq!(
+                refused.as_deref(),
+                Some("probe grep_with_literal"),
+                "{name}"
+            );
+            for method in Method::ALL {
+                if method == Method::FlowBash && cfg!(not(unix)) {
+                    continue;
+                }
+                assert!(peer.supports(method), "{name} {method}");
+                let answer = call_of(method).run(peer.as_ref()).unwrap_err();
+                assert_eq!(answer.message, format!("probe {method}"), "{name}");
+            }
+        }
+    }
+
+    /// The one table gives every method its wire name once: the constant,
+    /// `name`, the JSON of a `Method` and of a `Call`, and parsing back.
+    #[test]
+    fn every_method_has_one_wire_name_everywhere() {
+        for method in Method::ALL {
+            let name = method.name();
+            assert_eq!(name.parse::<Method>(), Ok(method));
+            assert_eq!(serde_json::to_value(method).unwrap(), name);
+            if method == Method::FlowBash && cfg!(not(unix)) {
+                continue;
+            }
+            let call = serde_json::to_value(call_of(method)).unwrap();
+            assert_eq!(call["method"], name);
+        }
+        assert_eq!(method::FLOW_READ, Method::FlowRead.name());
+    }
 }

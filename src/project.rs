@@ -45,7 +45,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::file_error::FileError;
-use crate::registry::{Entry, PeerOptions, Registry, RegistryError};
+use crate::registry::{PeerEntry, PeerOptions, Registry, RegistryError};
 
 /// The project file's name.
 pub const FILE_NAME: &str = "lawsuite.toml";
@@ -87,7 +87,7 @@ struct ProjectFile {
     #[serde(default)]
     reference: Option<String>,
     #[serde(rename = "peer", default)]
-    peers: Vec<Entry>,
+    peers: Vec<PeerEntry>,
     #[serde(default)]
     regressions: Option<PathBuf>,
     #[serde(default)]
@@ -114,7 +114,7 @@ pub enum Peers {
         /// The reference's name.
         reference: String,
         /// The tables.
-        entries: Vec<Entry>,
+        entries: Vec<PeerEntry>,
     },
 }
 
@@ -270,7 +270,7 @@ impl Project {
                 if !entries.iter().any(|e| e.name == DEFAULT_REFERENCE) {
                     entries.insert(
                         0,
-                        crate::registry::Entry {
+                        PeerEntry {
                             name: DEFAULT_REFERENCE.into(),
                             builtin: Some(DEFAULT_REFERENCE.into()),
                             command: None,
@@ -312,12 +312,12 @@ impl Project {
         self.registry_for(None, options)
     }
 
-    /// The project's peers with only the one named `only` (when given)
-    /// resolved and kept; the rest are checked, not built
+    /// The project's peers; with `only`, only those peers and the
+    /// reference are started, the rest checked and kept unstarted
     /// ([`Registry::from_entries_for`]).
     pub fn registry_for(
         &self,
-        only: Option<&str>,
+        only: Option<&[String]>,
         options: &PeerOptions,
     ) -> Result<Registry, RegistryError> {
         match &self.peers {

@@ -125,14 +125,14 @@ impl PeerOptions {
 struct File {
     reference: String,
     #[serde(rename = "peer", default)]
-    peers: Vec<Entry>,
+    peers: Vec<PeerEntry>,
 }
 
 /// One `[[peer]]` table, in a registry file or inline in a project file
 /// (`lawsuite.toml`, [`crate::project`]).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Entry {
+pub struct PeerEntry {
     /// The registered name: what trials, reports and expected failures
     /// call the peer.
     pub name: String,
@@ -192,12 +192,18 @@ impl fmt::Debug for Registered {
 }
 
 /// The peers to run and the reference's name.
+///
+/// A registry also resolves names that no table registers but a built-in
+/// has ([`crate::conformance::peers::resolve`]): those built-ins start
+/// with the same [`PeerOptions`] as its own peers.
 #[derive(Clone, Debug)]
 pub struct Registry {
     /// The reference peer's name.
     pub reference: String,
     /// Every registered peer, in file order.
     pub peers: Vec<Registered>,
+    /// How its peers were started.
+    options: PeerOptions,
 }
 
 /// A registry file that cannot be used.
@@ -356,6 +362,12 @@ pub enum CannotRun {
         /// The peer.
         peer: String,
     },
+    /// A registered peer the registry was read without: read with `only`
+    /// naming other peers ([`Registry::from_entries_for`]).
+    NotStarted {
+        /// The peer.
+        peer: String,
+    },
 }
 
 impl fmt::Display for CannotRun {
@@ -379,6 +391,10 @@ impl fmt::Display for CannotRun {
             CannotRun::NoExternal { peer } => write!(
                 f,
                 "peer {peer:?} is an external peer, and this lawsuite is built without the `external` feature; enable it (it is on by default) to run external peers"
+            ),
+            CannotRun::NotStarted { peer } => write!(
+                f,
+                "peer {peer:?} was not started: the registry was read for other peers only; read it with `only` naming {peer:?} (or none) to run it"
             ),
         }
     }
@@ -420,6 +436,12 @@ pub fn start(builtin: Builtin, options: &PeerOptions) -> Result<Arc<dyn Search>,
 }
 
 impl Registry {
+    /// How the registry started its peers: the built-ins it resolves by
+    /// name start the same way.
+    pub fn options(&self) -> &PeerOptions {
+        &self.options
+    }
+
     /// The registered names, comma-separated, for error messages.
     pub fn names(&self) -> String {
         self.peers
@@ -437,12 +459,13 @@ impl Registry {
         Registry::builtins_for(None, &PeerOptions::default())
     }
 
-    /// [`Registry::builtins`] started with `options`, with only the peer
-    /// `only` resolved, when given (see [`Registry::from_entries_for`]).
-    pub fn builtins_for(only: Option<&str>, options: &PeerOptions) -> Registry {
-        let entries: Vec<Entry> = ["portable", "ripgrep", "ripgrep-walk"]
+    /// [`Registry::builtins`] started with `options`; with `only`, only
+    /// those peers and the reference are started (see
+    /// [`Registry::from_entries_for`]).
+    pub fn builtins_for(only: Option<&[String]>, options: &PeerOptions) -> Registry {
+        let entries: Vec<PeerEntry> = ["portable", "ripgrep", "ripgrep-walk"]
             .into_iter()
-            .map(|name| Entry {
+            .map(|name| PeerEntry {
                 name: name.into(),
                 builtin: Some(name.into()),
                 command: None,
@@ -466,11 +489,12 @@ impl Registry {
         Registry::load_for(path, None, &PeerOptions::default())
     }
 
-    /// [`Registry::load`] starting its peers with `options`, with only the
-    /// peer `only` resolved, when given (see [`Registry::from_entries_for`]).
+    /// [`Registry::load`] starting its peers with `options`; with `only`,
+    /// only those peers and the reference are started (see
+    /// [`Registry::from_entries_for`]).
     pub fn load_for(
         path: &Path,
-        only: Option<&str>,
+        only: Option<&[String]>,
         options: &PeerOptions,
     ) -> Result<Registry, RegistryError> {
         let text = FileError::read_to_string(path).map_err(RegistryError::File)?;
@@ -487,7 +511,7 @@ impl Registry {
     /// started with [`PeerOptions::default`].
     pub fn from_entries(
         reference: &str,
-        entries: Vec<Entry>,
+        entries: Vec<PeerEntry>,
         base: &Path,
         path: &Path,
     ) -> Result<Registry, RegistryError> {
@@ -501,18 +525,47 @@ impl Registry {
         )
     }
 
-    /// [`Registry::from_entries`] starting its peers with `options`, with
-    /// only the peer named `only` (when given) resolved and kept: every
-    /// entry is still checked, but no other
-    /// peer is built. A built-in `ripgrep` or `ripgrep-walk` runs
-    /// `rg --version` to learn whether it can run, two processes (about 5 ms
-    /// of CPU) that one call to `portable` never needed.
+    /// [`Registry::from_entries`] starting its peers with `options`. With
+    /// `only`, every entry is still checked and kept, but only the peers
+    /// it names and the reference are started; the others are
+    /// [`CannotRun::NotStarted`]. A built-in `ripgrep` or `ripgrep-walk`
+    /// runs `rg --version` to learn whether it can run, two processes
+    /// (about 5 ms of CPU) that one call to `portable` never needed.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use lawsuite::registry::{PeerEntry, PeerOptions, Registry};
+    ///
+    /// let entry = |name: &str| PeerEntry {
+    ///     name: name.into(),
+    ///     builtin: Some(name.into()),
+    ///     command: None,
+    ///     cwd: None,
+    ///     env: None,
+    ///     timeout_ms: None,
+    ///     handshake_timeout_ms: None,
+    /// };
+    /// let only = ["model".to_string()];
+    /// let registry = Registry::from_entries_for(
+    ///     "portable",
+    ///     vec![entry("portable"), entry("model"), entry("noop")],
+    ///     Path::new("."),
+    ///     Path::new("peers.toml"),
+    ///     Some(&only),
+    ///     &PeerOptions::default(),
+    /// )?;
+    /// // Every name is still registered, so messages list them all.
+    /// assert_eq!(registry.names(), "portable, model, noop");
+    /// let started: Vec<bool> = registry.peers.iter().map(|p| p.peer.is_ok()).collect();
+    /// assert_eq!(started, [true, true, false]);
+    /// # Ok::<(), lawsuite::registry::RegistryError>(())
+    /// ```
     pub fn from_entries_for(
         reference: &str,
-        entries: Vec<Entry>,
+        entries: Vec<PeerEntry>,
         base: &Path,
         path: &Path,
-        only: Option<&str>,
+        only: Option<&[String]>,
         options: &PeerOptions,
     ) -> Result<Registry, RegistryError> {
         // Only external peers have paths to resolve.
@@ -530,7 +583,11 @@ impl Registry {
                 });
             }
             names.push(entry.name.clone());
-            let wanted = only.is_none_or(|name| name == entry.name);
+            let wanted =
+                entry.name == reference || only.is_none_or(|names| names.contains(&entry.name));
+            let not_started = || CannotRun::NotStarted {
+                peer: entry.name.clone(),
+            };
             #[cfg(feature = "external")]
             let mut external = None;
             let external_only = entry.cwd.is_some()
@@ -553,7 +610,7 @@ impl Registry {
                         message: format!("peer {:?}: {}", entry.name, UnknownBuiltin(b.clone())),
                     });
                 }
-                (Some(_), None) if !wanted => continue,
+                (Some(_), None) if !wanted => Err(not_started()),
                 (Some(b), None) => builtin(b, options).map(|peer| Named::wrap(&entry.name, peer)),
                 (None, Some(command)) if command.is_empty() => {
                     return Err(RegistryError::Invalid {
@@ -564,7 +621,7 @@ impl Registry {
                         ),
                     });
                 }
-                (None, Some(_)) if !wanted => continue,
+                (None, Some(_)) if !wanted => Err(not_started()),
                 #[cfg(feature = "external")]
                 (None, Some(command)) => {
                     let peer = external_config(&entry, command, base, options).and_then(|config| {
@@ -613,6 +670,7 @@ impl Registry {
         Ok(Registry {
             reference: reference.to_string(),
             peers,
+            options: options.clone(),
         })
     }
 }
@@ -620,7 +678,7 @@ impl Registry {
 /// The client configuration of an external entry, or why it cannot run here.
 #[cfg(feature = "external")]
 fn external_config(
-    entry: &Entry,
+    entry: &PeerEntry,
     command: &[String],
     base: &Path,
     options: &PeerOptions,
@@ -680,7 +738,7 @@ mod tests {
 
     #[test]
     fn a_peer_table_sets_its_call_and_handshake_timeouts_apart() {
-        let entry: Entry = toml::from_str(
+        let entry: PeerEntry = toml::from_str(
             "name = \"slow\"\ncommand = [\"/bin/true\"]\ntimeout_ms = 500\nhandshake_timeout_ms = 90000\n",
         )
         .unwrap();
@@ -689,7 +747,7 @@ mod tests {
         let config = external_config(&entry, &command, Path::new("."), &defaults).unwrap();
         assert_eq!(config.timeout, Duration::from_millis(500));
         assert_eq!(config.handshake_timeout, Duration::from_secs(90));
-        let plain: Entry = toml::from_str("name = \"p\"\ncommand = [\"/bin/true\"]\n").unwrap();
+        let plain: PeerEntry = toml::from_str("name = \"p\"\ncommand = [\"/bin/true\"]\n").unwrap();
         let config = external_config(&plain, &command, Path::new("."), &defaults).unwrap();
         assert_eq!(config.timeout, Duration::from_secs(10));
         assert_eq!(config.handshake_timeout, Duration::from_secs(60));

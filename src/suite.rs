@@ -120,9 +120,10 @@ impl Shared {
             Verdict::Fail { report } if state.left == 0 => {
                 state.held_back += 1;
                 Err(format!(
-                    "{}\n  (not shown in full: the first {} failing calls are; LAWSUITE_MAX_REPORTS=0 shows every one)",
+                    "{}\n  (not shown in full: the first {} failing calls are; {})",
                     crate::kit::report::bounded(&report.summary),
-                    self.max_reports
+                    self.max_reports,
+                    crate::conformance::sentence::FrontDoor::CargoTest.how_to_see_all()
                 )
                 .into())
             }
@@ -178,7 +179,7 @@ pub use crate::kit::{LAWSUITE_SEEDS, SMTHRS_SEEDS};
 /// `suite::setup` trial (a suite that cannot be set up never passes by
 /// running less than it was asked to).
 #[derive(Clone, Debug)]
-pub enum SetupError {
+pub enum SuiteSetupError {
     /// A `LAWSUITE_*` variable is set to a value it cannot take.
     Env(EnvError),
     /// The calling crate's project cannot be found or read.
@@ -201,25 +202,25 @@ pub enum SetupError {
     Config(ConfigError),
 }
 
-impl std::fmt::Display for SetupError {
+impl std::fmt::Display for SuiteSetupError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SetupError::Env(e) => e.fmt(f),
-            SetupError::Project(e) => e.fmt(f),
-            SetupError::Registry(e) => e.fmt(f),
-            SetupError::Peers(e) => e.fmt(f),
-            SetupError::UnknownBuiltin { name, builtin } => {
+            SuiteSetupError::Env(e) => e.fmt(f),
+            SuiteSetupError::Project(e) => e.fmt(f),
+            SuiteSetupError::Registry(e) => e.fmt(f),
+            SuiteSetupError::Peers(e) => e.fmt(f),
+            SuiteSetupError::UnknownBuiltin { name, builtin } => {
                 write!(f, "Suite::builtin_peer({name:?}, …): {builtin}")
             }
-            SetupError::NoReference => f.write_str(
+            SuiteSetupError::NoReference => f.write_str(
                 "the suite has no reference peer; call Suite::reference, or register one in lawsuite.toml",
             ),
-            SetupError::Config(e) => e.fmt(f),
+            SuiteSetupError::Config(e) => e.fmt(f),
         }
     }
 }
 
-impl std::error::Error for SetupError {}
+impl std::error::Error for SuiteSetupError {}
 
 /// A set of trials over a reference and any number of peers: a builder
 /// over a [`Config`] (what runs) and the peers it runs on.
@@ -232,7 +233,7 @@ pub struct Suite {
     reference: Option<Subject>,
     peers: Vec<Subject>,
     unavailable: Vec<Unavailable>,
-    setup_errors: Vec<SetupError>,
+    setup_errors: Vec<SuiteSetupError>,
 }
 
 impl std::fmt::Debug for Suite {
@@ -278,7 +279,7 @@ impl Suite {
             Ok(environment) => (environment, Vec::new()),
             Err(errors) => (
                 Environment::none(),
-                errors.into_iter().map(SetupError::Env).collect(),
+                errors.into_iter().map(SuiteSetupError::Env).collect(),
             ),
         };
         let mut config = Config::builder()
@@ -327,7 +328,9 @@ impl Suite {
         if let Ok(project) = &project {
             match project.registry(&options) {
                 Ok(registry) => self.add_registry(&registry),
-                Err(e) => self.setup_errors.push(SetupError::Registry(Arc::new(e))),
+                Err(e) => self
+                    .setup_errors
+                    .push(SuiteSetupError::Registry(Arc::new(e))),
             }
         }
         self.project = project;
@@ -348,7 +351,7 @@ impl Suite {
                 self.peers.extend(set.subjects);
                 self.unavailable.extend(set.unavailable);
             }
-            Err(e) => self.setup_errors.push(SetupError::Peers(e)),
+            Err(e) => self.setup_errors.push(SuiteSetupError::Peers(e)),
         }
     }
 
@@ -387,7 +390,7 @@ impl Suite {
         // A name that is no built-in is a mistake in the suite, not a peer
         // that cannot run here: the suite's setup fails, naming them.
         if let Err(unknown) = builtin.parse::<crate::registry::Builtin>() {
-            self.setup_errors.push(SetupError::UnknownBuiltin {
+            self.setup_errors.push(SuiteSetupError::UnknownBuiltin {
                 name: name.to_string(),
                 builtin: unknown,
             });
@@ -478,33 +481,33 @@ impl Suite {
     /// the suite's setup errors (a variable set to a value it cannot take,
     /// a misspelled built-in, an unreadable project) and the
     /// configuration's ([`ConfigBuilder::build`]).
-    pub fn config(&self) -> Result<Config, Vec<SetupError>> {
+    pub fn config(&self) -> Result<Config, Vec<SuiteSetupError>> {
         let mut problems = self.setup_errors.clone();
         if let Err(e) = &self.project {
-            problems.push(SetupError::Project(e.clone()));
+            problems.push(SuiteSetupError::Project(e.clone()));
         }
         match self.config.clone().build() {
             Ok(config) if problems.is_empty() => Ok(config),
             Ok(_) => Err(problems),
             Err(errors) => {
-                problems.extend(errors.into_iter().map(SetupError::Config));
+                problems.extend(errors.into_iter().map(SuiteSetupError::Config));
                 Err(problems)
             }
         }
     }
 
     /// The engine these trials run on.
-    pub fn engine(&self) -> Result<Engine, Vec<SetupError>> {
+    pub fn engine(&self) -> Result<Engine, Vec<SuiteSetupError>> {
         self.prepare(None).map(|(engine, _)| engine)
     }
 
     /// The configuration and the engine, holding only what trial `only`
     /// needs when one is named ([`Config::engine`]).
-    fn prepare(&self, only: Option<&str>) -> Result<(Engine, Config), Vec<SetupError>> {
+    fn prepare(&self, only: Option<&str>) -> Result<(Engine, Config), Vec<SuiteSetupError>> {
         let config = self.config();
         let Some(reference) = self.reference.clone() else {
             let mut problems = config.err().unwrap_or_default();
-            problems.push(SetupError::NoReference);
+            problems.push(SuiteSetupError::NoReference);
             return Err(problems);
         };
         let config = config?;
@@ -516,7 +519,7 @@ impl Suite {
         let engine = config.engine(peers, only).map_err(|errors| {
             errors
                 .into_iter()
-                .map(SetupError::Config)
+                .map(SuiteSetupError::Config)
                 .collect::<Vec<_>>()
         })?;
         Ok((engine, config))
@@ -601,7 +604,7 @@ impl Suite {
 
     /// Every trial's outcome, each run on its own as a libtest trial runs
     /// (for tests that compare front doors).
-    pub fn outcomes(&self) -> Result<Vec<Outcome>, Vec<SetupError>> {
+    pub fn outcomes(&self) -> Result<Vec<Outcome>, Vec<SuiteSetupError>> {
         let engine = self.engine()?;
         Ok(engine
             .trials()
@@ -705,12 +708,14 @@ fn to_result(outcome: &Outcome) -> Result<(), Failed> {
         Verdict::Fail { report } | Verdict::Flaky { report, .. } => {
             Err(crate::report::human_report(report, false).into())
         }
-        Verdict::UnexpectedPass { reason, source } => Err(format!(
-            "{} now passes on {}, but {source} lists it as an expected failure ({reason}); remove that entry",
-            outcome.item,
-            outcome.peer.as_deref().unwrap_or("the peer")
-        )
-        .into()),
+        Verdict::UnexpectedPass { reason, source } => {
+            Err(crate::conformance::sentence::unexpected_pass(
+                Some((&outcome.item, outcome.peer.as_deref().unwrap_or("the peer"))),
+                reason,
+                &source.to_string(),
+            )
+            .into())
+        }
         Verdict::Broken { why } => Err(crate::report::human::bounded_lines(why).into()),
     }
 }

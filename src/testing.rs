@@ -3,12 +3,12 @@
 //!
 //! A conformance suite that passes a correct peer proves little until it
 //! is seen to fail a wrong one. [`Altered`] is the reference peer
-//! (`portable`, one thread) with one or more of its answers replaced or
-//! changed by a closure: wrong on one method, wrong on every second call,
-//! refusing a method, answering past the call's bounds, or answering only
-//! some methods. lawsuite's own tests build their wrong peers with it, and
-//! a peer author can do the same to check that their laws and regressions
-//! bite.
+//! (`portable`, one thread), or any peer ([`Altered::around`]), with one
+//! or more of its answers replaced or changed by a closure: wrong on one
+//! method, wrong on every second call, refusing a method, answering past
+//! the call's bounds, or answering only some methods. lawsuite's own tests
+//! build their wrong peers with it, and a peer author can do the same, to
+//! their own peer, to check that their laws and regressions bite.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -38,12 +38,13 @@
 //! ```
 
 use std::fmt;
+use std::sync::Arc;
 
-use crate::contract::{ErrorCode, GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
-#[cfg(unix)]
-use crate::flow::{BashOutput, BashRequest};
-use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest};
-use crate::peer::{Method, Search};
+use crate::contract::{
+    ErrorCode, GlobInput, GlobOutput, GlobRequest, GrepFlowOutput, GrepInput, GrepOutput,
+    GrepRequest, StdError,
+};
+use crate::peer::{Method, Search, forward_search};
 use crate::portable::Portable;
 
 /// What an [`Altered`] peer makes of one `grep` call: the input, and the
@@ -55,13 +56,14 @@ type GrepAlteration =
 type GlobAlteration =
     dyn Fn(&GlobInput, Result<GlobOutput, StdError>) -> Result<GlobOutput, StdError> + Send + Sync;
 
-/// The reference peer with some answers altered (the [module
-/// documentation](self) has an example). Unaltered methods answer as
-/// `portable` on one thread does, so the peer is right everywhere but
-/// where it is told to be wrong.
+/// The reference peer (or any peer) with some answers altered (the
+/// [module documentation](self) has an example). Every other method of
+/// [`Search`] answers as the peer it alters does (`portable` on one thread,
+/// unless [`Altered::around`] says another), so the peer is right
+/// everywhere but where it is told to be wrong.
 pub struct Altered {
     name: String,
-    inner: Portable,
+    inner: Arc<dyn Search>,
     grep: Option<Box<GrepAlteration>>,
     glob: Option<Box<GlobAlteration>>,
     only: Option<Vec<Method>>,
@@ -71,9 +73,28 @@ impl Altered {
     /// A peer named `name` that answers as `portable` does, until told
     /// otherwise.
     pub fn new(name: impl Into<String>) -> Altered {
+        Altered::around(name, Portable::with_threads(1))
+    }
+
+    /// A peer named `name` that answers as `peer` does, until told
+    /// otherwise: a peer author's own peer, made wrong on purpose.
+    ///
+    /// ```
+    /// use lawsuite::contract::GlobInput;
+    /// use lawsuite::peer::{Noop, Search};
+    /// use lawsuite::testing::Altered;
+    ///
+    /// let peer = Altered::around("quiet-noop", Noop).on_glob(|_, _| Ok(Default::default()));
+    /// assert_eq!(peer.name(), "quiet-noop");
+    /// assert!(peer.glob(&GlobInput::new("*", "."))?.paths.is_empty());
+    /// // Unaltered, it is `Noop`.
+    /// assert!(peer.grep(&lawsuite::contract::GrepInput::new("x", ".")).is_err());
+    /// # Ok::<(), lawsuite::contract::StdError>(())
+    /// ```
+    pub fn around(name: impl Into<String>, peer: impl Search + 'static) -> Altered {
         Altered {
             name: name.into(),
-            inner: Portable::with_threads(1),
+            inner: Arc::new(peer),
             grep: None,
             glob: None,
             only: None,
@@ -145,44 +166,80 @@ impl fmt::Debug for Altered {
     }
 }
 
-impl Search for Altered {
-    fn name(&self) -> &str {
+impl Altered {
+    fn inner(&self) -> &dyn Search {
+        &*self.inner
+    }
+
+    fn own_name(&self) -> &str {
         &self.name
     }
-    fn version(&self) -> String {
-        "0".into()
-    }
-    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+
+    fn altered_grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
         let answer = self.inner.grep(input);
         match &self.grep {
             Some(alter) => alter(input, answer),
             None => answer,
         }
     }
-    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+
+    fn altered_glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
         let answer = self.inner.glob(input);
         match &self.glob {
             Some(alter) => alter(input, answer),
             None => answer,
         }
     }
-    fn read(&self, input: &ReadRequest) -> Result<ReadOutput, StdError> {
-        self.inner.read(input)
+
+    /// The flow runs over the altered `grep` when it is altered, so a
+    /// wrong seam is wrong through the flow too; else it is the peer's own
+    /// flow (an external peer may have one).
+    fn altered_flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
+        match &self.grep {
+            Some(_) => crate::flow::grep(|input| self.altered_grep(input), request),
+            None => self.inner.flow_grep(request),
+        }
     }
-    fn ls(&self, input: &LsRequest) -> Result<LsOutput, StdError> {
-        self.inner.ls(input)
+
+    /// A peer whose `grep` is altered answers the regex and its literal
+    /// retry apart, each through the altered `grep`: the inner peer's one
+    /// walk for both would answer as the peer unaltered.
+    fn altered_grep_with_literal(
+        &self,
+        input: &GrepInput,
+    ) -> Option<Result<crate::flow::WithLiteral, StdError>> {
+        match &self.grep {
+            Some(_) => None,
+            None => self.inner.grep_with_literal(input),
+        }
     }
-    #[cfg(unix)]
-    fn bash(&self, input: &BashRequest) -> Result<BashOutput, StdError> {
-        self.inner.bash(input)
+
+    /// As [`Altered::altered_flow_grep`], for `glob`.
+    fn altered_flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
+        match &self.glob {
+            Some(_) => crate::flow::glob(|input| self.altered_glob(input), request),
+            None => self.inner.flow_glob(request),
+        }
     }
-    fn supports(&self, method: Method) -> bool {
+
+    fn altered_supports(&self, method: Method) -> bool {
         match &self.only {
             Some(methods) => methods.contains(&method),
             None => self.inner.supports(method),
         }
     }
 }
+
+forward_search!(
+    impl Search for Altered => Altered::inner,
+    name = Altered::own_name,
+    grep = Altered::altered_grep,
+    glob = Altered::altered_glob,
+    flow_grep = Altered::altered_flow_grep,
+    grep_with_literal = Altered::altered_grep_with_literal,
+    flow_glob = Altered::altered_flow_glob,
+    supports = Altered::altered_supports,
+);
 
 /// An outcome of `peer` on the law item `item` (`law::…`), as a reporter
 /// or an expectations update receives one: for tests of what reads

@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use lawsuite::kit::campaign::{Campaign, Slot};
+use lawsuite::kit::campaign::Campaign;
 use lawsuite::kit::compare::Compared;
 use lawsuite::model::Model;
 use lawsuite::portable::Portable;
@@ -23,14 +23,11 @@ fn portable_and_the_model_agree_through_a_campaign() {
         Err(_) => 5,
     };
     let dir = tempfile::tempdir().unwrap();
-    let campaign = Campaign {
-        slots: Slot::all(),
-        budget: Duration::from_secs(secs),
-        jobs: 2,
-        state: dir.path().join("fuzz-state.json"),
-        regressions: dir.path().join("regressions"),
-        shrink: Default::default(),
-    };
+    let campaign = Campaign::new(
+        dir.path().join("fuzz-state.json"),
+        dir.path().join("regressions"),
+        Duration::from_secs(secs),
+    );
     let (portable, model) = (Portable::default(), Model);
     let found = campaign
         .run(

@@ -358,3 +358,90 @@ fn every_command_that_runs_a_peer_refuses_a_bad_variable() {
         }
     }
 }
+
+/// Every command that reads a project refuses one whose `lawsuite.toml`
+/// (or, for those that run peers, the registry it names) cannot be
+/// parsed: exit status 2, the file and the problem named. `call`, `bench` and `differ` used to fall back on
+/// the built-ins without a word and exit 0; with no project file at all,
+/// built-in names still resolve.
+#[test]
+fn every_command_that_reads_a_project_refuses_an_unparsable_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("lawsuite.toml");
+    let registry = dir.path().join("peers.toml");
+    std::fs::write(&registry, "reference = \"portable\"\n[[peer]\n").unwrap();
+    let commands: [&[&str]; 9] = [
+        &["run", "--no-seeds", "--law", "glob::matching"],
+        &["peers"],
+        &["fuzz", "--for", "1s"],
+        &["shrink", "--seed", "0", "--call", "0", "--peer", "model"],
+        &["record", "--seed", "0", "--call", "0", "--peer", "model"],
+        &["as-law", "no-such-regression.json"],
+        &[
+            "call",
+            "--peer",
+            "model",
+            "flow/glob",
+            "{\"pattern\":\"*\"}",
+        ],
+        &[
+            "bench",
+            "--peer",
+            "portable",
+            "--corpus",
+            ".",
+            "--query",
+            "rare_literal",
+            "--rounds",
+            "1",
+            "--warmup",
+            "0",
+        ],
+        &[
+            "differ",
+            ".",
+            "--calls",
+            "1",
+            "--reference",
+            "portable",
+            "--peer",
+            "model",
+        ],
+    ];
+    // The project file itself, then the registry file it names.
+    let files = [
+        (
+            "reference = \"portable\"\n[[peer]\nname = \"portable\"\n",
+            &project,
+        ),
+        ("registry = \"peers.toml\"\n", &registry),
+    ];
+    // Every command is tried before the test fails, so a failure names
+    // all the commands that did not refuse.
+    let mut silent = Vec::new();
+    for (contents, broken) in files {
+        std::fs::write(&project, contents).unwrap();
+        for args in commands
+            .into_iter()
+            .filter(|args| broken == &project || args[0] != "as-law")
+        {
+            let out = lawsuite(dir.path(), args);
+            let err = text(&out.stderr);
+            let named = err.contains(&broken.display().to_string())
+                && err.contains("is not valid")
+                && err.contains("unclosed array table");
+            if out.status.code() != Some(2) || !named {
+                silent.push(format!(
+                    "{} with a broken {}: exit {:?}, {err}",
+                    args[0],
+                    broken.display(),
+                    out.status.code()
+                ));
+            }
+        }
+    }
+    assert!(silent.is_empty(), "{silent:#?}");
+    std::fs::remove_file(&project).unwrap();
+    let out = lawsuite(dir.path(), commands[6]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}

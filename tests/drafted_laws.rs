@@ -56,6 +56,7 @@ fn hostile(seed: u64) -> Regression {
         ground: Default::default(),
         seed,
         call_index: 0,
+        mutations: Vec::new(),
         peers: vec![
             "portable".into(),
             "mine\n[[law]]\nname = \"injected\"".into(),

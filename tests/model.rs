@@ -1,13 +1,15 @@
 //! The model peer against the reference, call by call, with nothing of the
-//! harness between them: every grep and glob call of a seed's plan is asked
-//! of `model` and of `portable` directly (no bound of `Call::run`, no
-//! verdict that could count two failures as an agreement), and the answers
-//! must be equal (failures by code).
+//! harness between them: every call of a seed's plan (the seam's grep and
+//! glob, and the flows: grep and glob requests, `read`, `ls`) is asked of
+//! `model` and of `portable` directly (no verdict that could count two
+//! failures as an agreement), and the answers must be equal (failures by
+//! code, and by message where the spec fixes both).
 //!
 //! `model` shares no rule code with `portable` (see `lawsuite::model`), so
 //! a disagreement is a wrong rule in one of them: the spec decides which,
 //! and a law pins it.
 
+use lawsuite::call::Call;
 use lawsuite::contract::StdError;
 use lawsuite::kit::materialize::TempTree;
 use lawsuite::kit::{Generator, generate};
@@ -15,10 +17,14 @@ use lawsuite::model::Model;
 use lawsuite::peer::{Ground, Search};
 use lawsuite::portable::Portable;
 
-/// The answers of both peers as comparable JSON: an output, or a code.
+/// The answers of both peers as comparable JSON: an output, or a code
+/// and, where the spec fixes it word for word, the message.
 fn outcome<T: serde::Serialize>(answer: Result<T, StdError>) -> serde_json::Value {
     match answer {
         Ok(out) => serde_json::to_value(out).unwrap_or_default(),
+        Err(err) if err.message_is_fixed() => {
+            serde_json::json!({ "code": err.code.as_str(), "message": err.message })
+        }
         Err(err) => serde_json::json!({ "code": err.code.as_str() }),
     }
 }
@@ -56,6 +62,23 @@ fn disagreements(
                     "{} seed {seed} glob {i} {}:\n  model    {m}\n  portable {p}",
                     generator.name(),
                     serde_json::to_string(input).unwrap_or_default()
+                ));
+            }
+        }
+        // The flows: each peer's own (`model` shares none of lawsuite's
+        // flow layer), through the one dispatcher.
+        let flows = plan.flow.iter().cloned();
+        let reads = plan.read.iter().cloned().map(Call::Read);
+        let lists = plan.ls.iter().cloned().map(Call::Ls);
+        for (i, call) in flows.chain(reads).chain(lists).enumerate() {
+            compared += 1;
+            let (m, p) = (outcome(call.run(&model)), outcome(call.run(&portable)));
+            if m != p {
+                found.push(format!(
+                    "{} seed {seed} {} {i} {}:\n  model    {m}\n  portable {p}",
+                    generator.name(),
+                    call.method(),
+                    serde_json::to_string(&call).unwrap_or_default()
                 ));
             }
         }
@@ -176,5 +199,75 @@ mod spec_answers {
                 .expect("an answer");
             assert_eq!((out.paths.len(), out.total), (0, 0), "{len}");
         }
+    }
+}
+
+/// The flows are the model's own (issue 46): it declares them, and answers
+/// them without lawsuite's flow layer, so a wrong check, default, retry or
+/// hint there is a difference between `model` and the peers that run on it.
+mod own_flows {
+    use lawsuite::contract::{ErrorCode, GrepRequest};
+    use lawsuite::flow::{LsRequest, ReadRequest};
+    use lawsuite::kit::materialize::TempTree;
+    use lawsuite::model::Model;
+    use lawsuite::peer::{Method, Search};
+
+    #[test]
+    fn the_model_declares_every_flow_but_bash() {
+        for method in Method::ALL {
+            assert_eq!(
+                Model.supports(method),
+                method != Method::FlowBash,
+                "{method}"
+            );
+        }
+    }
+
+    /// read-ls-flows §1.6: a missing relative path names what its nearest
+    /// listable directory holds; §2.3's order, directories first.
+    #[test]
+    fn read_and_ls_answer_as_the_spec_words_them() {
+        let tree = TempTree::new().expect("a tree");
+        let root = tree.path().to_str().expect("a UTF-8 temp path");
+        std::fs::write(tree.path().join("apple.txt"), "one\ntwo\n").expect("a file");
+        std::fs::create_dir(tree.path().join("zdir")).expect("a directory");
+        let err = Model
+            .read(&ReadRequest::new("./apricot").cwd(root))
+            .expect_err("a missing file");
+        assert_eq!(err.code, ErrorCode::NotFound);
+        assert_eq!(
+            err.message,
+            "File not found: ./apricot. The working directory holds: apple.txt, zdir."
+        );
+        let page = Model
+            .read(&ReadRequest::new("apple.txt").cwd(root).offset(2))
+            .expect("a page");
+        assert_eq!((page.content.as_str(), page.start_line), ("two", 2));
+        let listing = Model.ls(&LsRequest::new(root).limit(1)).expect("a listing");
+        assert_eq!(listing.entries[0].name, "zdir/");
+        assert_eq!(
+            listing.notice.as_deref(),
+            Some("Showing 1 of 2 entries; output was truncated.")
+        );
+    }
+
+    /// search-contract §3 and §18, through the model's own flow.
+    #[test]
+    fn grep_flow_checks_then_retries_literally() {
+        let tree = TempTree::new().expect("a tree");
+        let root = tree.path().to_str().expect("a UTF-8 temp path");
+        std::fs::write(tree.path().join("a.py"), "value = compute(a, b)\n").expect("a file");
+        let mut request = GrepRequest::new("compute(a, b)");
+        request.root = Some(root.to_string());
+        let out = Model.flow_grep(&request).expect("an answer");
+        assert_eq!(out.retried_as_literal, Some(true));
+        assert_eq!(out.matches.len(), 1);
+        request.context = Some(1);
+        request.after_context = Some(0);
+        let err = Model.flow_grep(&request).expect_err("a conflict");
+        assert_eq!(
+            err.message,
+            "Invalid ripgrep options: -C cannot be combined with -A or -B"
+        );
     }
 }

@@ -1,8 +1,13 @@
 //! The Node adapter (`adapters/node/`): its `node --test` suite, run with
 //! the `lawsuite` binary cargo built. The suite serves Effect-based peers
-//! (a real `effect` 4.0.0-rc.115 install in `adapters/node/test/fixture`,
-//! which `.ci/run` installs with `npm ci`) through `lawsuite run` and
-//! `lawsuite call`, and asserts on the verdicts.
+//! (a real `effect` and `@effect/platform-node` 4.0.0-rc.115 install in
+//! `adapters/node/test/fixture`, with the `@smthrs/std` stand-in and the
+//! adapter linked by name, which `.ci/run` installs with `npm ci`) through
+//! `lawsuite run` and `lawsuite call`, and asserts on the verdicts: among
+//! them the README's example (`test/fixture/std-peer.js`, which
+//! `tests/readme_snippets.rs` holds to the README) on the laws its binding
+//! rules decide, and the same example bound the two wrong ways, failing
+//! exactly the laws the README names.
 //!
 //! Without `node` or the install the test says why and passes, except under
 //! `CI`, where it fails.
@@ -29,13 +34,21 @@ fn the_node_adapter_suite_passes_through_the_lawsuite_binary() {
     if !node.is_ok_and(|o| o.status.success()) {
         return missing("node is not on PATH");
     }
-    if !dir
-        .join("test/fixture/node_modules/effect/package.json")
-        .is_file()
-    {
-        return missing(
-            "effect is not installed for the adapter's tests (npm ci --prefix adapters/node/test/fixture)",
-        );
+    for package in [
+        "effect",
+        "@effect/platform-node",
+        "@smthrs/std",
+        "lawsuite-peer",
+    ] {
+        let manifest = dir
+            .join("test/fixture/node_modules")
+            .join(package)
+            .join("package.json");
+        if !manifest.is_file() {
+            return missing(&format!(
+                "{package} is not installed for the adapter's tests (npm ci --prefix adapters/node/test/fixture)"
+            ));
+        }
     }
     let out = Command::new("node")
         .args(["--test", "test/adapter.test.js", "test/lawsuite.test.js"])

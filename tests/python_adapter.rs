@@ -210,3 +210,87 @@ fn the_adapter_installs_from_its_wheel_into_a_fresh_venv() {
         "the skeleton on the installed adapter answers: {mine}"
     );
 }
+
+/// The README's example is `adapters/python/example_peer.py`, byte for
+/// byte, and what the README says of it is true: registered as the README
+/// registers it, it passes every `read::input` law (its `read` checks the
+/// caller's raw JSON first, as the binding rules ask), and its `glob`
+/// answers the seam and a missing root with the contract's failure.
+#[test]
+fn the_readmes_example_is_the_fixture_and_passes_what_the_readme_says() {
+    if !python() {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("adapters/python/README.md")).unwrap();
+    let example = std::fs::read_to_string(root.join("adapters/python/example_peer.py")).unwrap();
+    let snippet = readme
+        .split("```python\n# peer.py\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README shows `# peer.py`");
+    assert_eq!(snippet, example, "the README's peer.py is example_peer.py");
+    assert!(readme.contains("it passes every\n`read::input` law"));
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        root.join("adapters/python/example_peer.py"),
+        dir.path().join("peer.py"),
+    )
+    .unwrap();
+    // The README's project, with the adapter in reach as `pip install
+    // ./adapters/python` puts it.
+    let project = format!(
+        "[[peer]]\nname = \"my-peer\"\ncommand = [\"python3\", \"./peer.py\"]\nenv = {{ PYTHONPATH = {:?} }}\n",
+        root.join("adapters/python").to_string_lossy()
+    );
+    std::fs::write(dir.path().join("lawsuite.toml"), project).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+        .args([
+            "run",
+            "--peer",
+            "my-peer",
+            "--no-seeds",
+            "--no-regressions",
+            "--format",
+            "json",
+            "law::read::input::",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .expect("lawsuite starts");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let mine = &report["summary"]["byPeer"]["my-peer"];
+    assert_eq!(mine["pass"], 11, "{mine}");
+    assert_eq!(mine["fail"], 0, "{mine}");
+
+    let tree = tempfile::tempdir().unwrap();
+    std::fs::write(tree.path().join("a.txt"), "x\n").unwrap();
+    let call = |params: &str| {
+        Command::new(env!("CARGO_BIN_EXE_lawsuite"))
+            .args(["call", "--peer", "my-peer", "glob", params])
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let root_of = tree.path().to_string_lossy();
+    let found = call(&format!(
+        r#"{{"pattern":"*.txt","root":{root_of:?},"hidden":false,"noIgnore":false,"limit":10}}"#
+    ));
+    assert!(found.status.success(), "{found:?}");
+    let answer: Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(answer["paths"][0], format!("{root_of}/a.txt"));
+    let missing =
+        call(r#"{"pattern":"*","root":"/no/such/dir","hidden":false,"noIgnore":false,"limit":10}"#);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&missing.stdout),
+        String::from_utf8_lossy(&missing.stderr)
+    );
+    assert!(
+        said.contains("not_found") && said.contains("Path not found: /no/such/dir"),
+        "{said}"
+    );
+}

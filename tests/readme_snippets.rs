@@ -7,8 +7,9 @@
 //!   shape;
 //! * the Python adapter's example peer is started by `lawsuite peers`
 //!   from the project snippet beside it;
-//! * the Node adapter's example is `adapters/node/test/fixture/layer-peer.js`
-//!   but for its import paths (that file is run by the adapter's tests), and
+//! * the Node adapter's example is `adapters/node/test/fixture/std-peer.js`
+//!   but for its header (that file is run by the adapter's tests, which
+//!   resolve `lawsuite-peer` and `@smthrs/std` by name as a host does), and
 //!   the glue count the READMEs quote is its line count.
 //!
 //! `sh` blocks are checked by `tests/docs_truth.rs` (every command and flag
@@ -179,12 +180,9 @@ fn the_python_adapters_example_is_a_peer() {
     assert!(said(&out).contains("my-peer"), "{}", said(&out));
 }
 
-/// The Node README's example with the fixture's import paths.
+/// The Node README's example as the fixture has it: without its file name.
 fn node_example_as_the_fixture_has_it(snippet: &str) -> String {
-    snippet
-        .replacen("// peer.mjs\n", "", 1)
-        .replace("\"lawsuite-peer\"", "\"../../lawsuite-peer.js\"")
-        .replace("\"./my-search.js\"", "\"./search.js\"")
+    snippet.replacen("// peer.mjs\n", "", 1)
 }
 
 /// Lines a user writes: not blank.
@@ -198,7 +196,7 @@ fn the_node_adapters_example_is_the_fixture_it_runs_and_its_count_is_true() {
     let [js] = &snippets(readme, "js")[..] else {
         panic!("{readme} shows one JavaScript peer");
     };
-    let fixture: PathBuf = repo().join("adapters/node/test/fixture/layer-peer.js");
+    let fixture: PathBuf = repo().join("adapters/node/test/fixture/std-peer.js");
     let fixture = std::fs::read_to_string(fixture).unwrap();
     // The fixture's own header (two comment lines) says where it comes from.
     let body: String = fixture

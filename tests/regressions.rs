@@ -82,7 +82,7 @@ fn a_divergence_is_shrunk_recorded_and_replayed() {
         "{} files",
         regression.files.len()
     );
-    let lawsuite::kit::case::Call::Grep(input) = &regression.call else {
+    let lawsuite::call::Call::Grep(input) = &regression.call else {
         panic!("a grep call")
     };
     assert!(input.max_count.is_some());
@@ -119,8 +119,8 @@ fn a_regression_that_escapes_its_root_is_refused() {
 /// A shrunk `read` divergence round-trips through a regression file.
 #[test]
 fn a_read_regression_is_written_and_replayed() {
+    use lawsuite::call::Call;
     use lawsuite::flow::ReadRequest;
-    use lawsuite::kit::case::Call;
     use lawsuite::kit::plan::{GeneratedFile, Plan};
     use lawsuite::kit::regression::shrink_to_regression;
 

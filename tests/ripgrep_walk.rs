@@ -805,6 +805,44 @@ fn double_star_matches_newline() {
     differ("double_star_matches_newline", &answers);
 }
 
+/// search-contract §9.2 trims a rule as JavaScript's `trimEnd`: U+FEFF
+/// goes. rg's `ignore` trims with Rust's `trim_end`, which keeps it.
+#[test]
+fn gitignore_rule_keeps_a_trailing_zwnbsp() {
+    let Some((p, w)) = peers() else { return };
+    let t = Tree::new(&[
+        (".gitignore", "drop.txt\u{FEFF}\n"),
+        ("drop.txt", ""),
+        ("drop.txt\u{FEFF}", ""),
+        ("keep.txt", ""),
+    ]);
+    let answers = globs(&p, &w, &GlobInput::new("*", t.root()));
+    let contract: BTreeSet<String> = ["drop.txt\u{FEFF}", "keep.txt"].map(String::from).into();
+    let rg: BTreeSet<String> = ["drop.txt", "keep.txt"].map(String::from).into();
+    assert_eq!(listed(&answers[0], &t.root()), contract);
+    assert_eq!(listed(&answers[1], &t.root()), rg);
+    differ("gitignore_rule_keeps_a_trailing_zwnbsp", &answers);
+}
+
+/// search-contract §9.2 trims a rule as JavaScript's `trimEnd`: U+0085
+/// stays. rg's `ignore` trims with Rust's `trim_end`, which removes it.
+#[test]
+fn gitignore_rule_loses_a_trailing_nel() {
+    let Some((p, w)) = peers() else { return };
+    let t = Tree::new(&[
+        (".gitignore", "drop.txt\u{85}\n"),
+        ("drop.txt", ""),
+        ("drop.txt\u{85}", ""),
+        ("keep.txt", ""),
+    ]);
+    let answers = globs(&p, &w, &GlobInput::new("*", t.root()));
+    let contract: BTreeSet<String> = ["drop.txt", "keep.txt"].map(String::from).into();
+    let rg: BTreeSet<String> = ["drop.txt\u{85}", "keep.txt"].map(String::from).into();
+    assert_eq!(listed(&answers[0], &t.root()), contract);
+    assert_eq!(listed(&answers[1], &t.root()), rg);
+    differ("gitignore_rule_loses_a_trailing_nel", &answers);
+}
+
 #[test]
 fn non_utf8_name_breaks_json() {
     use std::os::unix::ffi::OsStrExt;

@@ -14,6 +14,16 @@ export type StdErrorCode =
 export declare const CODES: readonly StdErrorCode[];
 export declare const PROTOCOL: { readonly min: 1; readonly max: 1 };
 export declare const STD_ERROR_TAG: "@smthrs/std/StdError";
+/** The most bytes of JSON a fault's message takes (4,096 − 512: it fits lawsuite's smallest answer budget). */
+export declare const FAULT_MESSAGE_BYTES: 3584;
+/** The most bytes of JSON a fault's stack takes (lawsuite's CASE_VALUE_BYTES). */
+export declare const FAULT_STACK_BYTES: 16384;
+
+/**
+ * `text` whole when its JSON takes at most `most` bytes; else its head and
+ * tail around `… [N characters left out] …`.
+ */
+export declare function excerpt(text: string, most: number): string;
 
 /** Anything with a §17 code and a message (`@smthrs/std`'s StdError is one). */
 export interface StdErrorShape {
@@ -59,15 +69,25 @@ export interface SearchLike<GrepIn = any, GrepOut = any, GlobIn = any, GlobOut =
 /**
  * Whole flows (validation, defaults and retry included), each declared as
  * `flow/<key>`. Their params are the raw JSON a caller sends, as lawsuite
- * sends it (`unknown` here): bind the tool's entry point that decodes them,
- * not a `run` that expects decoded input (that skips the checks the
- * `*::input::*` laws pin, and does not compile against these types).
+ * sends it, and the types say what each flow may take
+ * (adapters/node/README.md, "Use: binding a @smthrs/std host"):
+ *
+ * - `grep`, `glob`: the raw JSON handed to a `run` that makes the flow
+ *   layer's own checks (search-contract §3, §5: `Grep.run`, `Glob.run`),
+ *   undecoded: a schema would refuse first what those checks answer
+ *   (`maxCount: 0`, an empty glob), with the wrong code or message. So a
+ *   typed `run` binds as it is (`any`).
+ * - `read`, `ls`: `unknown`, to be decoded (`Read.Input`, `Ls.Input`) with
+ *   a schema error mapped to the contract's `invalid_input`; `Read.run`
+ *   trusts its input and makes no check of its own, so binding it as it is
+ *   does not compile.
+ *
  * A relative `path` of read and ls resolves against process.cwd(), which is
  * the call's `cwd`.
  */
 export interface Flows {
-  grep?: Method<unknown, any>;
-  glob?: Method<unknown, any>;
+  grep?: Method<any, any>;
+  glob?: Method<any, any>;
   read?: Method<unknown, any>;
   ls?: Method<unknown, any>;
   bash?: Method<unknown, any>;

@@ -27,7 +27,16 @@
 //     that is not a StdError, an unknown StdError code): a fault of the peer,
 //     JSON-RPC error -32603 with the message, `data` {name, message, stack},
 //     and the stack (or the rendered Cause) on stderr, which lawsuite shows
-//     beside the failing trial.
+//     beside the failing trial. A fault is bounded: its message is at most
+//     FAULT_MESSAGE_BYTES of JSON and its stack FAULT_STACK_BYTES, each cut
+//     in the middle (head and tail kept, the count of what was left out
+//     said), so a host error quoting a megabyte (a V8 RegExp error quotes
+//     its whole source) is reported, not refused for its size. When the
+//     error is a host's file-system failure (a Node errno error such as
+//     ENOTDIR, an Effect PlatformError) or a schema's refusal, the message
+//     says which contract failure the contract gives for it, in the
+//     contract's words: the call is still a fault, since only the host
+//     knows the path and the words the contract's message needs.
 
 import process from "node:process";
 import { createInterface } from "node:readline";
@@ -48,6 +57,23 @@ const CODE_SET = new Set(CODES);
 
 /** The tag of `@smthrs/std`'s StdError. */
 export const STD_ERROR_TAG = "@smthrs/std/StdError";
+
+/**
+ * The most bytes of JSON (UTF-8, quotes included) a fault's message takes.
+ * lawsuite's answer budget grants every call at least 4,096 bytes beyond
+ * its answer's parts (docs/bounds.md, "answer budget"), and the fault it
+ * reports holds this message once, inside its own words (about 130 bytes
+ * and the peer's name): 4,096 − 512. A longer message made the fault a
+ * budget overrun that hid the host's error.
+ */
+export const FAULT_MESSAGE_BYTES = 3584;
+
+/**
+ * The most bytes of JSON a fault's stack takes (`data.stack`, and what goes
+ * to stderr): what lawsuite keeps of one value of a failing case
+ * (`CASE_VALUE_BYTES`, 16 KiB).
+ */
+export const FAULT_STACK_BYTES = 16384;
 
 const CONTRACT_FAILURE = -32000;
 const NO_COMMON_VERSION = -32001;
@@ -139,6 +165,40 @@ function reasons(cause) {
   }
 }
 
+/** The bytes of `text` as JSON (UTF-8, quotes included), as lawsuite counts it. */
+const jsonBytes = (text) => Buffer.byteLength(JSON.stringify(text), "utf8");
+
+const isHigh = (unit) => unit >= 0xd800 && unit <= 0xdbff;
+
+/**
+ * `text` whole when its JSON takes at most `most` bytes; else its head and
+ * tail, as long as fit, around `… [N characters left out] …` (N counts
+ * UTF-16 units, as JavaScript counts a string's length). A surrogate pair
+ * is never split.
+ * @param {string} text
+ * @param {number} most
+ * @returns {string}
+ */
+export function excerpt(text, most) {
+  if (jsonBytes(text) <= most) return text;
+  const cut = (keep) => {
+    let head = Math.ceil(keep / 2);
+    let tail = text.length - Math.floor(keep / 2);
+    if (head > 0 && isHigh(text.charCodeAt(head - 1))) head -= 1;
+    if (tail < text.length && tail > 0 && isHigh(text.charCodeAt(tail - 1))) tail += 1;
+    return `${text.slice(0, head)}… [${tail - head} characters left out] …${text.slice(tail)}`;
+  };
+  // The most units kept whose excerpt fits: bisection, as a unit's bytes
+  // range from 1 to 6 (an escaped control character).
+  let lo = 0;
+  let hi = text.length - 1;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (jsonBytes(cut(mid)) <= most) lo = mid; else hi = mid - 1;
+  }
+  return cut(lo);
+}
+
 function describe(value) {
   if (value instanceof Error) return value.stack || `${value.name}: ${value.message}`;
   if (typeof value === "string") return value;
@@ -168,20 +228,101 @@ function contractError(err) {
   return { code: CONTRACT_FAILURE, message: err.message, data };
 }
 
-/** A fault: the JSON-RPC internal error, with the stack on stderr too. */
-function fault(method, err, detail, what = "failed") {
-  const name = err instanceof Error ? err.name : typeof err;
-  let message = err instanceof Error ? err.message : describe(err);
-  if (isObject(err) && err._tag === STD_ERROR_TAG && !isStdError(err)) {
-    message = `a StdError whose code ${JSON.stringify(err.code)} is not one of search-contract §17: ${err.message}`;
+/**
+ * The reason a host's file-system failure carries, in the contract's terms
+ * (search-contract §7.1 and read-ls-flows' read-side mapping name the
+ * reasons NotFound and PermissionDenied; any other is "another reason"),
+ * with what the host said: an Effect 4 `PlatformError` (its `reason._tag`,
+ * as `@effect/platform-node` maps an errno: ENOTDIR, ELOOP and EISDIR are
+ * BadResource), an Effect 3 `SystemError` (its `reason`), or a Node errno
+ * error (`code` ENOENT is NotFound, EACCES PermissionDenied, as
+ * `@effect/platform-node` reads them). `undefined` for anything else.
+ */
+function hostReason(err) {
+  if (!isObject(err)) return undefined;
+  const errno = (e) => (isObject(e) && typeof e.code === "string" && /^E[A-Z0-9]+$/.test(e.code) ? e.code : undefined);
+  let said;
+  if (err._tag === "PlatformError" && isObject(err.reason) && typeof err.reason._tag === "string") {
+    said = err.reason._tag;
+  } else if (err._tag === "SystemError" && typeof err.reason === "string") {
+    said = err.reason;
   }
-  const stack = detail ?? describe(err);
-  process.stderr.write(`lawsuite-peer: ${method} failed (a fault, not an answer):\n${stack}\n`);
+  const code = errno(err) ?? errno(err.cause) ?? errno(err.reason?.cause);
+  if (said === undefined && (code === undefined || !(typeof err.syscall === "string" || typeof err.errno === "number"))) {
+    return undefined;
+  }
+  const reason = said ?? (code === "ENOENT" ? "NotFound" : code === "EACCES" ? "PermissionDenied" : "other");
+  const from = [said, code].filter(Boolean).join(", ");
+  return { reason, from };
+}
+
+/**
+ * What the contract answers for `err` on `method`, in its own words, or
+ * `undefined` when `err` is neither a host file-system failure nor a schema
+ * error. The adapter does not answer it for the host: the contract's
+ * message needs the failing path and the host's own words, and a peer that
+ * does not map its failures must fail the laws that pin them.
+ */
+function contractHint(method, err) {
+  if (isObject(err) && (err._tag === "SchemaError" || err._tag === "ParseError")) {
+    return "the contract answers input its schema refuses with invalid_input: map the schema error to a StdError with code invalid_input (adapters/node/README.md, \"Use: binding a @smthrs/std host\")";
+  }
+  const host = hostReason(err);
+  if (host === undefined) return undefined;
+  const search = { grep: 1, glob: 1, "flow/grep": 1, "flow/glob": 1 }[method] !== undefined;
+  const flow = method === "flow/read" ? "read" : method === "flow/ls" ? "ls" : undefined;
+  if (!search && flow === undefined) return undefined;
+  const words = host.reason === "NotFound" || host.reason === "PermissionDenied"
+    ? `the host reason ${host.reason} (${host.from})`
+    : `a host reason other than NotFound and PermissionDenied (${host.from})`;
+  let answer;
+  if (search) {
+    answer = host.reason === "NotFound" ? "not_found «Path not found: {root}»"
+      : host.reason === "PermissionDenied" ? "permission_denied «Cannot search {root}: {host error message}»"
+        : "command_failed «Cannot search {root}: {host error message}»";
+    return `search-contract §7.1 answers ${words} with ${answer} when the root fails: fail with a StdError of that code`;
+  }
+  const notFound = flow === "read" ? "File not found: {path}" : "Directory not found: {path}";
+  answer = host.reason === "NotFound" ? `not_found «${notFound}»`
+    : host.reason === "PermissionDenied" ? "permission_denied «Permission denied: {path}»"
+      : "command_failed «Could not read {path}: {host error message}»";
+  return `read-ls-flows' read-side mapping answers ${words} with ${answer}: fail with a StdError of that code`;
+}
+
+/**
+ * A fault: the JSON-RPC internal error, with the stack on stderr too. The
+ * host's message appears once, cut to fit FAULT_MESSAGE_BYTES with the
+ * adapter's words around it; `data.message` is that excerpt, and the stack
+ * (whose first line repeats the message) starts with it instead.
+ */
+function fault(method, err, detail, what = "failed") {
+  const name = excerpt(err instanceof Error ? String(err.name) : typeof err, 256);
+  let whole = err instanceof Error ? String(err.message) : describe(err);
+  if (isObject(err) && err._tag === STD_ERROR_TAG && !isStdError(err)) {
+    whole = `a StdError whose code ${JSON.stringify(err.code)} is not one of search-contract §17: ${err.message}`;
+  }
   // lawsuite shows the message with the fault: name where it was thrown.
-  const frame = /^\s+at (.+)$/m.exec(err instanceof Error && err.stack ? err.stack : "");
+  let ownStack = err instanceof Error && typeof err.stack === "string" ? err.stack : "";
+  // The frames follow the message, which may hold lines like them (a
+  // SchemaError's `  at ["limit"]`).
+  const heading = `${err?.name}: ${err?.message}`;
+  if (ownStack.startsWith(heading)) ownStack = ownStack.slice(heading.length);
+  const frame = /^\s+at (.+)$/m.exec(ownStack);
+  const at = frame ? ` (at ${excerpt(frame[1], 512)})` : "";
+  const hint = contractHint(method, err);
+  const said = hint === undefined ? "" : `; ${hint}`;
+  const before = `${method} ${what}: ${name}: `;
+  const after = `${at}${said}`;
+  // The room the host's words have: the bound less the adapter's words.
+  const room = Math.max(FAULT_MESSAGE_BYTES - jsonBytes(before + after) + 2, 64);
+  const message = excerpt(whole, room);
+  let stack = detail ?? describe(err);
+  if (message !== whole) stack = stack.split(whole).join(message);
+  stack = excerpt(stack, FAULT_STACK_BYTES);
+  process.stderr.write(`lawsuite-peer: ${method} failed (a fault, not an answer):\n${stack}\n`);
   return {
     code: INTERNAL_ERROR,
-    message: `${method} ${what}: ${name}: ${message}${frame ? ` (at ${frame[1]})` : ""}`,
+    message: excerpt(`${before}${message}${after}`, FAULT_MESSAGE_BYTES),
     data: { name, message, stack },
   };
 }

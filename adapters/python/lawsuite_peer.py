@@ -26,7 +26,13 @@ Answers:
   * an RpcError is sent as it is (e.g. -32602 for params of the wrong shape);
   * any other exception is a fault of the peer: error -32603 naming it and
     where it was raised, `data` {name, message, traceback}, and the
-    traceback on stderr.
+    traceback on stderr. A fault is bounded: its message takes at most
+    FAULT_MESSAGE_BYTES of JSON and its traceback FAULT_STACK_BYTES, each
+    cut in the middle with the count of what was left out, so an exception
+    quoting a megabyte is reported, not refused for its size. An OSError
+    (ENOTDIR, ENOENT, ...) raised by read, ls, grep or glob is explained in
+    the contract's words: which failure the contract gives for it. It stays
+    a fault: only the host knows the words the contract's message needs.
 A result must be JSON with optional keys left out: None is `null`, which
 the protocol counts as a violation.
 """
@@ -35,7 +41,8 @@ import json
 import os
 import sys
 
-__all__ = ["CODES", "PROTOCOL", "RpcError", "StdError", "serve"]
+__all__ = ["CODES", "FAULT_MESSAGE_BYTES", "FAULT_STACK_BYTES", "PROTOCOL", "RpcError",
+           "StdError", "excerpt", "serve"]
 
 PROTOCOL = (1, 1)
 
@@ -53,6 +60,17 @@ CODES = frozenset((
 METHODS = (("grep", "grep"), ("glob", "glob"), ("flow_grep", "flow/grep"),
            ("flow_glob", "flow/glob"), ("read", "flow/read"), ("ls", "flow/ls"),
            ("bash", "flow/bash"))
+
+# The most bytes of JSON (UTF-8, quotes included) a fault's message takes.
+# lawsuite's answer budget grants every call at least 4,096 bytes beyond its
+# answer's parts (docs/bounds.md, "answer budget"), and the fault it reports
+# holds this message once, inside its own words (about 130 bytes and the
+# peer's name): 4,096 - 512. A longer message made the fault a budget
+# overrun that hid the peer's error.
+FAULT_MESSAGE_BYTES = 3584
+# The most bytes of JSON a fault's traceback takes (`data.traceback`, and
+# stderr): what lawsuite keeps of one value of a failing case (16 KiB).
+FAULT_STACK_BYTES = 16384
 
 CONTRACT_FAILURE = -32000
 NO_COMMON_VERSION = -32001
@@ -97,17 +115,95 @@ def contract_error(err):
     return {"code": CONTRACT_FAILURE, "message": err.message, "data": data}
 
 
+def _json_bytes(text):
+    """The bytes of `text` as JSON (UTF-8, quotes included), as lawsuite counts it."""
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+
+
+def excerpt(text, most):
+    """`text` whole when its JSON takes at most `most` bytes; else its head
+    and tail, as long as fit, around `… [N characters left out] …`."""
+    if _json_bytes(text) <= most:
+        return text
+
+    def cut(keep):
+        head, tail = (keep + 1) // 2, len(text) - keep // 2
+        return f"{text[:head]}… [{tail - head} characters left out] …{text[tail:]}"
+
+    # The most characters kept whose excerpt fits: bisection, as a
+    # character's bytes range from 1 to 6 (an escaped control character).
+    lo, hi = 0, len(text) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _json_bytes(cut(mid)) <= most:
+            lo = mid
+        else:
+            hi = mid - 1
+    return cut(lo)
+
+
+def contract_hint(method, err):
+    """What the contract answers for an OSError of `method`, in its words.
+
+    search-contract §7.1 and read-ls-flows' read-side mapping name the host
+    reasons NotFound (ENOENT) and PermissionDenied (EACCES); any other errno
+    (ENOTDIR, ELOOP, EISDIR, ...) is "another reason". None for anything
+    else. The adapter does not answer it for the host: the contract's
+    message needs the failing path and the host's own words.
+    """
+    import errno as codes
+    if not isinstance(err, OSError) or err.errno is None:
+        return None
+    name = codes.errorcode.get(err.errno, str(err.errno))
+    reason = {codes.ENOENT: "NotFound", codes.EACCES: "PermissionDenied"}.get(err.errno)
+    words = (f"the host reason {reason} ({name})" if reason
+             else f"a host reason other than NotFound and PermissionDenied ({name})")
+    if method in ("grep", "glob", "flow/grep", "flow/glob"):
+        answer = {"NotFound": "not_found «Path not found: {root}»",
+                  "PermissionDenied": "permission_denied «Cannot search {root}: {host error message}»"
+                  }.get(reason, "command_failed «Cannot search {root}: {host error message}»")
+        return (f"search-contract §7.1 answers {words} with {answer} when the root fails: "
+                "raise a StdError of that code")
+    if method in ("flow/read", "flow/ls"):
+        missing = "File not found: {path}" if method == "flow/read" else "Directory not found: {path}"
+        answer = {"NotFound": f"not_found «{missing}»",
+                  "PermissionDenied": "permission_denied «Permission denied: {path}»"
+                  }.get(reason, "command_failed «Could not read {path}: {host error message}»")
+        return (f"read-ls-flows' read-side mapping answers {words} with {answer}: "
+                "raise a StdError of that code")
+    return None
+
+
 def fault(method, err):
-    """Any other exception: -32603 with where it was raised, traceback on stderr."""
+    """Any other exception: -32603 with where it was raised, traceback on stderr.
+
+    The exception's message appears once, cut to fit FAULT_MESSAGE_BYTES
+    with the adapter's words around it; `data.message` is that excerpt, and
+    the traceback (whose last line repeats the message) holds it instead.
+    """
     import traceback  # only when something went wrong: it costs start-up time
+    whole = str(err)
+    name = excerpt(type(err).__name__, 256)
+    frames = traceback.extract_tb(err.__traceback__)
+    where = ""
+    if frames:
+        last = frames[-1]
+        where = f" (at {excerpt(f'{last.filename}:{last.lineno} in {last.name}', 512)})"
+    hint = contract_hint(method, err)
+    before = f"{method} raised {name}: "
+    after = where + (f"; {hint}" if hint else "")
+    # The room the exception's words have: the bound less the adapter's words.
+    room = max(FAULT_MESSAGE_BYTES - _json_bytes(before + after) + 2, 64)
+    message = excerpt(whole, room)
     trace = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+    if message != whole:
+        trace = trace.replace(whole, message)
+    trace = excerpt(trace, FAULT_STACK_BYTES)
     sys.stderr.write(f"lawsuite_peer: {method} failed (a fault, not an answer):\n{trace}")
     sys.stderr.flush()
-    frames = traceback.extract_tb(err.__traceback__)
-    where = f" (at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
-    name = type(err).__name__
-    return {"code": INTERNAL_ERROR, "message": f"{method} raised {name}: {err}{where}",
-            "data": {"name": name, "message": str(err), "traceback": trace}}
+    return {"code": INTERNAL_ERROR,
+            "message": excerpt(before + message + after, FAULT_MESSAGE_BYTES),
+            "data": {"name": name, "message": message, "traceback": trace}}
 
 
 def declared(search=None, **handlers):

@@ -16,7 +16,8 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lawsuite_peer import RpcError, StdError, serve  # noqa: E402
+from lawsuite_peer import (  # noqa: E402
+    FAULT_MESSAGE_BYTES, FAULT_STACK_BYTES, RpcError, StdError, excerpt, serve)
 
 GLOB = {"pattern": "*", "root": ".", "hidden": False, "noIgnore": False, "limit": 10}
 OUT = {"paths": [], "total": 0, "truncated": False}
@@ -115,6 +116,64 @@ class Answers(unittest.TestCase):
         self.assertEqual(one("glob", GLOB, glob=lambda p: (_ for _ in ()).throw(StdError("ENOENT", "m")))["error"]["code"], -32603)
         self.assertRegex(one("glob", GLOB, glob=lambda p: None)["error"]["message"], "returned None")
         self.assertRegex(one("glob", GLOB, glob=lambda p: {"x": {1, 2}})["error"]["message"], "not JSON serializable")
+
+    def test_a_huge_message_is_one_bounded_excerpt_not_three_copies(self):
+        huge = "x" * (1 << 20)
+
+        def broken(params):
+            raise ValueError(f"head {huge} tail")
+        line_bytes = []
+
+        def fault_of(fn):
+            out = io.BytesIO()
+            text = json.dumps(req(7, "glob", GLOB)) + "\n"
+            serve("t", stdin=io.BytesIO(text.encode()), stdout=out, glob=fn)
+            line_bytes.append(len(out.getvalue()))
+            return json.loads(out.getvalue())["error"]
+        error = fault_of(broken)
+        message = error["message"]
+        self.assertLessEqual(len(json.dumps(message, ensure_ascii=False).encode()), FAULT_MESSAGE_BYTES)
+        self.assertRegex(message, r"^glob raised ValueError: head x+… \[\d+ characters left out\] …x+ tail \(at .*in broken\)$")
+        self.assertLessEqual(len(json.dumps(error["data"]["traceback"], ensure_ascii=False).encode()),
+                             FAULT_STACK_BYTES)
+        self.assertNotIn(huge, error["data"]["message"])
+        # The whole answer line: once the megabyte three times over.
+        self.assertLess(line_bytes[0], 64 * 1024)
+
+    def test_the_excerpt_bound_on_both_sides(self):
+        def quoted(text):
+            return len(json.dumps(text, ensure_ascii=False).encode())
+        at = "a" * (FAULT_MESSAGE_BYTES - 2)  # two bytes of quotes
+        self.assertEqual(quoted(at), FAULT_MESSAGE_BYTES)
+        self.assertEqual(excerpt(at, FAULT_MESSAGE_BYTES), at)
+        over = excerpt(at + "b", FAULT_MESSAGE_BYTES)
+        self.assertLessEqual(quoted(over), FAULT_MESSAGE_BYTES)
+        self.assertRegex(over, r"^a+… \[\d+ characters left out\] …a+b$")
+        # Control characters are six bytes each as JSON: the bound is bytes.
+        controls = excerpt("\x01" * 10000, 600)
+        self.assertLessEqual(quoted(controls), 600)
+        self.assertGreater(quoted(controls), 500)
+
+    def test_the_readme_quotes_the_bounds_the_adapter_has(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "README.md"), encoding="utf-8") as f:
+            readme = " ".join(f.read().split())
+        self.assertIn(f"`FAULT_MESSAGE_BYTES` ({FAULT_MESSAGE_BYTES:,})", readme)
+        self.assertIn(f"`FAULT_STACK_BYTES` ({FAULT_STACK_BYTES:,})", readme)
+
+    def test_an_os_error_is_explained_in_the_contracts_words(self):
+        def stat(params):
+            os.stat(os.path.join(__file__, "x"))
+        error = one("glob", GLOB, glob=stat)["error"]
+        self.assertEqual(error["code"], -32603)
+        self.assertIn("search-contract §7.1 answers a host reason other than NotFound and PermissionDenied"
+                      " (ENOTDIR) with command_failed «Cannot search {root}: {host error message}»",
+                      error["message"])
+        error = one("flow/read", {"path": "/no/such/file"}, read=lambda p: open(p["path"]))["error"]
+        self.assertIn("read-ls-flows' read-side mapping answers the host reason NotFound (ENOENT)"
+                      " with not_found «File not found: {path}»", error["message"])
+        # Not an OSError: no hint.
+        self.assertNotIn("answers", one("glob", GLOB, glob=lambda p: 1 / 0)["error"]["message"])
 
     def test_read_and_ls_run_in_the_calls_cwd(self):
         here = os.getcwd()

@@ -37,8 +37,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::bench::corpus::RARE;
+use crate::call::Call;
 use crate::contract::{GlobInput, GlobRequest, GrepInput, GrepRequest, MAX_GREP_MATCHES};
-use crate::kit::case::Call;
 
 /// Large enough that no built-in query but the budget one is truncated.
 pub const NO_LIMIT: u64 = 100_000_000;

@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::bench::corpus::Stats;
-use crate::bench::stats::{SPREAD_WARNING, Summary};
+use crate::bench::stats::{SPREAD_WARNING, TimingSummary};
 
 /// How many noisy timings the warning names (the worst ones).
 const NOISY_NAMED: usize = 5;
@@ -32,7 +32,7 @@ const NOISY_NAMED: usize = 5;
 /// What a benchmark found.
 #[derive(Clone, Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Report {
+pub struct BenchReport {
     /// The corpus searched (`generated:S`, or a path).
     pub corpus: String,
     /// What a generated corpus holds.
@@ -169,7 +169,7 @@ pub enum Outcome {
     /// Agreed with the baseline and was timed.
     Timed {
         /// Its samples.
-        summary: Summary,
+        summary: TimingSummary,
         /// Median over the baseline's median.
         ratio: Option<f64>,
         /// 1 for the fastest agreeing peer on this call.
@@ -182,7 +182,7 @@ pub enum Outcome {
         difference: String,
         /// Its samples, when timed anyway.
         #[serde(skip_serializing_if = "Option::is_none")]
-        summary: Option<Summary>,
+        summary: Option<TimingSummary>,
         /// When timed anyway, the run in which its answer changed from its
         /// own first one, and how: it was timed no more on the call.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -207,7 +207,7 @@ pub enum Outcome {
     Unsupported,
 }
 
-impl Report {
+impl BenchReport {
     /// Whether any peer disagreed with the baseline on any call.
     pub fn has_disagreement(&self) -> bool {
         self.calls
@@ -409,7 +409,7 @@ impl Report {
             .iter()
             .map(|call| {
                 let mut row = vec![call.name.clone()];
-                row.extend(call.results.iter().map(|r| Report::cell(&r.outcome)));
+                row.extend(call.results.iter().map(|r| BenchReport::cell(&r.outcome)));
                 row
             })
             .collect()
@@ -658,16 +658,16 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    fn report() -> Report {
+    fn report() -> BenchReport {
         let ms = |v: &[u64]| {
-            Summary::of(
+            TimingSummary::of(
                 &v.iter()
                     .map(|&m| Duration::from_millis(m))
                     .collect::<Vec<_>>(),
             )
             .unwrap()
         };
-        Report {
+        BenchReport {
             corpus: "generated:S".into(),
             baseline: "a".into(),
             peers: vec!["a".into(), "b".into(), "c".into()],
@@ -707,7 +707,7 @@ mod tests {
                     },
                 ],
             }],
-            ..Report::default()
+            ..BenchReport::default()
         }
     }
 

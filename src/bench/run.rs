@@ -4,8 +4,9 @@
 //! For every call, in order:
 //!
 //! 1. **Agreement.** Every peer answers once and the answer is compared as a
-//!    JSON value ([`crate::kit::case::answer`]: key order ignored, a failure
-//!    reduced to its code) with the call's baseline, the first peer that
+//!    JSON value ([`crate::kit::answer::Answer::agrees`]: key order ignored,
+//!    a failure by its code, and by its message where the spec fixes it)
+//!    with the call's baseline, the first peer that
 //!    answers the method. A peer that answers differently is reported as
 //!    disagreeing, with the first difference, and is never ranked or given
 //!    a ratio: a fast wrong answer must not look like a win. Nor is it
@@ -48,7 +49,7 @@
 //! use lawsuite::bench::run::{Options, run};
 //! use lawsuite::peer::Subject;
 //! use lawsuite::contract::GlobInput;
-//! use lawsuite::kit::case::Call;
+//! use lawsuite::call::Call;
 //! use lawsuite::peer::Noop;
 //! use lawsuite::portable::Portable;
 //!
@@ -73,13 +74,14 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::bench::calls::BenchCall;
-use crate::bench::report::{CallReport, Outcome, PeerResult, Report};
-use crate::bench::stats::Summary;
+use crate::bench::report::{BenchReport, CallReport, Outcome, PeerResult};
+use crate::bench::stats::TimingSummary;
+use crate::call::Call;
 use crate::contract::StdError;
-use crate::kit::case::{Call, answer, rebase, render};
+use crate::kit::answer::{Answer, rebase};
 /// Moved to [`crate::kit::compare`], where the differential compares
 /// answers too; kept here for callers of the old path.
 pub use crate::kit::compare::first_difference;
@@ -125,7 +127,7 @@ pub fn run(
     peers: &[Subject],
     options: &Options,
     progress: &mut dyn FnMut(&str),
-) -> Report {
+) -> BenchReport {
     let not_started: Vec<Option<String>> = peers
         .iter()
         .map(|subject| {
@@ -146,13 +148,13 @@ pub fn run(
         .find(|(_, fault)| fault.is_none())
         .or(peers.first().zip(not_started.first()))
         .map(|(p, _)| p.name.clone());
-    let mut report = Report {
+    let mut report = BenchReport {
         baseline: baseline.unwrap_or_default(),
         peers: peers.iter().map(|p| p.name.clone()).collect(),
         rounds: options.rounds.max(1),
         warmup: options.warmup,
         calls: Vec::new(),
-        ..Report::default()
+        ..BenchReport::default()
     };
     for (i, bench_call) in calls.iter().enumerate() {
         progress(&format!(
@@ -226,14 +228,21 @@ fn run_call(
     progress: &mut dyn FnMut(&str),
 ) -> CallReport {
     let call = &bench_call.call;
-    // Decided on the answers as they are; only what is shown is rebased.
-    let difference = |expected: &Value, actual: &Value| -> Option<String> {
-        let raw = first_difference(expected, actual, "")?;
+    // Decided on the answers as they are ([`Answer::agrees`]); only what is
+    // shown is rebased.
+    let difference = |expected: &Answer, actual: &Answer| -> Option<String> {
+        if expected.agrees(actual) {
+            return None;
+        }
+        let (expected, actual) = (expected.to_wire(), actual.to_wire());
+        let raw = first_difference(&expected, &actual, "")?;
         Some(match &options.corpus {
-            Some(root) => {
-                first_difference(&rebase(expected, root, "."), &rebase(actual, root, "."), "")
-                    .unwrap_or(raw)
-            }
+            Some(root) => first_difference(
+                &rebase(&expected, root, "."),
+                &rebase(&actual, root, "."),
+                "",
+            )
+            .unwrap_or(raw),
             None => raw,
         })
     };
@@ -241,8 +250,8 @@ fn run_call(
     let mut disagreement: Vec<Option<String>> = vec![None; peers.len()];
     // A disagreeing peer timed anyway is checked against its own first
     // answer; only those are kept (an answer can be large).
-    let mut own: Vec<Option<Value>> = vec![None; peers.len()];
-    let mut baseline: Option<(usize, Value)> = None;
+    let mut own: Vec<Option<Answer>> = vec![None; peers.len()];
+    let mut baseline: Option<(usize, Answer)> = None;
     // The run and the difference of a peer whose answer changed, or that
     // faulted on its first answer.
     let mut faults: Vec<Option<(String, String)>> = vec![None; peers.len()];
@@ -254,12 +263,12 @@ fn run_call(
             supported[i] = false;
             continue;
         }
-        let value = answer(subject.peer.as_ref(), call);
+        let value = Answer::of(subject.peer.as_ref(), call);
         // A fault (the harness's failure for a peer that did not answer,
         // or a panic) is no answer to agree or disagree with, nor to take
         // as the baseline: `/matches: missing` said nothing of a crash.
-        if crate::kit::case::is_fault(&value) {
-            let d = format!("answered {} instead", shorten(&value));
+        if value.is_fault() {
+            let d = format!("answered {} instead", shorten(&value.shown()));
             progress(&format!("{} FAULTED in {AGREEMENT}: {d}", subject.name));
             faults[i] = Some((AGREEMENT.to_string(), d));
             continue;
@@ -295,18 +304,11 @@ fn run_call(
         match first.and_then(|e| difference(e, &value)) {
             None => (Some(elapsed), None),
             Some(d) => {
-                // A failure or panic is the news, not the first key it lacks.
-                let broke = value.get("failure").or_else(|| value.get("panic"));
-                // A fault (`{failure, fault}`, [`crate::kit::case::is_fault`])
-                // is a failure too, with what happened beside its code.
-                let d = match broke {
-                    Some(_)
-                        if crate::kit::case::is_fault(&value)
-                            || value.as_object().is_some_and(|o| o.len() == 1) =>
-                    {
-                        format!("answered {} instead", shorten(&value))
-                    }
-                    _ => d,
+                // A failure, a fault or a panic is the news, not the first
+                // key it lacks.
+                let d = match &value {
+                    Answer::Value(_) => d,
+                    _ => format!("answered {} instead", shorten(&value.to_wire())),
                 };
                 let line = format!("{} FAULTED in {during}: {d}", peers[i].name);
                 faults[i] = Some((during, d));
@@ -342,10 +344,10 @@ fn run_call(
         }
     }
     // A faulted peer's samples are not a time.
-    let summaries: Vec<Option<Summary>> = (0..peers.len())
+    let summaries: Vec<Option<TimingSummary>> = (0..peers.len())
         .map(|i| {
             if timed.contains(&i) && faults[i].is_none() {
-                Summary::of(&samples[i])
+                TimingSummary::of(&samples[i])
             } else {
                 None
             }
@@ -419,15 +421,22 @@ fn run_call(
     }
 }
 
-/// One call, timed, and its answer rendered as [`answer`] renders it (a
-/// failure as its code, a panic as its message). The rendering, and
-/// dropping the answer, happen after the clock stops.
-fn timed_answer(peer: &dyn Search, call: &Call) -> (Duration, Value) {
-    fn clock<T: Serialize>(answer: impl FnOnce() -> Result<T, StdError>) -> (Duration, Value) {
+/// One call, timed, and its [`Answer`]. Turning the output into JSON, and
+/// dropping it, happen after the clock stops.
+fn timed_answer(peer: &dyn Search, call: &Call) -> (Duration, Answer) {
+    fn clock<T: Serialize>(answer: impl FnOnce() -> Result<T, StdError>) -> (Duration, Answer) {
         let started = Instant::now();
         let out = black_box(answer());
         let elapsed = started.elapsed();
-        (elapsed, render(out))
+        let json = out.and_then(|value| {
+            serde_json::to_value(value).map_err(|e| {
+                StdError::fault(
+                    crate::contract::ErrorCode::RequestFailed,
+                    format!("the answer cannot be written as JSON: {e}"),
+                )
+            })
+        });
+        (elapsed, Answer::from_result(json))
     }
     // Through the typed output, not `Call::run`'s JSON: serialising the
     // answer is not the peer's time.
@@ -444,7 +453,7 @@ fn timed_answer(peer: &dyn Search, call: &Call) -> (Duration, Value) {
     timed.unwrap_or_else(|payload| {
         (
             Duration::ZERO,
-            json!({ "panic": crate::kit::case::panic_message(&*payload) }),
+            Answer::Panic(crate::kit::answer::panic_message(&*payload)),
         )
     })
 }

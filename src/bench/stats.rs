@@ -13,10 +13,10 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use lawsuite::bench::stats::Summary;
+//! use lawsuite::bench::stats::TimingSummary;
 //!
 //! let ms = |v: u64| Duration::from_millis(v);
-//! let s = Summary::of(&[ms(10), ms(12), ms(11), ms(30), ms(11)]).expect("samples");
+//! let s = TimingSummary::of(&[ms(10), ms(12), ms(11), ms(30), ms(11)]).expect("samples");
 //! assert_eq!(s.median_ms, 11.0);
 //! assert!(s.spread > 1.0); // one sample of five is an outlier: p90 sees it
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -32,7 +32,7 @@ pub const SPREAD_WARNING: f64 = 0.15;
 /// The distribution of one peer's samples on one call, in milliseconds.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Summary {
+pub struct TimingSummary {
     /// How many samples.
     pub samples: usize,
     /// The median.
@@ -49,9 +49,9 @@ pub struct Summary {
     pub spread: f64,
 }
 
-impl Summary {
+impl TimingSummary {
     /// Summarise `samples`; `None` when there are none.
-    pub fn of(samples: &[Duration]) -> Option<Summary> {
+    pub fn of(samples: &[Duration]) -> Option<TimingSummary> {
         if samples.is_empty() {
             return None;
         }
@@ -59,7 +59,7 @@ impl Summary {
         ms.sort_by(f64::total_cmp);
         let median = percentile(&ms, 0.5);
         let (p10, p90) = (percentile(&ms, 0.1), percentile(&ms, 0.9));
-        Some(Summary {
+        Some(TimingSummary {
             samples: ms.len(),
             median_ms: median,
             p10_ms: p10,
@@ -81,7 +81,7 @@ impl Summary {
 
     /// This median over `baseline`'s: above 1 is slower than the baseline.
     /// `None` when the baseline's median is 0.
-    pub fn ratio_to(&self, baseline: &Summary) -> Option<f64> {
+    pub fn ratio_to(&self, baseline: &TimingSummary) -> Option<f64> {
         (baseline.median_ms > 0.0).then(|| self.median_ms / baseline.median_ms)
     }
 }
@@ -104,25 +104,28 @@ mod tests {
 
     #[test]
     fn median_of_odd_and_even_counts() {
-        assert_eq!(Summary::of(&ms(&[3, 1, 2])).unwrap().median_ms, 2.0);
-        assert_eq!(Summary::of(&ms(&[4, 1, 3, 2])).unwrap().median_ms, 2.5);
+        assert_eq!(TimingSummary::of(&ms(&[3, 1, 2])).unwrap().median_ms, 2.0);
+        assert_eq!(
+            TimingSummary::of(&ms(&[4, 1, 3, 2])).unwrap().median_ms,
+            2.5
+        );
     }
 
     #[test]
     fn one_sample_has_no_spread() {
-        let s = Summary::of(&ms(&[7])).unwrap();
+        let s = TimingSummary::of(&ms(&[7])).unwrap();
         assert_eq!(
             (s.median_ms, s.p10_ms, s.p90_ms, s.spread),
             (7.0, 7.0, 7.0, 0.0)
         );
         assert!(!s.is_noisy());
-        assert!(Summary::of(&[]).is_none());
+        assert!(TimingSummary::of(&[]).is_none());
     }
 
     #[test]
     fn percentiles_interpolate() {
         // 11 samples 0..=100 step 10: p10 is exactly 10, p90 90.
-        let s = Summary::of(&ms(&[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100])).unwrap();
+        let s = TimingSummary::of(&ms(&[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100])).unwrap();
         assert_eq!((s.p10_ms, s.median_ms, s.p90_ms), (10.0, 50.0, 90.0));
         assert!((s.spread - 1.6).abs() < 1e-9);
         assert_eq!((s.min_ms, s.max_ms), (0.0, 100.0));
@@ -130,18 +133,18 @@ mod tests {
 
     #[test]
     fn steady_samples_are_not_noisy_drifting_ones_are() {
-        let steady = Summary::of(&ms(&[100, 101, 99, 100, 102, 100, 98])).unwrap();
+        let steady = TimingSummary::of(&ms(&[100, 101, 99, 100, 102, 100, 98])).unwrap();
         assert!(!steady.is_noisy(), "{steady:?}");
-        let drifting = Summary::of(&ms(&[100, 120, 140, 160, 180])).unwrap();
+        let drifting = TimingSummary::of(&ms(&[100, 120, 140, 160, 180])).unwrap();
         assert!(drifting.is_noisy(), "{drifting:?}");
     }
 
     #[test]
     fn ratio_is_median_over_baseline_median() {
-        let a = Summary::of(&ms(&[10, 10, 10])).unwrap();
-        let b = Summary::of(&ms(&[25, 20, 30])).unwrap();
+        let a = TimingSummary::of(&ms(&[10, 10, 10])).unwrap();
+        let b = TimingSummary::of(&ms(&[25, 20, 30])).unwrap();
         assert_eq!(b.ratio_to(&a), Some(2.5));
-        let zero = Summary::of(&[Duration::ZERO]).unwrap();
+        let zero = TimingSummary::of(&[Duration::ZERO]).unwrap();
         assert_eq!(a.ratio_to(&zero), None);
         assert_eq!(zero.spread, 0.0);
     }

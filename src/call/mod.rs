@@ -48,31 +48,59 @@ pub use budget::{Budget, TreeSize};
 /// assert_eq!(call.rebased("/r", "/tmp/t").root(), "/tmp/t/a.txt");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "method", content = "input")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Call {
     /// `Search.grep`, normalised input.
-    #[serde(rename = "grep")]
     Grep(GrepInput),
     /// `Search.glob`, normalised input.
-    #[serde(rename = "glob")]
     Glob(GlobInput),
     /// The grep flow on a caller's request.
-    #[serde(rename = "flow/grep")]
     FlowGrep(GrepRequest),
     /// The glob flow on a caller's request.
-    #[serde(rename = "flow/glob")]
     FlowGlob(GlobRequest),
     /// The `read` flow (read-ls-flows §1).
-    #[serde(rename = "flow/read")]
     Read(ReadRequest),
     /// The `ls` flow (read-ls-flows §2).
-    #[serde(rename = "flow/ls")]
     Ls(LsRequest),
     /// The `bash` capture rules (read-ls-flows §4).
     #[cfg(unix)]
-    #[serde(rename = "flow/bash")]
     Bash(BashRequest),
+}
+
+// A call's JSON names its method as [`Method`] does: the one table of
+// wire names (`crate::peer`), not a second list of serde renames.
+
+impl Serialize for Call {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Wire<'a, T> {
+            method: Method,
+            input: &'a T,
+        }
+        let method = self.method();
+        match self {
+            Call::Grep(input) => Wire { method, input }.serialize(serializer),
+            Call::Glob(input) => Wire { method, input }.serialize(serializer),
+            Call::FlowGrep(input) => Wire { method, input }.serialize(serializer),
+            Call::FlowGlob(input) => Wire { method, input }.serialize(serializer),
+            Call::Read(input) => Wire { method, input }.serialize(serializer),
+            Call::Ls(input) => Wire { method, input }.serialize(serializer),
+            #[cfg(unix)]
+            Call::Bash(input) => Wire { method, input }.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Call {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Call, D::Error> {
+        #[derive(Deserialize)]
+        struct Wire {
+            method: Method,
+            input: Value,
+        }
+        let wire = Wire::deserialize(deserializer)?;
+        Call::parse(wire.method, wire.input).map_err(serde::de::Error::custom)
+    }
 }
 
 /// Parameters that do not have the shape of their method's input.

@@ -155,11 +155,50 @@ impl From<Vec<u64>> for Seeds {
 }
 
 /// One expected failure given in code ([`crate::suite::Suite::expect_failure`]).
+///
+/// Its `id` is the item id a trial has without its peer:
+/// `law::grep::context::…` for a law, `regression::<file>` for a
+/// regression. A law named without `law::` (the older spelling) is still
+/// read as that law, with a warning ([`Engine::warnings`]) naming the new
+/// spelling:
+///
+/// ```
+/// use lawsuite::conformance::config::{Config, ListedFailure};
+/// use lawsuite::conformance::peers::PeerSet;
+/// use lawsuite::conformance::Subject;
+/// use lawsuite::kit::Generator;
+/// use lawsuite::portable::Portable;
+///
+/// let warnings = |id: &str| -> Result<Vec<String>, String> {
+///     let config = Config::builder()
+///         .only_generator(Generator::Smthrs)
+///         .seeds(4..5)
+///         .expect_failure(ListedFailure {
+///             peer: "mine".into(),
+///             id: id.into(),
+///             reason: "context ownership is not done yet".into(),
+///         })
+///         .build()
+///         .map_err(|e| format!("{e:?}"))?;
+///     let peers = PeerSet::new(
+///         Subject::new("portable", Portable::default()),
+///         vec![Subject::new("mine", Portable::with_threads(1))],
+///     );
+///     let engine = config.engine(peers, None).map_err(|e| format!("{e:?}"))?;
+///     Ok(engine.warnings().to_vec())
+/// };
+/// let law = "grep::context::context-tie-goes-to-the-earlier-match";
+/// // Today's spelling draws no warning.
+/// assert_eq!(warnings(&format!("law::{law}"))?, Vec::<String>::new());
+/// // The older one does, naming today's.
+/// assert!(warnings(law)?[0].contains(&format!("write \"law::{law}\"")));
+/// # Ok::<(), String>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListedFailure {
     /// The registered peer name.
     pub peer: String,
-    /// The law id (`grep::context::…`, without `law::`) or `regression::<file>`.
+    /// The item id: `law::grep::context::…` or `regression::<file>`.
     pub id: String,
     /// Why it fails.
     pub reason: String,

@@ -48,6 +48,7 @@ mod item;
 pub mod peers;
 mod run;
 mod seed;
+pub mod sentence;
 pub mod shard;
 pub mod slow;
 mod summary;
@@ -869,37 +870,29 @@ impl Engine {
                     "method": l.law.method.name(),
                     "input": l.law.input,
                 });
-                let case = Case {
-                    title: format!("law {} ({})", l.id, l.file.display()),
-                    spec: Some(l.law.spec.clone()),
-                    decision: l.law.decision.clone(),
-                    tree: law::tree_listing(&l.law)
+                let case = Case::new(
+                    format!("law {} ({})", l.id, l.file.display()),
+                    call,
+                    l.law.method,
+                    &failure.expected,
+                    failure.actual,
+                )
+                .spec(l.law.spec.clone())
+                .decision(l.law.decision.clone())
+                .tree(
+                    law::tree_listing(&l.law)
                         .into_iter()
                         .map(|(path, text, about)| TreeEntry { path, text, about })
                         .collect(),
-                    tree_note: None,
-                    call_index: None,
-                    call,
-                    diff: crate::kit::report::json_diff(
-                        &verdict::in_wire_order(&failure.expected, &failure.actual, l.law.method),
-                        &failure.actual,
-                        false,
-                    ),
-                    expected: verdict::in_wire_order(
-                        &failure.expected,
-                        &failure.actual,
-                        l.law.method,
-                    ),
-                    actual: failure.actual,
-                    problems: failure.problems,
-                    replay: Some(self.replay.command(
-                        &Item::Law(Arc::new(l.clone())),
-                        &trial,
-                        &subject.name,
-                        None,
-                    )),
-                    recorded: None,
-                };
+                    None,
+                )
+                .problems(failure.problems)
+                .replay(self.replay.command(
+                    &Item::Law(Arc::new(l.clone())),
+                    &trial,
+                    &subject.name,
+                    None,
+                ));
                 Judged::Fail(Report {
                     summary: format!("law {} fails on {} ({})", l.id, subject.name, l.law.spec),
                     cases: vec![case],
@@ -923,33 +916,17 @@ impl Engine {
             Err(e) => Judged::Broken(e.to_string()),
             Ok(Err(mismatch)) => {
                 let trial = item.trial_id(&subject.name);
-                let case = Case {
-                    title: format!("regression {name} ({})", path.display()),
-                    spec: None,
-                    decision: Some(regression.why.clone()),
-                    tree: regression.files.iter().map(TreeEntry::of).collect(),
-                    tree_note: None,
-                    call_index: None,
-                    call: serde_json::to_value(&regression.call).unwrap_or(Value::Null),
-                    diff: crate::kit::report::json_diff(
-                        &verdict::in_wire_order(
-                            &mismatch.expected,
-                            &mismatch.actual,
-                            regression.call.method(),
-                        ),
-                        &mismatch.actual,
-                        false,
-                    ),
-                    expected: verdict::in_wire_order(
-                        &mismatch.expected,
-                        &mismatch.actual,
-                        regression.call.method(),
-                    ),
-                    actual: mismatch.actual,
-                    problems: vec!["the answer differs from the recorded one".into()],
-                    replay: Some(self.replay.command(item, &trial, &subject.name, None)),
-                    recorded: None,
-                };
+                let case = Case::new(
+                    format!("regression {name} ({})", path.display()),
+                    serde_json::to_value(&regression.call).unwrap_or(Value::Null),
+                    regression.call.method(),
+                    &mismatch.expected,
+                    mismatch.actual.shown(),
+                )
+                .decision(Some(regression.why.clone()))
+                .tree(regression.files.iter().map(TreeEntry::of).collect(), None)
+                .problem("the answer differs from the recorded one")
+                .replay(self.replay.command(item, &trial, &subject.name, None));
                 Judged::Fail(Report {
                     summary: format!(
                         "regression {name} fails on {}: {}",

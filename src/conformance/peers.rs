@@ -2,11 +2,17 @@
 //! become [`Subject`]s (the reference, the peers under test) and the peers
 //! that cannot run here, each with the reason.
 //!
-//! Every front door resolves peers here: `cargo test` ([`crate::suite`]),
-//! `lawsuite run`, `record`, `call`, `bench` and `differ`. A peer that
-//! cannot start is never dropped without a word: it becomes an
-//! [`Unavailable`] the report shows (or, for the reference, a
-//! [`PeerError`] the run stops on), so the user reads *why*.
+//! Every front door resolves peers here, by one rule ([`resolve`]): a
+//! name is the registry's peer of that name, else the built-in of that
+//! name, else an error listing the registered names. `cargo test`
+//! ([`crate::suite`]) and `lawsuite run`, `fuzz`, `shrink` and `record`
+//! take a [`PeerSet`]; `call`, `bench` and `differ` the peers they name.
+//! The registry is the project's, read before: a project file or registry
+//! that cannot be read is that error ([`crate::project::ProjectError`],
+//! [`crate::registry::RegistryError`]), never a reason to fall back on
+//! the built-ins. A peer that cannot start is never dropped without a
+//! word: it becomes an [`Unavailable`] the report shows (or, for the
+//! reference, a [`PeerError`] the run stops on), so the user reads *why*.
 //!
 //! ```
 //! use lawsuite::conformance::peers::PeerSet;
@@ -23,7 +29,7 @@
 use std::fmt;
 
 pub use crate::peer::{Subject, Unavailable};
-use crate::registry::{BUILTINS, PeerOptions, Registry, builtin};
+use crate::registry::{BUILTINS, Builtin, PeerOptions, Registered, Registry, builtin};
 
 /// The peers of one run: the reference, the subjects, and the chosen
 /// peers that cannot run here.
@@ -31,9 +37,9 @@ use crate::registry::{BUILTINS, PeerOptions, Registry, builtin};
 pub struct PeerSet {
     /// The peer every other is compared with.
     pub reference: Subject,
-    /// The peers under test, in registry order.
+    /// The peers under test: in registry order, or in the order named.
     pub subjects: Vec<Subject>,
-    /// Chosen peers that cannot run here, in registry order.
+    /// Chosen peers that cannot run here, in the same order.
     pub unavailable: Vec<Unavailable>,
 }
 
@@ -100,47 +106,42 @@ impl PeerSet {
         }
     }
 
-    /// The registry's reference, and its other peers as subjects: all of
-    /// them when `wanted` is empty, else those named (each must be
-    /// registered). Chosen peers that cannot run are [`Unavailable`]; a
-    /// reference that cannot run is an error with its reason.
+    /// The registry's reference, and as subjects: every other registered
+    /// peer when `wanted` is empty, else the peers `wanted` names, in that
+    /// order, each resolved as [`resolve`] resolves a name (the
+    /// reference, when named, is the reference and no subject). Chosen
+    /// peers that cannot run are [`Unavailable`]; a reference that cannot
+    /// run is an error with its reason.
     pub fn from_registry(registry: &Registry, wanted: &[String]) -> Result<PeerSet, PeerError> {
-        for (i, name) in wanted.iter().enumerate() {
-            if wanted[..i].contains(name) {
-                return Err(PeerError::Twice { name: name.clone() });
-            }
-            if !registry.peers.iter().any(|p| &p.name == name) {
-                return Err(PeerError::Unknown {
-                    name: name.clone(),
-                    registered: registry.names(),
-                });
-            }
-        }
-        let mut reference = None;
-        let mut subjects = Vec::new();
-        let mut unavailable = Vec::new();
-        for entry in &registry.peers {
-            let is_reference = entry.name == registry.reference;
-            let chosen = wanted.is_empty() || wanted.contains(&entry.name);
-            match entry.subject() {
-                Ok(subject) if is_reference => reference = Some(subject),
-                Ok(subject) if chosen => subjects.push(subject),
-                Err(why) if is_reference => {
-                    return Err(PeerError::ReferenceUnavailable {
-                        name: entry.name.clone(),
-                        why: why.to_string(),
-                    });
-                }
-                Err(why) if chosen => unavailable.push(Unavailable {
+        once_each(wanted)?;
+        let reference = match registry.peers.iter().find(|p| p.name == registry.reference) {
+            Some(entry) => entry
+                .subject()
+                .map_err(|why| PeerError::ReferenceUnavailable {
                     name: entry.name.clone(),
                     why: why.to_string(),
-                }),
-                _ => {}
+                })?,
+            None => {
+                return Err(PeerError::NoReference {
+                    name: registry.reference.clone(),
+                });
+            }
+        };
+        let mut subjects = Vec::new();
+        let mut unavailable = Vec::new();
+        let mut add = |resolved| match resolved {
+            Ok(subject) => subjects.push(subject),
+            Err(u) => unavailable.push(u),
+        };
+        if wanted.is_empty() {
+            for entry in registry.peers.iter().filter(|p| p.name != reference.name) {
+                add(registered(entry));
+            }
+        } else {
+            for name in wanted.iter().filter(|n| **n != reference.name) {
+                add(lookup(registry, name)?);
             }
         }
-        let reference = reference.ok_or_else(|| PeerError::NoReference {
-            name: registry.reference.clone(),
-        })?;
         Ok(PeerSet {
             reference,
             subjects,
@@ -170,50 +171,77 @@ pub fn builtin_subject(
 }
 
 /// The peers `names`, in order, each the registry's peer of that name or
-/// else the built-in of that name (`bench`, `differ` and `call` take any
-/// of them). A name that is neither is an error; a peer that cannot run
-/// is [`Unavailable`].
+/// else the built-in of that name, started as the registry's own peers
+/// are ([`Registry::options`]). A name that is neither, or a name given
+/// twice, is an error; a peer that cannot run is [`Unavailable`].
 ///
-/// `registry` is the project's, or why it cannot be read: built-ins still
-/// resolve without one, started with `options`.
+/// This is the one rule every front door resolves names by:
+/// [`PeerSet::from_registry`] (`cargo test`, `lawsuite run`, `fuzz`,
+/// `shrink`, `record`) and `lawsuite call`, `bench` and `differ` alike.
+/// It takes a registry, never "a registry or why there is none": a
+/// project whose file or registry cannot be read is an error before any
+/// name is resolved ([`crate::project::Project::registry`]), and a
+/// project with no file has the built-in registry ([`Registry::builtins`]).
+///
+/// ```
+/// use lawsuite::conformance::peers::resolve;
+/// use lawsuite::registry::Registry;
+///
+/// // `model` is no peer of the built-in registry, but it is a built-in.
+/// let (subjects, _) = resolve(&Registry::builtins(), &["portable".into(), "model".into()])?;
+/// let names: Vec<&str> = subjects.iter().map(|s| s.name.as_str()).collect();
+/// assert_eq!(names, ["portable", "model"]);
+/// let err = resolve(&Registry::builtins(), &["mine".into()]).unwrap_err();
+/// assert!(err.to_string().contains("no peer named \"mine\" is registered"));
+/// # Ok::<(), lawsuite::conformance::peers::PeerError>(())
+/// ```
 pub fn resolve(
-    registry: Result<&Registry, &str>,
+    registry: &Registry,
     names: &[String],
-    options: &PeerOptions,
 ) -> Result<(Vec<Subject>, Vec<Unavailable>), PeerError> {
+    once_each(names)?;
     let mut subjects = Vec::new();
     let mut unavailable = Vec::new();
+    for name in names {
+        match lookup(registry, name)? {
+            Ok(subject) => subjects.push(subject),
+            Err(u) => unavailable.push(u),
+        }
+    }
+    Ok((subjects, unavailable))
+}
+
+/// A name given twice is a mistake, not two peers.
+fn once_each(names: &[String]) -> Result<(), PeerError> {
     for (i, name) in names.iter().enumerate() {
         if names[..i].contains(name) {
             return Err(PeerError::Twice { name: name.clone() });
         }
-        let registered = registry
-            .ok()
-            .and_then(|r| r.peers.iter().find(|p| &p.name == name));
-        let resolved = match registered {
-            Some(entry) => entry.subject().map_err(|why| why.to_string()),
-            None if BUILTINS.contains(&name.as_str()) => {
-                builtin_subject(name, name, options).map_err(|u| u.why)
-            }
-            None => {
-                return Err(PeerError::Unknown {
-                    name: name.clone(),
-                    registered: match registry {
-                        Ok(r) => r.names(),
-                        Err(why) => format!("none (the registry cannot be read: {why})"),
-                    },
-                });
-            }
-        };
-        match resolved {
-            Ok(subject) => subjects.push(subject),
-            Err(why) => unavailable.push(Unavailable {
-                name: name.clone(),
-                why,
-            }),
-        }
     }
-    Ok((subjects, unavailable))
+    Ok(())
+}
+
+/// `name`: the registry's peer of that name, else the built-in of that
+/// name, else an error listing the registered names.
+fn lookup(registry: &Registry, name: &str) -> Result<Result<Subject, Unavailable>, PeerError> {
+    if let Some(entry) = registry.peers.iter().find(|p| p.name == name) {
+        return Ok(registered(entry));
+    }
+    if name.parse::<Builtin>().is_ok() {
+        return Ok(builtin_subject(name, name, registry.options()));
+    }
+    Err(PeerError::Unknown {
+        name: name.to_string(),
+        registered: registry.names(),
+    })
+}
+
+/// A registered peer as a run takes it, or why it cannot run here.
+fn registered(entry: &Registered) -> Result<Subject, Unavailable> {
+    entry.subject().map_err(|why| Unavailable {
+        name: entry.name.clone(),
+        why: why.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -228,13 +256,9 @@ mod tests {
     }
 
     #[test]
-    fn built_ins_resolve_without_a_registry_and_keep_their_built_in_name() {
-        let (subjects, _) = resolve(
-            Err("no file"),
-            &["portable".into(), "noop".into()],
-            &PeerOptions::default(),
-        )
-        .unwrap();
+    fn built_ins_resolve_by_name_and_keep_their_built_in_name() {
+        let (subjects, _) =
+            resolve(&Registry::builtins(), &["portable".into(), "noop".into()]).unwrap();
         let named: Vec<(&str, Option<&str>)> = subjects
             .iter()
             .map(|s| (s.name.as_str(), s.builtin.as_deref()))
@@ -243,22 +267,47 @@ mod tests {
             named,
             [("portable", Some("portable")), ("noop", Some("noop"))]
         );
-        let err = resolve(Err("no file"), &["mine".into()], &PeerOptions::default()).unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("the registry cannot be read: no file")
-        );
-        let twice = resolve(
-            Err("x"),
-            &["noop".into(), "noop".into()],
-            &PeerOptions::default(),
-        )
-        .unwrap_err();
+        let twice = resolve(&Registry::builtins(), &["noop".into(), "noop".into()]).unwrap_err();
         assert_eq!(
             twice,
             PeerError::Twice {
                 name: "noop".into()
             }
+        );
+    }
+
+    /// A run's named subjects resolve by the same rule as `call`'s peer: a
+    /// built-in nobody registered is a subject, in the order named, and the
+    /// reference named among them stays the reference.
+    #[test]
+    fn a_runs_named_peers_resolve_as_any_command_resolves_them() {
+        let set = PeerSet::from_registry(
+            &Registry::builtins(),
+            &["noop".into(), "portable".into(), "model".into()],
+        )
+        .unwrap();
+        assert_eq!(set.reference.name, "portable");
+        let named: Vec<&str> = set.subjects.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(named, ["noop", "model"]);
+    }
+
+    /// A registry read for one peer still knows every registered name, and
+    /// says so when another is asked for (`lawsuite call` reads it so).
+    #[test]
+    fn a_registry_read_for_one_peer_names_them_all() {
+        let only = ["model".to_string()];
+        let registry = Registry::builtins_for(Some(&only), &PeerOptions::default());
+        let err = resolve(&registry, &["mine".into()]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("the registered peers are: portable, ripgrep, ripgrep-walk"),
+            "{err}"
+        );
+        let (subjects, unavailable) = resolve(&registry, &["ripgrep".into()]).unwrap();
+        assert!(subjects.is_empty());
+        assert!(
+            unavailable[0].why.contains("was not started"),
+            "{unavailable:?}"
         );
     }
 }

@@ -112,7 +112,7 @@ impl Engine {
                             .unwrap_or_else(|payload| {
                                 let why = format!(
                                     "the trial panicked: {}",
-                                    crate::kit::case::panic_message(&*payload)
+                                    crate::kit::answer::panic_message(&*payload)
                                 );
                                 let resolved = self.resolve(item, seed);
                                 peers

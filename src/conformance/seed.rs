@@ -8,9 +8,8 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::verdict;
 use super::{Case, Engine, Item, Outcome, Report, SeedItem, Subject, TreeEntry, Verdict};
-use crate::kit::case::{fault_text, is_fault};
+use crate::kit::answer::Answer;
 use crate::kit::compare::{Compared, Divergence, compare_plan_with};
 use crate::kit::generate;
 use crate::kit::plan::PLAN_ROOT;
@@ -85,19 +84,20 @@ impl Engine {
                         why: format!("{}: {e}", item.id()),
                     },
                     Ok((plan, divergences)) => {
-                        compared_calls[*slot] = crate::kit::compare::calls(plan)
+                        compared_calls[*slot] = plan
+                            .calls()
                             .iter()
                             .filter(|c| subject.peer.supports(c.method()))
                             .count();
-                        let (verdict, explained) = self.seed_verdict(
+                        let (verdict, explained) = self.seed_verdict(&SeedTrial {
                             item,
                             plan,
                             divergences,
-                            &subjects,
-                            i,
+                            compared: &subjects,
+                            position: i,
                             subject,
-                            before[i],
-                        );
+                            faults_before: before[i],
+                        });
                         documented[*slot] = explained;
                         verdict
                     }
@@ -131,52 +131,18 @@ impl Engine {
 
     /// The verdict of one subject on a compared plan, with the documented
     /// differences it showed.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn seed_verdict(
-        &self,
-        item: &Item,
-        plan: &crate::kit::plan::Plan,
-        divergences: &[Divergence],
-        compared: &[Compared<'_>],
-        position: usize,
-        subject: &Subject,
-        faults_before: usize,
-    ) -> (Verdict, BTreeMap<String, usize>) {
-        let mut documented = BTreeMap::new();
-        let mut cases = Vec::new();
-        // Calls this subject was asked and the reference did not answer:
-        // nothing was compared there, whatever the subject said.
-        let mut unanswered: Vec<&Divergence> = Vec::new();
-        for d in divergences {
-            let reference = d.reference_answer();
-            // A divergence's answers are the reference's, then those of the
-            // compared subjects that answer the call's method, in order:
-            // find this subject's by position, never by name (two subjects
-            // may be the same built-in).
-            let method = d.call.method();
-            if !compared[position].peer.supports(method) {
-                continue;
-            }
-            let at = compared[..position]
-                .iter()
-                .filter(|s| s.peer.supports(method))
-                .count();
-            let Some(answer) = d.answers.get(at + 1) else {
-                continue;
-            };
-            if reference.is_some_and(is_fault) {
-                unanswered.push(d);
-                continue;
-            }
-            if Some(&answer.answer) == reference {
-                continue;
-            }
-            if let Some(why) = &answer.explained {
-                *documented.entry(why.clone()).or_default() += 1;
-                continue;
-            }
-            cases.push((d, answer.answer.clone(), answer.shown()));
-        }
+    pub(super) fn seed_verdict(&self, trial: &SeedTrial<'_>) -> (Verdict, BTreeMap<String, usize>) {
+        let Read {
+            cases,
+            unanswered,
+            documented,
+        } = trial.read();
+        let SeedTrial {
+            item,
+            plan,
+            subject,
+            ..
+        } = *trial;
         // A call the reference did not answer is never an agreement. Where
         // the subject diverged elsewhere it fails on those calls (with this
         // said beside them); otherwise the trial is broken, the reference's
@@ -184,7 +150,7 @@ impl Engine {
         let reference_fault = unanswered.first().map(|d| {
             let fault = d
                 .reference_answer()
-                .and_then(fault_text)
+                .and_then(Answer::fault_text)
                 .unwrap_or("no answer");
             format!(
                 "the reference {} did not answer {} of the {} calls of {} asked of {}, so nothing was compared there; first, call {} ({}): {fault}",
@@ -203,16 +169,44 @@ impl Engine {
                 None => (Verdict::Pass, documented),
             };
         }
+        (self.seed_failure(trial, cases, reference_fault), documented)
+    }
+
+    /// The failure of a subject that diverged on `cases`: one report case
+    /// a call, the seed's tree shown once, each method's first divergence
+    /// recorded when asked.
+    fn seed_failure(
+        &self,
+        trial: &SeedTrial<'_>,
+        cases: Vec<(&Divergence, &Answer)>,
+        reference_fault: Option<String>,
+    ) -> Verdict {
+        let SeedTrial {
+            item,
+            plan,
+            subject,
+            faults_before,
+            ..
+        } = *trial;
         let trial = item.trial_id(&subject.name);
         let total = cases.len();
         // One tree per seed, with its first divergent call: every file any
         // of its divergent calls or answers names, every ignore file, then
         // the first others, then how many are left out.
         let (shown, left_out) = {
-            let calls: Vec<&crate::kit::case::Call> =
-                cases.iter().map(|(d, _, _)| &d.call).collect();
-            let mut answers: Vec<&Value> = cases.iter().map(|(_, actual, _)| actual).collect();
-            answers.extend(cases.iter().filter_map(|(d, _, _)| d.reference_answer()));
+            let calls: Vec<&crate::call::Call> = cases.iter().map(|(d, _)| &d.call).collect();
+            // What the answers say, as a report shows them (paths and
+            // messages name files).
+            let shown: Vec<Value> = cases
+                .iter()
+                .map(|(_, actual)| actual.shown())
+                .chain(
+                    cases
+                        .iter()
+                        .filter_map(|(d, _)| d.reference_answer().map(Answer::shown)),
+                )
+                .collect();
+            let answers: Vec<&Value> = shown.iter().collect();
             crate::kit::report::files_to_show(
                 &plan.files,
                 &plan.root,
@@ -221,10 +215,10 @@ impl Engine {
                 SHOWN_FILES,
             )
         };
-        let first_call = cases.first().map_or(0, |(d, _, _)| d.call_index);
+        let first_call = cases.first().map_or(0, |(d, _)| d.call_index);
         let (files, bytes) = cases
             .first()
-            .map_or((0, 0), |(d, _, _)| (d.tree.files, d.tree.bytes));
+            .map_or((0, 0), |(d, _)| (d.tree.files, d.tree.bytes));
         // One regression file per bug: the first divergent call of each
         // method is shrunk (keeping where it differs) and recorded, unless
         // a file of that method already fails
@@ -232,10 +226,13 @@ impl Engine {
         // same bug again.
         let mut recorded_methods: BTreeMap<crate::peer::Method, usize> = BTreeMap::new();
         let mut report_cases = Vec::new();
-        for (n, (d, actual, actual_shown)) in cases.into_iter().enumerate() {
-            let expected = d.reference_answer().cloned().unwrap_or(Value::Null);
-            let kind = crate::kit::compare::difference_kind(&expected, &actual).unwrap_or_default();
-            let expected_shown = d.answers.first().map_or(Value::Null, |a| a.shown());
+        for (n, (d, actual)) in cases.into_iter().enumerate() {
+            let kind = d
+                .reference_answer()
+                .and_then(|expected| crate::kit::difference::difference_kind(expected, actual))
+                .unwrap_or_default();
+            let actual_shown = actual.shown();
+            let expected_shown = d.reference_answer().map_or(Value::Null, Answer::shown);
             let recorded = self.record.as_ref().map(|dir| {
                 let method = d.call.method();
                 if let Some(call) = recorded_methods.get(&method) {
@@ -276,63 +273,134 @@ impl Engine {
                     Some(format!("the seed's tree is shown with call {first_call}")),
                 )
             };
-            report_cases.push(Case {
-                title: format!(
-                    "{} seed {}, call {} ({})",
-                    d.generator,
-                    d.seed,
-                    d.call_index,
-                    d.call.method()
-                ),
-                spec: None,
-                decision: None,
-                tree,
-                tree_note,
-                call_index: Some(d.call_index),
-                call: serde_json::to_value(&d.call).unwrap_or(Value::Null),
-                // Compared by code, shown with each failure's message.
-                diff: crate::kit::report::json_diff(
-                    &verdict::in_wire_order(&expected_shown, &actual_shown, d.call.method()),
-                    &actual_shown,
-                    false,
-                ),
-                expected: verdict::in_wire_order(&expected_shown, &actual_shown, d.call.method()),
-                actual: actual_shown,
-                problems: vec![format!(
+            report_cases.push(
+                Case::new(
+                    format!(
+                        "{} seed {}, call {} ({})",
+                        d.generator,
+                        d.seed,
+                        d.call_index,
+                        d.call.method()
+                    ),
+                    serde_json::to_value(&d.call).unwrap_or(Value::Null),
+                    d.call.method(),
+                    // Compared by code (and by message where the spec fixes
+                    // both), shown with each failure's message.
+                    &expected_shown,
+                    actual_shown,
+                )
+                .tree(tree, tree_note)
+                .call_index(d.call_index)
+                .problem(format!(
                     "{} answers differently from the reference {}: {kind}",
                     subject.name, self.everyone[0].name
-                )],
-                replay: Some(
+                ))
+                .replay(
                     self.replay
                         .command(item, &trial, &subject.name, Some(d.call_index)),
-                ),
-                recorded,
-            });
+                )
+                .recorded(recorded),
+            );
         }
         let health = faults_since(subject, faults_before);
-        (
-            Verdict::Fail {
-                report: Report {
-                    summary: match &reference_fault {
-                        None => format!(
-                            "{total} of {} calls of {} diverge from the reference {}",
-                            plan.call_count(),
-                            item.id(),
-                            self.everyone[0].name
-                        ),
-                        Some(why) => format!(
-                            "{total} of {} calls of {} diverge from the reference {}; {why}",
-                            plan.call_count(),
-                            item.id(),
-                            self.everyone[0].name
-                        ),
-                    },
-                    cases: report_cases,
-                    health,
+        let diverge = format!(
+            "{total} of {} calls of {} diverge from the reference {}",
+            plan.call_count(),
+            item.id(),
+            self.everyone[0].name
+        );
+        Verdict::Fail {
+            report: Report {
+                summary: match &reference_fault {
+                    None => diverge,
+                    Some(why) => format!("{diverge}; {why}"),
                 },
+                cases: report_cases,
+                health,
             },
+        }
+    }
+}
+
+/// One subject's part of a compared seed: everything its verdict is read
+/// from.
+#[derive(Clone, Copy)]
+pub(super) struct SeedTrial<'a> {
+    /// The seed.
+    pub item: &'a Item,
+    /// Its plan.
+    pub plan: &'a crate::kit::plan::Plan,
+    /// The calls on which some subject disagreed with the reference.
+    pub divergences: &'a [Divergence],
+    /// Every subject compared, as the divergences' answers are ordered.
+    pub compared: &'a [Compared<'a>],
+    /// This subject's place among them.
+    pub position: usize,
+    /// This subject.
+    pub subject: &'a Subject,
+    /// Its fault count before the seed.
+    pub faults_before: usize,
+}
+
+/// What a subject's answers to a seed show.
+struct Read<'a> {
+    /// Its divergent calls, with its answer.
+    cases: Vec<(&'a Divergence, &'a Answer)>,
+    /// Calls it was asked that the reference did not answer.
+    unanswered: Vec<&'a Divergence>,
+    /// Divergences its built-in's listed differences explain, by id.
+    documented: BTreeMap<String, usize>,
+}
+
+impl<'a> SeedTrial<'a> {
+    /// This subject's answer to each divergent call, sorted.
+    fn read(&self) -> Read<'a> {
+        let SeedTrial {
+            divergences,
+            compared,
+            position,
+            ..
+        } = *self;
+        let mut documented = BTreeMap::new();
+        let mut cases = Vec::new();
+        // Calls this subject was asked and the reference did not answer:
+        // nothing was compared there, whatever the subject said.
+        let mut unanswered: Vec<&Divergence> = Vec::new();
+        for d in divergences {
+            let reference = d.reference_answer();
+            // A divergence's answers are the reference's, then those of the
+            // compared subjects that answer the call's method, in order:
+            // find this subject's by position, never by name (two subjects
+            // may be the same built-in).
+            let method = d.call.method();
+            if !compared[position].peer.supports(method) {
+                continue;
+            }
+            let at = compared[..position]
+                .iter()
+                .filter(|s| s.peer.supports(method))
+                .count();
+            let Some(answer) = d.answers.get(at + 1) else {
+                continue;
+            };
+            if reference.is_some_and(Answer::is_fault) {
+                unanswered.push(d);
+                continue;
+            }
+            if reference.is_some_and(|r| r.agrees(&answer.answer)) {
+                continue;
+            }
+            if let Some(why) = &answer.explained {
+                *documented.entry(why.clone()).or_default() += 1;
+                continue;
+            }
+            cases.push((d, &answer.answer));
+        }
+        Read {
+            cases,
+            unanswered,
             documented,
-        )
+        }
     }
 }
 

@@ -423,6 +423,7 @@ fn a_malformed_regression_file_is_collected_not_fatal() {
         ground: Ground::Shared,
         seed: 1,
         call_index: 0,
+        mutations: Vec::new(),
         peers: vec!["portable".into()],
         root: "/r".into(),
         files: plan.files.clone(),

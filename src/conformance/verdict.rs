@@ -410,6 +410,107 @@ pub struct Case {
     pub recorded: Option<String>,
 }
 
+impl Case {
+    /// A failing case: its title, the call (`{"method": …, "input": …}`),
+    /// the expected answer and the peer's, both as a report shows them.
+    /// The one way a case is built, so every case's expected answer is in
+    /// the wire's order (keys of `method`'s output, [`in_wire_order`]) and
+    /// its diff is the same text in every report: a law's, a regression's
+    /// and a seed's call alike. The rest is added by the setters.
+    ///
+    /// ```
+    /// use lawsuite::conformance::Case;
+    /// use lawsuite::peer::Method;
+    /// use serde_json::json;
+    ///
+    /// let case = Case::new(
+    ///     "law glob::x (laws/glob/x.toml)",
+    ///     json!({"method": "glob", "input": {"pattern": "*"}}),
+    ///     Method::Glob,
+    ///     &json!({"truncated": false, "paths": ["a"], "total": 1}),
+    ///     json!({"paths": [], "total": 0, "truncated": false}),
+    /// )
+    /// .spec("search-contract §8")
+    /// .problem("the answer differs from the expected one");
+    /// let keys: Vec<&String> = case.expected.as_object().unwrap().keys().collect();
+    /// assert_eq!(keys, ["paths", "total", "truncated"]);
+    /// assert!(case.diff.contains("-    \"a\""), "{}", case.diff);
+    /// ```
+    pub fn new(
+        title: impl Into<String>,
+        call: Value,
+        method: crate::peer::Method,
+        expected: &Value,
+        actual: Value,
+    ) -> Case {
+        let expected = in_wire_order(expected, &actual, method);
+        Case {
+            title: title.into(),
+            spec: None,
+            decision: None,
+            tree: Vec::new(),
+            tree_note: None,
+            call_index: None,
+            call,
+            diff: crate::kit::report::json_diff(&expected, &actual, false),
+            expected,
+            actual,
+            problems: Vec::new(),
+            replay: None,
+            recorded: None,
+        }
+    }
+
+    /// The spec section it pins.
+    pub fn spec(mut self, spec: impl Into<String>) -> Case {
+        self.spec = Some(spec.into());
+        self
+    }
+
+    /// What lawsuite chose where the spec is silent, or why it was kept.
+    pub fn decision(mut self, decision: Option<String>) -> Case {
+        self.decision = decision;
+        self
+    }
+
+    /// The tree, and what its listing leaves out.
+    pub fn tree(mut self, tree: Vec<TreeEntry>, note: Option<String>) -> Case {
+        self.tree = tree;
+        self.tree_note = note;
+        self
+    }
+
+    /// The call's index in its seed's plan.
+    pub fn call_index(mut self, index: usize) -> Case {
+        self.call_index = Some(index);
+        self
+    }
+
+    /// One more difference, said in a sentence.
+    pub fn problem(mut self, problem: impl Into<String>) -> Case {
+        self.problems.push(problem.into());
+        self
+    }
+
+    /// Every difference, one sentence each.
+    pub fn problems(mut self, problems: Vec<String>) -> Case {
+        self.problems = problems;
+        self
+    }
+
+    /// The command that runs exactly this case again.
+    pub fn replay(mut self, replay: String) -> Case {
+        self.replay = Some(replay);
+        self
+    }
+
+    /// What recording it did (`recorded FILE`, or why not).
+    pub fn recorded(mut self, recorded: Option<String>) -> Case {
+        self.recorded = recorded;
+        self
+    }
+}
+
 /// One entry of a case's tree.
 ///
 /// In JSON its text is a plain string, as the file holds it (not quoted

@@ -385,10 +385,96 @@ impl StdError {
         )
     }
 
+    /// Whether the spec fixes this failure's message word for word: it is
+    /// written in one of the exact templates of search-contract §3, §8.1,
+    /// §10 (§10.1's malformed-construct details included), §17 or
+    /// read-ls-flows §1–§2, none of whose substitutions is a host's text
+    /// or a peer's own (see [`message_is_fixed`]).
+    ///
+    /// ```
+    /// use lawsuite::contract::{ErrorCode, StdError};
+    /// assert!(StdError::file_not_found("a.ts", ". The working directory holds: b.ts.").message_is_fixed());
+    /// assert!(StdError::invalid_options("-i and -S are mutually exclusive").message_is_fixed());
+    /// // rg's stderr, and a host's reason, are no template of the spec.
+    /// assert!(!StdError::new(ErrorCode::InvalidPattern, "rg: error parsing glob").message_is_fixed());
+    /// let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+    /// assert!(!StdError::cannot_search("/r", &denied).message_is_fixed());
+    /// ```
+    pub fn message_is_fixed(&self) -> bool {
+        message_is_fixed(self.code, &self.message)
+    }
+
     /// `SearchContract.isContractRejection`: an `invalid_pattern` written by
     /// this contract (safe to show a model), as opposed to `rg`'s stderr.
     pub fn is_contract_rejection(&self) -> bool {
         self.code == ErrorCode::InvalidPattern && self.message.starts_with(PATTERN_PREFIX)
+    }
+}
+
+/// Whether `message` is, for a failure of `code`, one of the messages the
+/// spec fixes word for word, so that two peers failing with `code` and
+/// both writing such a message must write the same one (conformance-kit
+/// §4 compares codes alone; lawsuite compares these messages too, so a
+/// wrong detail, column or not-found hint is a divergence).
+///
+/// Fixed (the template, then its substitutions, all from the call and the
+/// tree):
+///
+/// | code | message | spec |
+/// | --- | --- | --- |
+/// | `invalid_input` | «`Invalid ripgrep options: {detail}`» | search-contract §3 |
+/// | `invalid_pattern` | «`Unsupported ripgrep pattern "{pattern}": {detail}`», but not an engine reason | §8.1, §10, §10.1 |
+/// | `not_found` | «`Path not found: {root}`», «`File not found: {path}{hint}`», «`Directory not found: {path}`» | §7.1; read-ls-flows §1.3, §1.6, §2.3 |
+/// | `permission_denied` | «`Permission denied: {path}`» | read-ls-flows, the read-side mapping |
+/// | `is_directory`, `not_a_directory` | «`Cannot read a directory: {path}`», «`Cannot list a file: {path}`» | read-ls-flows §1.3, §2.3 |
+/// | `offset_out_of_range` | «`Line offset {offset} is outside {path}`», «`Entry offset {offset} is outside {path}, which has {n} entries`» | read-ls-flows §1.3, §2.3 |
+/// | `response_too_large` | «`{path} is {size} bytes, over the 67108864-byte read limit; …`» | read-ls-flows §1.3 |
+/// | `binary_file` | «`Cannot read binary file: {path}`», «`File is not valid UTF-8: {path}`» | read-ls-flows §1.3 |
+/// | `timeout` | «`Command timed out: {invocation}`» | read-ls-flows §4 |
+///
+/// Not fixed, so compared by code alone: a message carrying a host's
+/// reason («`Cannot search {root}: …`», «`Could not read {path}: …`»,
+/// «`Command failed to start: …`»), an engine reason of §10.2 (the spec
+/// calls its drift cosmetic), «`Cannot search binary file: {path}`»
+/// (native-peer.md: its root spelling differs between the shipped peers),
+/// `rg`'s stderr (§17: private, no contract rejection), the messages of
+/// `provider_unavailable` and `request_failed` (each peer's own), and
+/// lawsuite's own wordings (a paging field of 0, `unsupported`, faults).
+///
+/// ```
+/// use lawsuite::contract::{message_is_fixed, ErrorCode};
+/// let column = r#"Unsupported ripgrep pattern "Rule({": "{" at column 6 is not a repetition count; write \{ for a literal brace"#;
+/// assert!(message_is_fixed(ErrorCode::InvalidPattern, column));
+/// let engine = r#"Unsupported ripgrep pattern "a**": invalid expression: Nothing to repeat"#;
+/// assert!(!message_is_fixed(ErrorCode::InvalidPattern, engine));
+/// // The template must be the code's own.
+/// assert!(!message_is_fixed(ErrorCode::CommandFailed, "Path not found: /r"));
+/// ```
+pub fn message_is_fixed(code: ErrorCode, message: &str) -> bool {
+    let starts = |prefixes: &[&str]| prefixes.iter().any(|p| message.starts_with(p));
+    match code {
+        ErrorCode::InvalidInput => starts(&["Invalid ripgrep options: "]),
+        ErrorCode::InvalidPattern => {
+            starts(&[PATTERN_PREFIX])
+                && !message.contains("\": invalid expression: ")
+                && !message.ends_with("\": invalid Smithers Ripgrep ASCII v1 expression")
+        }
+        ErrorCode::NotFound => starts(&[
+            "Path not found: ",
+            "File not found: ",
+            "Directory not found: ",
+        ]),
+        ErrorCode::PermissionDenied => starts(&["Permission denied: "]),
+        ErrorCode::IsDirectory => starts(&["Cannot read a directory: "]),
+        ErrorCode::NotADirectory => starts(&["Cannot list a file: "]),
+        ErrorCode::OffsetOutOfRange => starts(&["Line offset ", "Entry offset "]),
+        ErrorCode::ResponseTooLarge => message
+            .contains("-byte read limit; search it with grep or print a line range with bash"),
+        ErrorCode::BinaryFile => {
+            starts(&["Cannot read binary file: ", "File is not valid UTF-8: "])
+        }
+        ErrorCode::Timeout => starts(&["Command timed out: "]),
+        _ => false,
     }
 }
 
@@ -443,6 +529,58 @@ mod tests {
     fn rg_stderr_is_not_a_contract_rejection() {
         let err = StdError::new(ErrorCode::InvalidPattern, "rg: error parsing glob");
         assert!(!err.is_contract_rejection());
+    }
+
+    #[test]
+    fn the_spec_fixes_the_templates_without_host_text() {
+        let io = |kind| std::io::Error::from(kind);
+        let fixed = [
+            StdError::invalid_options("-i and -S are mutually exclusive"),
+            StdError::invalid_pattern("{a}", "braces must contain alternatives"),
+            StdError::root_not_found("/r/missing"),
+            StdError::file_not_found("a", ". The working directory holds: b."),
+            StdError::read_side(
+                "d",
+                &io(std::io::ErrorKind::NotFound),
+                "Directory not found: d",
+            ),
+            StdError::read_side(
+                "s",
+                &io(std::io::ErrorKind::PermissionDenied),
+                "File not found: s",
+            ),
+            StdError::is_directory("d"),
+            StdError::cannot_list_file("f"),
+            StdError::line_offset_out_of_range("f", 3),
+            StdError::entry_offset_out_of_range("d", 4, 3),
+            StdError::file_too_large("f", 67_108_865, 67_108_864),
+            StdError::binary_file("f"),
+            StdError::not_utf8("f"),
+            StdError::command_timed_out("bash -s --"),
+        ];
+        for err in fixed {
+            assert!(err.message_is_fixed(), "{err:?}");
+        }
+        let free = [
+            StdError::cannot_search("/r", &io(std::io::ErrorKind::PermissionDenied)),
+            StdError::read_side("f", &io(std::io::ErrorKind::Other), "File not found: f"),
+            StdError::binary_root("/r/a.bin"),
+            StdError::no_search_configured(),
+            StdError::invalid_flow_input("read", "offset must be an integer of at least 1, got 0"),
+            StdError::invalid_pattern("a**", "invalid expression: Nothing to repeat"),
+            StdError::invalid_pattern("x", "invalid Smithers Ripgrep ASCII v1 expression"),
+            StdError::new(ErrorCode::InvalidPattern, "rg: error parsing glob"),
+            StdError::new(ErrorCode::RequestFailed, "rg returned malformed JSON"),
+            StdError::new(
+                ErrorCode::Unsupported,
+                "The peer p does not implement flow/read",
+            ),
+            StdError::fault(ErrorCode::RequestFailed, "peer mine exited"),
+            StdError::new(ErrorCode::NotFound, ""),
+        ];
+        for err in free {
+            assert!(!err.message_is_fixed(), "{err:?}");
+        }
     }
 
     #[test]

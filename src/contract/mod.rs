@@ -39,7 +39,7 @@ pub mod symbols;
 pub mod text;
 pub mod wire;
 
-pub use error::{ErrorCode, StdError};
+pub use error::{ErrorCode, StdError, message_is_fixed};
 pub use glob::{canonical_glob, included_by_globs, matches_glob, validate_glob};
 /// The size limit on every compiled glob and `.gitignore` matcher.
 pub use globre::MAX_MATCHER_BYTES;

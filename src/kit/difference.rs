@@ -14,12 +14,13 @@
 //! showing the second.
 //!
 //! ```
+//! use lawsuite::kit::answer::Answer;
 //! use lawsuite::kit::difference::Difference;
 //! use serde_json::json;
 //!
-//! let expected = json!({"paths": [], "total": 0, "truncated": false,
-//!     "notice": "No results; ignore files excluded paths. Retry with noIgnore: true to include them."});
-//! let actual = json!({"paths": ["/r/a.log"], "total": 1, "truncated": false});
+//! let expected = Answer::Value(json!({"paths": [], "total": 0, "truncated": false,
+//!     "notice": "No results; ignore files excluded paths. Retry with noIgnore: true to include them."}));
+//! let actual = Answer::Value(json!({"paths": ["/r/a.log"], "total": 1, "truncated": false}));
 //! let d = Difference::between(&expected, &actual).unwrap();
 //! assert_eq!(d.to_string(), "/notice: missing (expected ignore); /paths: items added; /total: differs");
 //! assert_eq!(d.fields(), "/notice, /paths, /total");
@@ -29,8 +30,9 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::case::Call;
+use super::answer::Answer;
 use super::plan::{FileKind, GeneratedFile};
+use crate::call::Call;
 use crate::contract::notice::Sentence;
 use crate::peer::Method;
 
@@ -158,16 +160,33 @@ impl fmt::Display for Difference {
 }
 
 impl Difference {
-    /// How `actual` (a subject's answer, as [`super::case::answer`]
-    /// renders one) differs from `expected` (the reference's); `None` when
-    /// they are equal.
-    pub fn between(expected: &Value, actual: &Value) -> Option<Difference> {
-        if expected == actual {
+    /// How `actual` (a subject's answer) differs from `expected` (the
+    /// reference's); `None` when they agree ([`Answer::agrees`]). Two
+    /// faults never agree, and differ as two sides.
+    pub fn between(expected: &Answer, actual: &Answer) -> Option<Difference> {
+        if expected.agrees(actual) {
             return None;
         }
-        match (side(expected), side(actual)) {
-            (Side::Answer, Side::Answer) => {}
-            (expected, actual) => return Some(Difference::Sides { actual, expected }),
+        // Two failures of one code that disagree differ in a message the
+        // spec fixes word for word (`contract::message_is_fixed`).
+        if let (Answer::Failure { code: e, .. }, Answer::Failure { code: a, .. }) =
+            (expected, actual)
+            && e == a
+        {
+            return Some(Difference::Fields(vec![Field {
+                name: "/message".into(),
+                how: How::Differs,
+                sentences: None,
+            }]));
+        }
+        let (Answer::Value(expected), Answer::Value(actual)) = (expected, actual) else {
+            return Some(Difference::Sides {
+                actual: Side::of(actual),
+                expected: Side::of(expected),
+            });
+        };
+        if expected == actual {
+            return None;
         }
         let (Value::Object(e), Value::Object(a)) = (expected, actual) else {
             return Some(Difference::Fields(vec![Field {
@@ -218,14 +237,23 @@ impl Difference {
         }
     }
 
-    /// Whether `other` shows the same bug: what a shrunk case must keep
-    /// while it gets smaller. The same two sides; or the same fields, with
-    /// the same rules behind each side's notice. How a list differs is
-    /// left free (a peer that lists an ignored file may also push a right
-    /// path past the limit in a big tree and not in a small one), so is
-    /// which items.
+    /// Whether `self` (the difference of a smaller case) is still the bug
+    /// `original` shows: what a shrunk case must keep.
+    ///
+    /// * Either side not an answer: the same two sides.
+    /// * Two answers: at least one field that differed still differs, and
+    ///   a notice differs only as it did, with the same rules behind each
+    ///   side's sentences (so a missing ignore notice never becomes a
+    ///   missing unsatisfiable-glob notice). Which other fields differ is
+    ///   left free, and so is how a list differs: they follow from the
+    ///   tree. A walk that misses a file differs in `/paths` and `/total`;
+    ///   where a limit is reached, also in `/truncated` and the truncation
+    ///   notice, or in `/total` and `/truncated` alone when the missed file
+    ///   was past the limit. All of them shrink to the one small case,
+    ///   so one bug met in many shapes is one group.
     ///
     /// ```
+    /// use lawsuite::kit::answer::Answer;
     /// use lawsuite::kit::difference::Difference;
     /// use serde_json::json;
     ///
@@ -233,20 +261,35 @@ impl Difference {
     /// let missing = r#"No file under /r can match "gone/*": there is no gone directory there."#;
     /// let empty = json!({"paths": [], "total": 0, "truncated": false});
     /// let with = |notice: &str| json!({"paths": [], "total": 0, "truncated": false, "notice": notice});
-    /// let bug = Difference::between(&with(ignore), &empty).unwrap();
-    /// let other = Difference::between(&with(missing), &empty).unwrap();
-    /// assert!(bug.same_bug(&bug.clone()));
-    /// assert!(!bug.same_bug(&other), "both lack /notice, for two rules");
+    /// let between = |e: &serde_json::Value, a: &serde_json::Value| {
+    ///     Difference::between(&Answer::Value(e.clone()), &Answer::Value(a.clone()))
+    /// };
+    /// let bug = between(&with(ignore), &empty).unwrap();
+    /// let other = between(&with(missing), &empty).unwrap();
+    /// assert!(bug.keeps(&bug.clone()));
+    /// assert!(!other.keeps(&bug), "both lack /notice, for two rules");
+    ///
+    /// // Past the limit, the missed file shows in the count alone; in a
+    /// // smaller tree, in the paths too: one bug.
+    /// let truncated = json!({"paths": ["/r/a"], "total": 2, "truncated": true});
+    /// let counted = between(&truncated, &json!({"paths": ["/r/a"], "total": 1, "truncated": false})).unwrap();
+    /// let small = between(&json!({"paths": ["/r/a1"], "total": 1}), &json!({"paths": [], "total": 0})).unwrap();
+    /// assert!(small.keeps(&counted));
     /// ```
-    pub fn same_bug(&self, other: &Difference) -> bool {
-        match (self, other) {
-            (Difference::Fields(a), Difference::Fields(b)) => {
-                a.len() == b.len()
-                    && a.iter()
-                        .zip(b)
-                        .all(|(a, b)| a.name == b.name && a.sentences == b.sentences)
+    pub fn keeps(&self, original: &Difference) -> bool {
+        match (self, original) {
+            (Difference::Fields(now), Difference::Fields(then)) => {
+                let was = |field: &Field| then.iter().find(|w| w.name == field.name);
+                now.iter().any(|field| was(field).is_some())
+                    && now
+                        .iter()
+                        .all(|field| match (&field.sentences, was(field)) {
+                            (None, _) => true,
+                            (Some(rules), Some(was)) => was.sentences.as_ref() == Some(rules),
+                            (Some(_), None) => false,
+                        })
             }
-            (a, b) => a == b,
+            (now, then) => now == then,
         }
     }
 
@@ -258,12 +301,14 @@ impl Difference {
     /// ```
     /// use lawsuite::call::Call;
     /// use lawsuite::contract::GlobInput;
+    /// use lawsuite::kit::answer::Answer;
     /// use lawsuite::kit::difference::Difference;
     /// use lawsuite::kit::plan::GeneratedFile;
     /// use serde_json::json;
     ///
     /// let call = Call::Glob(GlobInput::new("*", "/r"));
-    /// let d = Difference::between(&json!({"paths": []}), &json!({"paths": ["/r/a.log"]})).unwrap();
+    /// let (reference, peer) = (json!({"paths": []}), json!({"paths": ["/r/a.log"]}));
+    /// let d = Difference::between(&Answer::Value(reference), &Answer::Value(peer)).unwrap();
     /// assert_eq!(d.section(&call, &[GeneratedFile::new("a.log", "")]), "search-contract §8");
     /// let ignored = [GeneratedFile::new(".gitignore", "*.log\n"), GeneratedFile::new("a.log", "")];
     /// assert_eq!(d.section(&call, &ignored), "search-contract §9");
@@ -328,24 +373,15 @@ impl Difference {
     }
 }
 
-/// What one answer is, as a side of a difference. A failure is
-/// `{"failure": code}`, a fault carries `"fault"` beside it and a panic is
-/// `{"panic": message}` ([`super::case::answer`]); no answer of the
-/// contract has either key.
-fn side(v: &Value) -> Side {
-    let code = || match v.get("failure") {
-        Some(Value::String(code)) => code.clone(),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    };
-    if v.get("panic").is_some() {
-        Side::Panic
-    } else if v.get("fault").is_some() {
-        Side::Fault(code())
-    } else if v.get("failure").is_some() {
-        Side::Failure(code())
-    } else {
-        Side::Answer
+impl Side {
+    /// What one answer is, as a side of a difference.
+    fn of(answer: &Answer) -> Side {
+        match answer {
+            Answer::Value(_) => Side::Answer,
+            Answer::Failure { code, .. } => Side::Failure(code.as_str().to_string()),
+            Answer::Fault { code, .. } => Side::Fault(code.as_str().to_string()),
+            Answer::Panic(_) => Side::Panic,
+        }
     }
 }
 
@@ -377,7 +413,7 @@ fn how_differs(expected: &Value, actual: &Value) -> How {
 
 /// The kind of a difference between a subject's answer (`actual`) and the
 /// reference's (`expected`), as a sentence ([`Difference`]'s `Display`):
-/// what a report groups divergences by. `None` when the answers are equal.
+/// what a report groups divergences by. `None` when the answers agree.
 ///
 /// A failure or a panic on either side is the kind (`error code timeout vs
 /// answer`: the subject failed where the reference answered). Between two
@@ -390,11 +426,13 @@ fn how_differs(expected: &Value, actual: &Value) -> How {
 /// of 300; a peer that drops a notice is `/notice: missing`, another bug.
 ///
 /// ```
-/// use lawsuite::kit::compare::difference_kind;
+/// use lawsuite::kit::answer::Answer;
+/// use lawsuite::kit::difference::difference_kind;
 /// use serde_json::json;
 ///
-/// let answer = json!({"paths": ["a", "b"], "truncated": false});
-/// let kind = |actual| difference_kind(&answer, &actual);
+/// let wire = |v| Answer::from_wire(&v).unwrap();
+/// let answer = wire(json!({"paths": ["a", "b"], "truncated": false}));
+/// let kind = |actual| difference_kind(&answer, &wire(actual));
 /// assert_eq!(kind(json!({"paths": ["a"], "truncated": false})).unwrap(), "/paths: items lost");
 /// assert_eq!(kind(json!({"paths": ["i", "a", "b"], "truncated": false})).unwrap(), "/paths: items added");
 /// assert_eq!(kind(json!({"paths": ["b", "a"], "truncated": false})).unwrap(), "/paths: order differs");
@@ -403,10 +441,10 @@ fn how_differs(expected: &Value, actual: &Value) -> How {
 ///     "/paths: items added, items lost; /truncated: differs",
 /// );
 /// assert_eq!(kind(json!({"failure": "timeout"})).unwrap(), "error code timeout vs answer");
-/// assert_eq!(difference_kind(&json!({"failure": "not_found"}), &answer).unwrap(), "answer vs error code not_found");
-/// assert_eq!(kind(answer.clone()), None);
+/// assert_eq!(difference_kind(&wire(json!({"failure": "not_found"})), &answer).unwrap(), "answer vs error code not_found");
+/// assert_eq!(kind(json!({"paths": ["a", "b"], "truncated": false})), None);
 /// ```
-pub fn difference_kind(expected: &Value, actual: &Value) -> Option<String> {
+pub fn difference_kind(expected: &Answer, actual: &Answer) -> Option<String> {
     Difference::between(expected, actual).map(|d| d.to_string())
 }
 
@@ -414,16 +452,18 @@ pub fn difference_kind(expected: &Value, actual: &Value) -> Option<String> {
 /// fields that differ, sorted, or the two sides as in [`difference_kind`].
 ///
 /// ```
-/// use lawsuite::kit::compare::difference_fields;
+/// use lawsuite::kit::answer::Answer;
+/// use lawsuite::kit::difference::difference_fields;
 /// use serde_json::json;
 ///
-/// let answer = json!({"paths": ["a", "b"], "truncated": false});
-/// let fields = |actual| difference_fields(&answer, &actual);
+/// let wire = |v| Answer::from_wire(&v).unwrap();
+/// let answer = wire(json!({"paths": ["a", "b"], "truncated": false}));
+/// let fields = |actual| difference_fields(&answer, &wire(actual));
 /// assert_eq!(fields(json!({"paths": ["a", "x"], "truncated": false})).unwrap(), "/paths");
 /// assert_eq!(fields(json!({"paths": ["x"], "truncated": true})).unwrap(), "/paths, /truncated");
 /// assert_eq!(fields(json!({"failure": "timeout"})).unwrap(), "error code timeout vs answer");
 /// ```
-pub fn difference_fields(expected: &Value, actual: &Value) -> Option<String> {
+pub fn difference_fields(expected: &Answer, actual: &Answer) -> Option<String> {
     Difference::between(expected, actual).map(|d| d.fields())
 }
 
@@ -548,6 +588,28 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// An answer in its wire form.
+    fn w(value: Value) -> Answer {
+        Answer::from_wire(&value).unwrap()
+    }
+
+    #[test]
+    fn a_fixed_message_that_differs_is_a_message_field() {
+        use crate::contract::StdError;
+        let hinted = Answer::from_result(Err(StdError::file_not_found(
+            "b",
+            ". The working directory holds: a.",
+        )));
+        let bare = Answer::from_result(Err(StdError::file_not_found("b", "")));
+        let d = Difference::between(&hinted, &bare).unwrap();
+        assert_eq!(d.to_string(), "/message: differs");
+        // A message the spec leaves free is no difference.
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let other = Answer::from_result(Err(StdError::cannot_search("/x", &denied)));
+        let again = Answer::from_result(Err(StdError::cannot_search("/y", &denied)));
+        assert_eq!(Difference::between(&other, &again), None);
+    }
+
     #[test]
     fn differences_name_the_first_path() {
         let e = json!({"a": [1, 2], "b": "x"});
@@ -582,7 +644,7 @@ mod tests {
     #[test]
     fn kinds_of_difference() {
         let answer = json!({"matches": [{"line": 1}, {"line": 2}], "notice": "n"});
-        let kind = |actual: Value| difference_kind(&answer, &actual).unwrap();
+        let kind = |actual: Value| difference_kind(&w(answer.clone()), &w(actual)).unwrap();
         assert_eq!(
             kind(json!({"matches": [{"line": 1}, {"line": 3}], "notice": "n"})),
             "/matches: items added, items lost"
@@ -606,7 +668,11 @@ mod tests {
         let small = json!({"matches": [], "notice": "n"});
         assert_eq!(kind(extra_first), "/matches: items added");
         assert_eq!(
-            difference_kind(&small, &json!({"matches": [{"line": 9}], "notice": "n"})).unwrap(),
+            difference_kind(
+                &w(small),
+                &w(json!({"matches": [{"line": 9}], "notice": "n"}))
+            )
+            .unwrap(),
             "/matches: items added"
         );
         // A repeated item is an added one.
@@ -621,21 +687,28 @@ mod tests {
         );
         assert_eq!(
             difference_kind(
-                &json!({"failure": "timeout"}),
-                &json!({"failure": "not_found"})
+                &w(json!({"failure": "timeout"})),
+                &w(json!({"failure": "not_found"}))
             )
             .unwrap(),
             "error code not_found vs error code timeout"
         );
-        assert_eq!(difference_kind(&json!(1), &json!(2)).unwrap(), "/: differs");
+        assert_eq!(
+            difference_kind(&w(json!(1)), &w(json!(2))).unwrap(),
+            "/: differs"
+        );
+    }
+
+    fn between(e: &Value, a: &Value) -> Option<Difference> {
+        Difference::between(&w(e.clone()), &w(a.clone()))
     }
 
     /// The shrinker keeps the rule behind a notice: the ignore notice
     /// missing and an unsatisfiable-glob notice missing are two bugs; a
     /// list that gains items in one tree and also loses some in another is
-    /// one.
+    /// one, and so is the same seen in fewer fields.
     #[test]
-    fn the_same_bug_keeps_its_fields_and_its_notice_rules() {
+    fn a_smaller_case_keeps_some_of_the_fields_and_their_notice_rules() {
         let ignore = crate::contract::notice::IGNORE_NOTICE;
         let base = json!({"paths": ["/r/a"], "total": 1, "truncated": false});
         let with_notice = |notice: &str| {
@@ -644,27 +717,53 @@ mod tests {
             v
         };
         let empty = json!({"paths": [], "total": 0, "truncated": false});
-        let a = Difference::between(&with_notice(ignore), &empty).unwrap();
-        let b = Difference::between(
-            &with_notice(r#"No file under /r can match ".x/*": hidden paths are excluded unless hidden is true."#),
+        let a = between(&with_notice(ignore), &empty).unwrap();
+        let b = between(&with_notice(r#"No file under /r can match ".x/*": hidden paths are excluded unless hidden is true."#),
             &empty,
         )
         .unwrap();
-        assert!(!a.same_bug(&b));
+        assert!(!a.keeps(&b) && !b.keeps(&a));
         assert_eq!(a.to_string(), "/notice: missing (expected ignore)");
         assert_eq!(b.to_string(), "/notice: missing (expected hidden)");
-        let added = Difference::between(
+        let added = between(
             &base,
             &json!({"paths": ["/r/a", "/r/x"], "total": 1, "truncated": false}),
         )
         .unwrap();
-        let both = Difference::between(
+        let both = between(
             &base,
             &json!({"paths": ["/r/x"], "total": 1, "truncated": false}),
         )
         .unwrap();
-        assert!(added.same_bug(&both) && added != both);
-        let code = Difference::between(&base, &json!({"failure": "timeout"})).unwrap();
-        assert!(!code.same_bug(&added));
+        assert!(added.keeps(&both) && both.keeps(&added) && added != both);
+        let code = between(&base, &json!({"failure": "timeout"})).unwrap();
+        assert!(!code.keeps(&added) && !added.keeps(&code));
+        // Fewer fields of the same, or more beside one of them: kept; no
+        // field of the original's: not.
+        let more = between(
+            &base,
+            &json!({"paths": ["/r/x"], "total": 2, "truncated": false}),
+        )
+        .unwrap();
+        assert!(added.keeps(&more) && more.keeps(&added));
+        let elsewhere = between(
+            &base,
+            &json!({"paths": ["/r/a"], "total": 3, "truncated": false}),
+        )
+        .unwrap();
+        assert!(!elsewhere.keeps(&added));
+        // A notice that was not in the original's difference may not
+        // appear.
+        let noticed = between(
+            &with_notice(ignore),
+            &json!({"paths": [], "total": 0, "truncated": false, "notice": "other"}),
+        )
+        .unwrap();
+        let was = between(
+            &with_notice(ignore),
+            &json!({"paths": ["/r/z"], "total": 0, "truncated": false, "notice": ignore}),
+        )
+        .unwrap();
+        assert!(!noticed.keeps(&was));
     }
 }

@@ -24,6 +24,11 @@ impl Draws {
         (wide >> 64) as usize
     }
 
+    /// A whole draw: a seed for draws of its own.
+    pub(crate) fn seed(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+
     /// `below(100) < p`.
     pub(crate) fn percent(&mut self, p: usize) -> bool {
         self.below(100) < p

@@ -24,8 +24,9 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::case::Call;
+use super::answer::Answer;
 use super::plan::{FileKind, GeneratedFile};
+use crate::call::Call;
 use crate::contract::glob::{brace_expansions, canonical_glob, matches_glob};
 use crate::contract::notice::IGNORE_NOTICE;
 use crate::differences::{self, Difference};
@@ -36,9 +37,9 @@ pub struct Evidence<'a> {
     /// The call, spelled with the plan's symbolic root.
     pub call: &'a Call,
     /// The reference's answer.
-    pub reference: &'a Value,
+    pub reference: &'a Answer,
     /// The peer's answer.
-    pub answer: &'a Value,
+    pub answer: &'a Answer,
     /// The plan's symbolic root (e.g. `/r`).
     pub root: &'a str,
     /// The plan's tree, paths relative to `root`.
@@ -49,7 +50,7 @@ pub struct Evidence<'a> {
 }
 
 /// The reference's answer to a call on a tree ([`Evidence::ask`]).
-pub type Ask<'a> = dyn Fn(Option<&[GeneratedFile]>, &Call) -> Option<Value> + 'a;
+pub type Ask<'a> = dyn Fn(Option<&[GeneratedFile]>, &Call) -> Option<Answer> + 'a;
 
 impl std::fmt::Debug for Evidence<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -140,7 +141,7 @@ pub fn explain(builtin: &str, evidence: &Evidence<'_>) -> Option<String> {
     } else {
         (evidence.ask)(tree.as_deref(), &call)?
     };
-    if !applied.is_empty() && &predicted == evidence.answer {
+    if !applied.is_empty() && predicted.agrees(evidence.answer) {
         return Some(applied.join(" + "));
     }
     let id = sentence?;
@@ -317,7 +318,10 @@ fn ancestors(path: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The answers are equal but for the ignore sentence of the notice.
-fn equal_but_for_the_ignore_sentence(predicted: &Value, answer: &Value) -> bool {
+fn equal_but_for_the_ignore_sentence(predicted: &Answer, answer: &Answer) -> bool {
+    let (Some(predicted), Some(answer)) = (predicted.value(), answer.value()) else {
+        return false;
+    };
     let strip = |v: &Value| {
         let mut v = v.clone();
         if let Some(obj) = v.as_object_mut() {
@@ -437,8 +441,9 @@ mod tests {
             GeneratedFile::new("nested/a.ts", "x"),
             GeneratedFile::new("b.ts", "x"),
         ];
-        let listing =
-            |paths: &[&str]| json!({"paths": paths, "total": paths.len(), "truncated": false});
+        let listing = |paths: &[&str]| {
+            Answer::Value(json!({"paths": paths, "total": paths.len(), "truncated": false}))
+        };
         let reference = listing(&["/r/b.ts", "/r/nested/a.ts"]);
         // A stand-in reference: lists the tree's `.ts` files.
         let ask = |files: Option<&[GeneratedFile]>, _: &Call| {
@@ -453,7 +458,7 @@ mod tests {
             Some(listing(&paths))
         };
         let call = Call::Glob(GlobInput::new("!nested", "/r"));
-        let evidence = |answer: &Value| {
+        let evidence = |answer: &Answer| {
             explain(
                 "ripgrep-walk",
                 &Evidence {
@@ -474,8 +479,9 @@ mod tests {
         assert_eq!(evidence(&listing(&[])), None);
         assert_eq!(evidence(&listing(&["/r/nested/a.ts"])), None);
         // The ignore sentence alone may differ on top of a prediction.
-        let mut noted = listing(&["/r/b.ts"]);
+        let mut noted = json!({"paths": ["/r/b.ts"], "total": 1, "truncated": false});
         noted["notice"] = json!(IGNORE_NOTICE);
+        let noted = Answer::Value(noted);
         assert_eq!(
             evidence(&noted).as_deref(),
             Some("negative-glob-prunes-directories + ignore-notice-inferred-from-listings")

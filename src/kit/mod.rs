@@ -14,8 +14,9 @@
 //! | [`lawsuite`] | the `lawsuite` generator, the default: a much wider ground (deep and odd names, skip-list dirs, nested `.gitignore`s, binaries, preview edges, a pattern and glob grammar; on the full ground CRLF, invalid UTF-8, symlinks, unreadable dirs; a file-flow fixture and `read`/`ls` calls) on ChaCha8 |
 //! | [`smthrs`] | §2: the TypeScript kit's generator (mulberry32, vocabularies, draw order), reproduced draw for draw |
 //! | [`materialize`] | §3: writing a plan's files under a root, refusing paths that would escape it; [`materialize::TempTree`] |
-//! | [`case`] | §4: one call, answers rendered for comparison (failures by code) |
-//! | [`compare`] | §4: a plan through N peers, divergences |
+//! | [`answer`] | §4: what a peer answered to one call (a value, a failure, a fault, a panic) and what agreement means |
+//! | [`ask`] | a plan's trees written once per peer, guarded, and its calls asked |
+//! | [`compare`] | §4: a plan's answers across N peers, divergences |
 //! | [`guard`] | the tree guard: what a written tree holds and what a peer changed in it |
 //! | [`report`] | §5: diffs of answers, look-alike characters made visible (whole reports: `report`) |
 //! | [`shrink`] | reducing a divergence to a minimal tree and call |
@@ -29,8 +30,9 @@
 //! is reproducible on its own terms (ChaCha8, integer draws, a documented
 //! draw order and a version bumped with it).
 
+pub mod answer;
+pub mod ask;
 pub mod campaign;
-pub mod case;
 pub(crate) mod chacha;
 pub mod compare;
 pub mod difference;

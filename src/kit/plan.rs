@@ -272,9 +272,34 @@ impl Plan {
         self.grep.len() + self.glob.len() + self.read.len() + self.ls.len() + self.flow.len()
     }
 
-    /// The same plan with only call `index` (in [`crate::kit::compare::calls`]
-    /// order: grep, glob, read, ls, then the flow calls); an index past the
-    /// end keeps none.
+    /// The calls of the plan in plan order: grep inputs, then glob inputs,
+    /// then read and ls requests, then flow-level calls. A call's index in
+    /// this list is its number everywhere (`--call N`, a regression's
+    /// `callIndex`, a report's title).
+    ///
+    /// ```
+    /// use lawsuite::kit::lawsuite::{plan, GeneratorOptions};
+    /// let p = plan(3, "/r", &GeneratorOptions::default());
+    /// let calls = p.calls();
+    /// assert_eq!(calls.len(), p.call_count());
+    /// assert_eq!(calls[0].method(), lawsuite::peer::Method::Grep);
+    /// ```
+    pub fn calls(&self) -> Vec<crate::call::Call> {
+        use crate::call::Call;
+        self.grep
+            .iter()
+            .cloned()
+            .map(Call::Grep)
+            .chain(self.glob.iter().cloned().map(Call::Glob))
+            .chain(self.read.iter().cloned().map(Call::Read))
+            .chain(self.ls.iter().cloned().map(Call::Ls))
+            .chain(self.flow.iter().cloned())
+            .collect()
+    }
+
+    /// The same plan with only call `index` (in [`Plan::calls`] order:
+    /// grep, glob, read, ls, then the flow calls); an index past the end
+    /// keeps none.
     ///
     /// ```
     /// use lawsuite::kit::lawsuite::{plan, GeneratorOptions};

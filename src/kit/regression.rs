@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::case::Call;
+use super::answer::{Answer, UnknownCode};
 use super::compare::Materialized;
 use super::difference::{Difference, difference_kind};
 use super::materialize::MaterializeError;
@@ -28,6 +28,7 @@ use super::outsiders::{Blame, blame};
 use super::plan::{GeneratedFile, Plan};
 use super::report::json_diff;
 use super::shrink::{Budget, Case, Decisions, Ended, Judged};
+use crate::call::Call;
 use crate::file_error::{FileError, FileErrorKind};
 use crate::peer::{Ground, Search};
 
@@ -52,6 +53,11 @@ pub struct Regression {
     pub seed: u64,
     /// The index of the call in the original plan.
     pub call_index: usize,
+    /// The seeds of the edits a guided campaign made to that call and its
+    /// tree before it diverged ([`crate::kit::campaign::guide::Origin`]);
+    /// empty for a seed's own call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mutations: Vec<u64>,
     /// The peers that disagreed, and the reference.
     pub peers: Vec<String>,
     /// The symbolic root the tree and call are spelled with.
@@ -133,10 +139,10 @@ impl std::error::Error for RegressionError {}
 /// A replay that did not give the recorded answer.
 #[derive(Debug)]
 pub struct Mismatch {
-    /// The recorded answer.
+    /// The recorded answer, as the file holds it.
     pub expected: Value,
     /// What the peer said.
-    pub actual: Value,
+    pub actual: Answer,
 }
 
 impl fmt::Display for Mismatch {
@@ -144,7 +150,7 @@ impl fmt::Display for Mismatch {
         write!(
             f,
             "answer differs from the recorded one (- recorded, + actual):\n{}",
-            json_diff(&self.expected, &self.actual, false)
+            json_diff(&self.expected, &self.actual.shown(), false)
         )
     }
 }
@@ -156,11 +162,21 @@ impl Regression {
         Regression::parse(&text, path)
     }
 
-    /// Parse a regression file's text (`path` names it in errors).
+    /// Parse a regression file's text (`path` names it in errors): its
+    /// `expected` must be an answer ([`Answer::from_wire`]).
     pub fn parse(text: &str, path: &Path) -> Result<Regression, RegressionError> {
-        serde_json::from_str(text).map_err(|e| {
+        let regression: Regression = serde_json::from_str(text).map_err(|e| {
             RegressionError::File(FileError::parse(path, Some(e.line()), e.to_string()))
-        })
+        })?;
+        regression.expected_answer().map_err(|e| {
+            RegressionError::File(FileError::parse(path, None, format!("expected: {e}")))
+        })?;
+        Ok(regression)
+    }
+
+    /// The recorded answer, read from the file's wire form.
+    pub fn expected_answer(&self) -> Result<Answer, UnknownCode> {
+        Answer::from_wire(&self.expected)
     }
 
     /// Replay on `peer`: materialise the tree, run the call, compare.
@@ -179,27 +195,27 @@ impl Regression {
         // changes the tree gets the guard's fault, unless something else
         // is writing into the run's trees (the canary tells), when a fresh
         // tree's answer counts.
-        let (first, changed) = tree.guarded(peer, &self.call, true);
+        let (first, changed) = tree.guarded(peer, &self.call);
         let actual = if changed {
             match blame(tree.outsiders(), || {
                 let fresh = Materialized::new(&self.root, &self.files).ok()?;
-                let (answer, changed) = fresh.guarded(peer, &self.call, true);
+                let (answer, changed) = fresh.guarded(peer, &self.call);
                 Some((answer, changed, fresh.outsiders().clone()))
             }) {
                 Blame::Peer => first,
                 Blame::Fresh(again) => again,
-                Blame::Unknown => serde_json::json!({
-                    "failure": crate::contract::ErrorCode::RequestFailed,
-                    "fault": format!(
-                        "something other than {} kept writing into the run's trees while it was asked (the canary, a tree no peer is asked about, changed too): no verdict can be had",
-                        peer.name()
-                    ),
-                }),
+                Blame::Unknown => Answer::fault(format!(
+                    "something other than {} kept writing into the run's trees while it was asked (the canary, a tree no peer is asked about, changed too): no verdict can be had",
+                    peer.name()
+                )),
             }
         } else {
             first
         };
-        Ok(if crate::kit::case::comparable(&actual) == self.expected {
+        let agrees = self
+            .expected_answer()
+            .is_ok_and(|expected| expected.agrees(&actual));
+        Ok(if agrees {
             Ok(())
         } else {
             Err(Mismatch {
@@ -354,7 +370,7 @@ impl Drop for Staged {
 /// Do `reference` and `peer` answer `case` differently? (A tree that
 /// cannot be written counts as "no": the shrinker never keeps it.)
 pub fn diverges(case: &Case, reference: &dyn Search, peer: &dyn Search) -> bool {
-    answers(case, reference, peer).is_some_and(|(e, a)| e != a)
+    answers(case, reference, peer).is_some_and(|(e, a)| !e.agrees(&a))
 }
 
 /// How `peer`'s answer to `case` differs from `reference`'s
@@ -367,7 +383,7 @@ pub fn divergence_kind(case: &Case, reference: &dyn Search, peer: &dyn Search) -
 
 /// The reference's answer to `case` and the peer's, or `None` when the
 /// tree cannot be written.
-fn answers(case: &Case, reference: &dyn Search, peer: &dyn Search) -> Option<(Value, Value)> {
+fn answers(case: &Case, reference: &dyn Search, peer: &dyn Search) -> Option<(Answer, Answer)> {
     let tree = Materialized::new(&case.root, &case.files).ok()?;
     Some((
         tree.answer(reference, &case.call),
@@ -465,7 +481,7 @@ impl Divergent<'_> {
     }
 
     /// Shrink it ([`super::shrink`]), keeping the same bug
-    /// ([`Difference::same_bug`]: the same fields, the same rules behind a
+    /// ([`Difference::keeps`]: some of the same fields, the same rules behind a
     /// notice, or the same two sides), at most `budget` steps, the first
     /// taken from `resume`. `stop` is asked around every step: once it
     /// says so the shrink ends as [`Shrinking::Stopped`], and the step
@@ -488,7 +504,7 @@ impl Divergent<'_> {
             if stop() {
                 return Judged::Stop;
             }
-            let same = self.difference(c).is_some_and(|d| d.same_bug(&original));
+            let same = self.difference(c).is_some_and(|d| d.keeps(&original));
             if stop() {
                 Judged::Stop
             } else {
@@ -526,6 +542,7 @@ impl Divergent<'_> {
             ground: self.plan.ground,
             seed: self.plan.seed,
             call_index: self.call_index,
+            mutations: Vec::new(),
             peers: vec![
                 self.reference.name().to_string(),
                 self.peer.name().to_string(),
@@ -533,7 +550,8 @@ impl Divergent<'_> {
             root: small.root,
             files: small.files,
             call: small.call,
-            expected,
+            // The one place a regression's answer is written: its wire form.
+            expected: expected.to_wire(),
         };
         Ok(Shrinking::Done {
             regression: Box::new(regression),
@@ -739,6 +757,7 @@ mod tests {
             ground: Ground::Shared,
             seed: 1,
             call_index: 0,
+            mutations: Vec::new(),
             peers: vec!["portable".into(), "mine".into()],
             root: "/r".into(),
             files: vec![GeneratedFile::new("a.ts", "needle\n")],
@@ -802,9 +821,10 @@ mod tests {
         let Ok(Err(mismatch)) = regression.replay(&portable, Path::new("f.json")) else {
             panic!("a mismatch expected");
         };
-        assert_eq!(mismatch.actual["failure"], "not_found");
-        let message = mismatch.actual["message"].as_str().unwrap_or_default();
-        assert!(message.contains("/r/missing"), "{}", mismatch.actual);
+        let shown = mismatch.actual.shown();
+        assert_eq!(shown["failure"], "not_found");
+        let message = shown["message"].as_str().unwrap_or_default();
+        assert!(message.contains("/r/missing"), "{shown}");
     }
 
     /// A read with a `cwd` inside the tree may not climb out of it with

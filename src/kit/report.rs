@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use similar::{ChangeTag, TextDiff};
 
-use super::case::Call;
 use super::plan::GeneratedFile;
+use crate::call::Call;
 
 /// The most of one answer a diff reads: its pretty JSON past this is cut
 /// (at a line) and the cut said.
@@ -272,7 +272,7 @@ pub fn visible(text: &str) -> String {
 /// are listed. `root` is the symbolic root the paths are spelled with.
 ///
 /// ```
-/// use lawsuite::kit::case::Call;
+/// use lawsuite::call::Call;
 /// use lawsuite::kit::plan::GeneratedFile;
 /// use lawsuite::kit::report::files_to_show;
 /// use lawsuite::contract::GlobInput;

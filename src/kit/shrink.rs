@@ -28,7 +28,7 @@
 //! same code) and the predicate says it is the same bug. The kit's
 //! predicate is "the peers still differ in the same way"
 //! ([`super::regression::shrink_to_regression`],
-//! [`super::difference::Difference::same_bug`]), so a peer that lists an
+//! [`super::difference::Difference::keeps`]), so a peer that lists an
 //! ignored file never shrinks to an empty glob the flow refuses, which
 //! fails for another reason.
 
@@ -37,8 +37,8 @@ use std::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
-use super::case::Call;
 use super::plan::GeneratedFile;
+use crate::call::Call;
 
 /// A self-contained case: a tree under a symbolic root and one call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -34,7 +34,7 @@ use serde_json::{Map, Value};
 use super::load::load_text;
 use super::problem::{LawError, LawProblem};
 use crate::file_error::FileError;
-use crate::kit::case::rebase;
+use crate::kit::answer::rebase;
 use crate::kit::plan::{FileKind, GeneratedFile};
 use crate::kit::regression::Regression;
 use crate::peer::Method;
@@ -186,11 +186,13 @@ fn area(method: Method) -> &'static str {
 ///
 /// let regression = Regression {
 ///     why: "paths differ".into(),
+///     spec: None,
 ///     generator: "lawsuite".into(),
 ///     generator_version: 5,
 ///     ground: Default::default(),
 ///     seed: 3,
 ///     call_index: 1,
+///     mutations: Vec::new(),
 ///     // A peer's name is free text: it goes into a comment as one line.
 ///     peers: vec!["portable".into(), "mine\n[[law]]".into()],
 ///     root: "/r".into(),
@@ -307,9 +309,13 @@ pub fn from_regression(regression: &Regression, version: &str) -> Result<Draft, 
         tree.insert(&file.path, toml_edit::Item::Value(tree_entry(file)?));
     }
     law.insert("tree", toml_edit::Item::Table(tree));
-    match expected.get("failure").and_then(Value::as_str) {
-        Some(code) => law.insert("expect_error", toml_edit::value(code)),
-        None => law.insert("expect", toml_edit::Item::Value(to_toml(&expected)?)),
+    // The reference's answer read as one: a failure is pinned by its code
+    // (`expect_error`), a value whole (`expect`).
+    match regression.expected_answer() {
+        Ok(crate::kit::answer::Answer::Failure { code, .. }) => {
+            law.insert("expect_error", toml_edit::value(code.as_str()))
+        }
+        _ => law.insert("expect", toml_edit::Item::Value(to_toml(&expected)?)),
     };
     let mut laws = toml_edit::ArrayOfTables::new();
     laws.push(law);
@@ -555,6 +561,7 @@ mod tests {
             ground: Default::default(),
             seed: 7,
             call_index: 2,
+            mutations: Vec::new(),
             peers: vec![
                 "portable".into(),
                 "mine\n[[law]]\nname = \"injected\"".into(),

@@ -12,7 +12,7 @@ use super::load::LoadedLaw;
 use super::problem::{LawProblem, SetupError};
 use super::tree::Tree;
 use crate::call::Call;
-use crate::kit::case::rebase;
+use crate::kit::answer::Answer;
 use crate::peer::{Method, Search};
 
 /// How one law went on one peer.
@@ -132,16 +132,15 @@ impl Setup {
     /// Ask `peer` and compare its answer with the law's.
     pub fn judge(&self, peer: &dyn Search) -> LawOutcome {
         let real = self.tree.path().to_string_lossy();
-        let answer = crate::kit::case::within_budget(
-            peer.name(),
-            &self.call,
-            &self.tree.size(),
-            with_message(peer, &self.call),
-        );
         // Read the answer as if run from inside the tree.
-        let answer = rebase(&rebase(&answer, &format!("{real}/"), ""), &real, ".");
-        // Failures compare by code; the message, when present, is checked apart.
-        let mut actual = crate::kit::case::comparable(&answer);
+        let answer = Answer::of(peer, &self.call)
+            .within_budget(peer.name(), &self.call, &self.tree.size())
+            .rebased(&format!("{real}/"), "")
+            .rebased(&real, ".");
+        // The law's expectation is the spec's wire form (`expect_error` is
+        // `{"failure": code}`): failures compare by code, a fault or a
+        // panic never passes, and the message is checked apart.
+        let mut actual = answer.to_wire();
         let mut problems = Vec::new();
         for (key, want) in &self.expect_lengths {
             let got = actual.as_object_mut().and_then(|obj| obj.shift_remove(key));
@@ -165,10 +164,8 @@ impl Setup {
                 self.method.name()
             ));
         }
-        if let (Some(want), Some(got)) = (
-            &self.expect_message,
-            answer.get("message").and_then(Value::as_str),
-        ) && got != want
+        if let (Some(want), Answer::Failure { message: got, .. }) = (&self.expect_message, &answer)
+            && got != want
         {
             problems.push(format!(
                 "the message differs:\n  expected: {want}\n  actual:   {got}"
@@ -179,8 +176,8 @@ impl Setup {
         } else {
             // Compared by code, a failure is shown with the peer's message
             // (an external peer's `data.message`), so the report says why.
-            if answer.get("failure").is_some() {
-                actual = crate::kit::case::for_report(answer);
+            if answer.code().is_some() {
+                actual = answer.shown();
             }
             LawOutcome::Fail(LawFailure {
                 expected: self.expected.clone(),
@@ -188,16 +185,5 @@ impl Setup {
                 problems,
             })
         }
-    }
-}
-
-/// Make the call; a failure renders as `{"failure": code, "message": ...}`,
-/// a panic as `{"panic": message}` (one broken peer never stops a run).
-fn with_message(peer: &dyn Search, call: &Call) -> Value {
-    let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.run(peer)));
-    match answer {
-        Ok(Ok(v)) => v,
-        Ok(Err(e)) => serde_json::json!({ "failure": e.code, "message": e.message }),
-        Err(payload) => serde_json::json!({ "panic": crate::kit::case::panic_message(&*payload) }),
     }
 }

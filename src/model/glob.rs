@@ -1,6 +1,6 @@
-//! The caller's globs, search-contract §8.2–§8.4: canonical form, brace
-//! expansion, one glob matched against a root-relative path or a basename,
-//! and the ordered include/exclude list.
+//! The caller's globs, search-contract §8.1–§8.4: the flow layer's
+//! validation, canonical form, brace expansion, one glob matched against a
+//! root-relative path or a basename, and the ordered include/exclude list.
 //!
 //! Matching is a memoised recursive walk over the glob's pieces and the
 //! subject's units: no translation to a regular expression, so nothing is
@@ -19,6 +19,55 @@ enum Piece {
     Anything,
     /// `**/`: nothing, or any run of units but CR and LF that ends in `/`.
     Directories,
+}
+
+/// §8.1: why the flow layer refuses a caller's glob (the `{detail}` of
+/// «`Unsupported ripgrep pattern "{g}": {detail}`»), or `None` when it
+/// passes. The checks run in the spec's order; the first failing one wins.
+pub(crate) fn refusal(glob: &str) -> Option<&'static str> {
+    let p = glob.strip_prefix('!').unwrap_or(glob);
+    // 1: only U+0020 is trimmed, so a tab is no space here (check 2 has it).
+    if p.trim_end_matches(' ').is_empty() {
+        return Some("glob patterns must not be empty");
+    }
+    // 2.
+    if !p.chars().all(|c| (' '..='~').contains(&c)) {
+        return Some("globs must contain printable ASCII only");
+    }
+    // 3.
+    if p.contains(['\\', '[', ']']) {
+        return Some("glob escapes and character classes are not supported");
+    }
+    // 4: the brace scan. Counts are u64 and saturate: a glob of a billion
+    // commas has one brace of a billion alternatives, refused at its `}`.
+    let mut in_brace = false;
+    let mut alternatives: u64 = 0;
+    let mut product: u64 = 1;
+    for c in p.chars() {
+        match c {
+            '{' if in_brace => return Some("nested brace alternatives are not supported"),
+            '{' => {
+                in_brace = true;
+                alternatives = 1;
+            }
+            ',' if in_brace => alternatives = alternatives.saturating_add(1),
+            '}' => {
+                if !in_brace || alternatives < 2 {
+                    return Some("braces must contain alternatives");
+                }
+                in_brace = false;
+                product = product.saturating_mul(alternatives);
+                if product > 256 {
+                    return Some("glob brace expansion exceeds 256 patterns");
+                }
+            }
+            _ => {}
+        }
+    }
+    if in_brace {
+        return Some("glob braces must be balanced");
+    }
+    None
 }
 
 /// §8.2: the canonical form of a glob (`!` kept).
@@ -209,6 +258,51 @@ mod tests {
     fn m(glob: &str, path: &str) -> bool {
         let name = path.rsplit('/').next().unwrap_or(path);
         glob_matches(glob, path, name)
+    }
+
+    #[test]
+    fn the_refusals_of_8_1_in_order() {
+        for empty in ["", "   ", "!", "!  "] {
+            assert_eq!(refusal(empty), Some("glob patterns must not be empty"));
+        }
+        assert_eq!(
+            refusal("\t"),
+            Some("globs must contain printable ASCII only")
+        );
+        assert_eq!(
+            refusal("é.ts"),
+            Some("globs must contain printable ASCII only")
+        );
+        assert_eq!(
+            refusal("[ab].ts"),
+            Some("glob escapes and character classes are not supported")
+        );
+        assert_eq!(refusal("{a}"), Some("braces must contain alternatives"));
+        assert_eq!(refusal("a}"), Some("braces must contain alternatives"));
+        assert_eq!(refusal("{a,b"), Some("glob braces must be balanced"));
+        assert_eq!(
+            refusal("{a,{b,c}}"),
+            Some("nested brace alternatives are not supported")
+        );
+        assert_eq!(refusal("{a,}"), None);
+        assert_eq!(refusal("a,b"), None);
+        let alternatives = |n: usize| {
+            let parts: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+            format!("{{{}}}", parts.join(","))
+        };
+        assert_eq!(refusal(&alternatives(256)), None);
+        assert_eq!(
+            refusal(&alternatives(257)),
+            Some("glob brace expansion exceeds 256 patterns")
+        );
+        assert_eq!(refusal(&format!("{{a,b}}{}", alternatives(128))), None);
+        assert_eq!(
+            refusal(&format!("{{a,b}}{}", alternatives(129))),
+            Some("glob brace expansion exceeds 256 patterns")
+        );
+        assert_eq!(refusal("{a,b,c,d,e,f,g,h}{0,1,2,3}{w,x,y,z}{m,n}.ts"), None);
+        // The `!` is stripped once: `!!a` checks `!a`, which passes.
+        assert_eq!(refusal("!!a"), None);
     }
 
     #[test]

@@ -1,15 +1,18 @@
 //! `model`: a second opinion on the reference, written from the spec text
-//! alone (search-contract §7–§16), deliberately simple and slow.
+//! alone (search-contract §2–§18, read-ls-flows §1–§2), deliberately
+//! simple and slow.
 //!
 //! Every other built-in peer shares rule code with [`crate::portable`]:
 //! `ripgrep` uses its walk, glob list, grouping, notices and pattern
 //! validation, and a bound or a wrong rule there is invisible to any seed
 //! that compares them. This peer shares **nothing** with `portable` or with
-//! the rules of [`crate::contract`] (the walk, globs, ignore rules, pattern
-//! grammar, lines, grouping, symbols, notices); only the wire types
-//! ([`GrepInput`], [`GlobInput`], their outputs, [`StdError`] and its
-//! codes) are common. As a subject of the default seeds it turns a wrong
-//! rule in the reference into a divergence.
+//! the rules of [`crate::contract`] and [`crate::flow`] (the flow layer's
+//! checks, defaults and literal retry, the walk, globs, ignore rules,
+//! pattern grammar, lines, grouping, symbols, notices, the `read` and `ls`
+//! flows); only the wire types ([`GrepInput`], [`GlobInput`], the requests
+//! of the flows, their outputs, [`StdError`] and its codes) are common. As
+//! a subject of the default seeds it turns a wrong rule in the reference,
+//! or in the flow layer every other built-in runs on, into a divergence.
 //!
 //! Each part is one concept, written the obvious way, and names its
 //! sections:
@@ -24,9 +27,13 @@
 //! | `scan` | §11.1 (binary), §13 (maxCount, boundary hit), §13.1 (context ownership) | whole files; each context row given to its nearest kept match |
 //! | `symbols` | §15 | the algorithm's steps |
 //! | `notice` | §14, §16 | the sentences as spelled |
+//! | `flow` | §2–§5 (checks in order, defaults, caps), §8.1 (glob checks, in `glob`), §18 (literal retry) | the spec's lists, one branch each |
+//! | `read` | read-ls-flows §1 (procedure and errors, `sourceLines`, paging, the not-found hint) | the whole file in memory |
+//! | `ls` | read-ls-flows §2 | every entry described, sorted, then paged |
 //!
-//! It answers only the seam (`grep`, `glob`); the flows run over it through
-//! lawsuite's flow layer, as for any peer declaring only the seam.
+//! It answers the seam (`grep`, `glob`) and the flows (`flow/grep`,
+//! `flow/glob`, `flow/read`, `flow/ls`) with its own code; `flow/bash` it
+//! does not implement.
 //!
 //! ```
 //! use lawsuite::contract::GrepInput;
@@ -45,23 +52,47 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod flow;
 mod glob;
 mod ignore;
+mod ls;
 mod notice;
 mod pattern;
+mod read;
 mod scan;
 mod symbols;
 mod text;
 mod walk;
 
-use crate::contract::{ErrorCode, GlobInput, GlobOutput, GrepInput, GrepOutput, StdError};
-use crate::peer::Search;
+use crate::contract::{
+    ErrorCode, GlobInput, GlobOutput, GlobRequest, GrepFlowOutput, GrepInput, GrepOutput,
+    GrepRequest, StdError,
+};
+use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest};
+use crate::peer::{Method, Search};
 
 use pattern::{LineMatcher, insensitive};
 use scan::{Scan, Scanned};
 use walk::Options;
 
 /// The model peer: no state, no threads, no caches.
+///
+/// Its flows are its own: read-ls-flows §1.6's hint, say, comes from the
+/// model's reading of the spec, not from [`crate::flow::read`](mod@crate::flow::read).
+///
+/// ```
+/// use lawsuite::flow::ReadRequest;
+/// use lawsuite::model::Model;
+/// use lawsuite::peer::{Method, Search};
+///
+/// let dir = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("apple.txt"), "")?;
+/// let cwd = dir.path().to_str().unwrap();
+/// let err = Model.read(&ReadRequest::new("./apricot").cwd(cwd)).unwrap_err();
+/// assert_eq!(err.message, "File not found: ./apricot. The working directory holds: apple.txt.");
+/// assert!(Model.supports(Method::FlowLs) && !Model.supports(Method::FlowBash));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Model;
 
@@ -154,6 +185,27 @@ impl Search for Model {
             None
         };
         Ok(out)
+    }
+
+    fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
+        flow::grep(|input| self.grep(input), request)
+    }
+
+    fn flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
+        flow::glob(|input| self.glob(input), request)
+    }
+
+    fn read(&self, input: &ReadRequest) -> Result<ReadOutput, StdError> {
+        read::read(input)
+    }
+
+    fn ls(&self, input: &LsRequest) -> Result<LsOutput, StdError> {
+        ls::ls(input)
+    }
+
+    fn supports(&self, method: Method) -> bool {
+        // Every method but `flow/bash`, each answered here.
+        method != Method::FlowBash
     }
 
     fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {

@@ -13,7 +13,9 @@ use regex_automata::util::syntax;
 
 use crate::contract::{ErrorCode, StdError};
 
-fn refuse(pattern: &str, detail: &str) -> StdError {
+/// «`Unsupported ripgrep pattern "{pattern}": {detail}`» (§10, §8.1, §17):
+/// every refusal of a pattern or of a caller's glob.
+pub(crate) fn refuse(pattern: &str, detail: &str) -> StdError {
     StdError::new(
         ErrorCode::InvalidPattern,
         format!("Unsupported ripgrep pattern \"{pattern}\": {detail}"),
@@ -74,6 +76,12 @@ struct Term {
     atom: Atom,
     /// `(min, max)`, `max` absent for "no upper bound".
     repeat: Option<(u64, Option<u64>)>,
+}
+
+/// §3 check 4: the flow's validation of a caller's pattern (§10), with
+/// `fixedStrings` as the caller gave it (absent is false).
+pub(crate) fn check(pattern: &str, fixed_strings: bool) -> Result<(), StdError> {
+    validate(pattern, fixed_strings).map(|_| ())
 }
 
 /// §10: the pattern's tree, or the refusal.

@@ -188,7 +188,7 @@ mod tests {
                 });
                 let message = result
                     .err()
-                    .map(|payload| crate::kit::case::panic_message(&*payload));
+                    .map(|payload| crate::kit::answer::panic_message(&*payload));
                 let _ = sent.send(message);
             });
             let message = received

@@ -462,17 +462,6 @@ impl Search for ExternalPeer {
     }
 }
 
-/// The methods a peer may declare (PROTOCOL.md, `capabilities.methods`).
-const KNOWN_METHODS: [&str; 7] = [
-    method::GREP,
-    method::GLOB,
-    method::FLOW_GREP,
-    method::FLOW_GLOB,
-    method::FLOW_READ,
-    method::FLOW_LS,
-    method::FLOW_BASH,
-];
-
 /// The handshake result, checked.
 pub(super) fn check_handshake(raw: &RawValue) -> Result<InitializeResult, Failure> {
     let handshake: InitializeResult = serde_json::from_str(raw.get()).map_err(|e| {
@@ -496,14 +485,14 @@ pub(super) fn check_handshake(raw: &RawValue) -> Result<InitializeResult, Failur
         .capabilities
         .methods
         .iter()
-        .find(|m| !KNOWN_METHODS.contains(&m.as_str()))
+        .find(|m| m.parse::<Method>().is_err())
     {
         return Err((
             FaultKind::Incompatible,
             format!(
                 "declared the method {unknown:?}, which protocol {} does not have (it has {})",
                 handshake.protocol,
-                KNOWN_METHODS.join(", ")
+                Method::ALL.map(Method::name).join(", ")
             ),
         ));
     }

@@ -82,9 +82,7 @@ pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// The method names of the protocol.
 pub mod method {
-    pub use crate::peer::method::{
-        FLOW_BASH, FLOW_GLOB, FLOW_GREP, FLOW_LS, FLOW_READ, GLOB, GREP,
-    };
+    pub use crate::peer::method::*;
     /// The handshake.
     pub const INITIALIZE: &str = "initialize";
     /// Answer, then exit.

@@ -350,13 +350,9 @@ fn html_failure(out: &mut String, o: &Outcome) {
             .unwrap_or(&report.summary)),
         Verdict::Fail { report } => e(&report.summary),
         Verdict::ExpectedFailure { reason, .. } => format!("expected failure: {}", e(reason)),
-        Verdict::UnexpectedPass { reason, source } => {
-            format!(
-                "passes, but {} lists it as an expected failure ({}); remove that entry",
-                e(source),
-                e(reason)
-            )
-        }
+        Verdict::UnexpectedPass { reason, source } => e(
+            &crate::conformance::sentence::unexpected_pass(None, reason, &source.to_string()),
+        ),
         Verdict::Broken { why } => format!("broken: {}", e(why.lines().next().unwrap_or(why))),
         Verdict::Flaky { report, .. } => e(&report.summary),
         _ => String::new(),

@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 
 use super::{RunInfo, compact, escaped};
+use crate::conformance::sentence::unexpected_pass;
 use crate::conformance::{Outcome, Report, Summary, Verdict};
 use crate::kit::report::{bounded, json_diff, visible};
 
@@ -111,12 +112,13 @@ pub fn human_outcome(outcome: &Outcome, color: bool) -> Option<String> {
             Some(format!("{}\n{}", head("FAIL"), human_report(report, color)))
         }
         Verdict::UnexpectedPass { reason, source } => Some(format!(
-            "{}\n{} passes on {}, but {source} lists it as an expected failure ({reason}); remove that entry\n",
+            "{}\n{}\n",
             head("UNEXPECTED PASS"),
-            outcome.item,
-            outcome.peer.as_deref().unwrap_or("the peer"),
-            source = escaped(&source.to_string(), "  "),
-            reason = escaped(reason, "  "),
+            unexpected_pass(
+                Some((&outcome.item, outcome.peer.as_deref().unwrap_or("the peer"))),
+                &escaped(reason, "  "),
+                &escaped(&source.to_string(), "  "),
+            ),
         )),
         Verdict::Broken { why } => Some(format!("{}\n  {}\n", head("BROKEN"), escaped(why, "  "))),
         Verdict::Flaky { report, .. } => Some(format!(

@@ -178,8 +178,10 @@ fn cases(o: &Outcome, suite: &str) -> String {
                     xml(&human_report(report, false))
                 ),
                 Verdict::UnexpectedPass { reason, source } => {
-                    let text = format!(
-                        "passes, but {source} lists it as an expected failure ({reason}); remove that entry"
+                    let text = crate::conformance::sentence::unexpected_pass(
+                        None,
+                        reason,
+                        &source.to_string(),
                     );
                     format!(
                         "<failure message=\"{}\" type=\"unexpected_pass\">{}</failure>",

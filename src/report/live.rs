@@ -206,8 +206,11 @@ impl<O: Write, S: Write> Live<O, S> {
         if self.options.format == Format::Human && self.shown.not_shown() > 0 {
             writeln!(
                 self.out,
-                "… and {} more failures not shown in full (--max-reports 0 shows all; --format jsonl keeps every one)",
-                self.shown.not_shown()
+                "{}",
+                crate::conformance::sentence::not_shown(
+                    self.shown.not_shown(),
+                    crate::conformance::sentence::FrontDoor::Run
+                )
             )?;
         }
         let text = render(

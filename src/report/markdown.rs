@@ -124,7 +124,14 @@ pub fn markdown_to(
         )
     })?;
     if shown.not_shown() > 0 {
-        writeln!(to, "\n… and {} more failures.", shown.not_shown())?;
+        writeln!(
+            to,
+            "\n{}",
+            crate::conformance::sentence::not_shown(
+                shown.not_shown(),
+                crate::conformance::sentence::FrontDoor::Report
+            )
+        )?;
     }
     Ok(())
 }

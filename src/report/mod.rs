@@ -302,8 +302,11 @@ pub fn render_to(
             if all_failures && shown.not_shown() > 0 {
                 writeln!(
                     out,
-                    "… and {} more failures not shown in full (--max-reports 0 shows all)",
-                    shown.not_shown()
+                    "{}",
+                    crate::conformance::sentence::not_shown(
+                        shown.not_shown(),
+                        crate::conformance::sentence::FrontDoor::Report
+                    )
                 )?;
             }
             let mut skipped: Vec<(String, usize)> = skipped.into_iter().collect();

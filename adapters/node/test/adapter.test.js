@@ -4,14 +4,14 @@
 // shutdown; and, as a child process, a clean stdout.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { RpcError, StdError, methods, serve } from "../lawsuite-peer.js";
+import { FAULT_MESSAGE_BYTES, FAULT_STACK_BYTES, RpcError, StdError, excerpt, methods, serve } from "../lawsuite-peer.js";
 import { Data, Effect } from "./fixture/effect.js";
 
 class TaggedStdError extends Data.TaggedError("@smthrs/std/StdError") {}
@@ -149,6 +149,83 @@ test("defects, throws and other failures are faults with message and stack", asy
   // (Effect.succeed is an Exit in Effect 4, answered without running; sync is not.)
   const { error } = await one({ search: { glob: () => Effect.sync(() => OUT) } }, "glob", GLOB);
   assert.match(error.message, /returned an Effect, but serve\(\) was given no runEffect/);
+});
+
+const jsonBytes = (text) => Buffer.byteLength(JSON.stringify(text), "utf8");
+
+test("a fault quoting a megabyte holds it once, cut to the bound, with the count left out", async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let line = "";
+  output.on("data", (chunk) => { line += chunk; });
+  // V8 quotes a RegExp's whole source in its error: 1 MiB here.
+  const done = serve({ name: "t", search: { glob: () => new RegExp(`(${"a".repeat(1 << 20)}`) }, input, output, exit: false });
+  input.end(`${JSON.stringify(req(7, "glob", GLOB))}\n`);
+  await done;
+  const { error } = JSON.parse(line);
+  assert.equal(error.code, -32603);
+  assert.ok(jsonBytes(error.message) <= FAULT_MESSAGE_BYTES, `${jsonBytes(error.message)} bytes`);
+  assert.match(error.message, /^glob threw: SyntaxError: Invalid regular expression: \/\(a+… \[\d+ characters left out\] …a+\/: Unterminated group \(at /);
+  const left = Number(/\[(\d+) characters left out\]/.exec(error.message)[1]);
+  assert.ok(left > (1 << 20) - FAULT_MESSAGE_BYTES, String(left));
+  assert.ok(jsonBytes(error.data.stack) <= FAULT_STACK_BYTES);
+  assert.ok(error.data.stack.startsWith(`SyntaxError: ${error.data.message}\n`), error.data.stack.slice(0, 200));
+  // The whole line was 3 MB when the message came three times.
+  assert.ok(line.length < 32 * 1024, `${line.length} bytes`);
+});
+
+test("the README quotes the bounds the adapter has", () => {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8").replace(/\s+/g, " ");
+  const figure = (n) => n.toLocaleString("en-US");
+  assert.ok(readme.includes(`\`FAULT_MESSAGE_BYTES\` (${figure(FAULT_MESSAGE_BYTES)})`));
+  assert.ok(readme.includes(`\`FAULT_STACK_BYTES\` (${figure(FAULT_STACK_BYTES)})`));
+});
+
+test("the bound on both sides: a message that fits is whole, one unit more is cut", () => {
+  const fits = "a".repeat(FAULT_MESSAGE_BYTES - 2); // two bytes of quotes
+  assert.equal(jsonBytes(fits), FAULT_MESSAGE_BYTES);
+  assert.equal(excerpt(fits, FAULT_MESSAGE_BYTES), fits);
+  const cut = excerpt(`${fits}b`, FAULT_MESSAGE_BYTES);
+  assert.ok(jsonBytes(cut) <= FAULT_MESSAGE_BYTES);
+  assert.match(cut, /^a+… \[\d+ characters left out\] …a+b$/);
+  // Bytes, not characters: an escaped control character is six.
+  const controls = excerpt("\u0001".repeat(10000), 600);
+  assert.ok(jsonBytes(controls) <= 600 && jsonBytes(controls) > 500, String(jsonBytes(controls)));
+  // A surrogate pair is never split.
+  assert.doesNotMatch(excerpt("😀".repeat(1000), 100), /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+  // Through serve(): the host's message is cut to what the adapter's words leave.
+  const at = async (message) => (await one({ search: { glob: () => { const e = new Error(message); e.stack = `Error: ${message}\n    at host (h.js:1:1)`; throw e; } } }, "glob", GLOB)).error.message;
+  const words = jsonBytes("glob threw: Error:  (at host (h.js:1:1))");
+  return Promise.all([at("m".repeat(FAULT_MESSAGE_BYTES - words)), at("m".repeat(FAULT_MESSAGE_BYTES - words + 1))]).then(([whole, over]) => {
+    assert.equal(jsonBytes(whole), FAULT_MESSAGE_BYTES);
+    assert.doesNotMatch(whole, /left out/);
+    assert.match(over, /characters left out/);
+    assert.ok(jsonBytes(over) <= FAULT_MESSAGE_BYTES);
+  });
+});
+
+test("a host's file-system or schema failure is a fault that says what the contract answers", async () => {
+  const errno = (code, syscall = "stat") => Object.assign(new Error(`${code}: x, ${syscall} 'p'`), { code, syscall, errno: -1 });
+  const cases = [
+    ["glob", { search: { glob: () => { throw errno("ENOTDIR"); } } },
+      /; search-contract §7\.1 answers a host reason other than NotFound and PermissionDenied \(ENOTDIR\) with command_failed «Cannot search \{root\}: \{host error message\}» when the root fails/],
+    ["grep", { search: { grep: () => { throw errno("EACCES"); } } },
+      /answers the host reason PermissionDenied \(EACCES\) with permission_denied «Cannot search \{root\}: \{host error message\}»/],
+    ["flow/ls", { flows: { ls: () => { throw errno("ENOENT", "scandir"); } } },
+      /read-ls-flows' read-side mapping answers the host reason NotFound \(ENOENT\) with not_found «Directory not found: \{path\}»/],
+    ["flow/read", { flows: { read: () => Effect.fail({ _tag: "PlatformError", message: "BadResource: FileSystem.stat (p)", reason: { _tag: "BadResource" }, cause: { code: "ELOOP" } }) }, runEffect: Effect.runPromiseExit },
+      /a host reason other than NotFound and PermissionDenied \(BadResource, ELOOP\) with command_failed «Could not read \{path\}: \{host error message\}»/],
+    ["flow/read", { flows: { read: () => Effect.fail({ _tag: "SchemaError", message: "Expected a value greater than or equal to 1" }) }, runEffect: Effect.runPromiseExit },
+      /; the contract answers input its schema refuses with invalid_input: map the schema error to a StdError with code invalid_input/],
+  ];
+  for (const [method, options, pattern] of cases) {
+    const { error } = await one(options, method, { path: "p" });
+    assert.equal(error.code, -32603, method);
+    assert.match(error.message, pattern);
+  }
+  // Anything else: no such sentence.
+  const { error } = await one({ search: { glob: () => { throw new TypeError("boom"); } } }, "glob", GLOB);
+  assert.doesNotMatch(error.message, /answers/);
 });
 
 test("an explicit RpcError is answered as it is", async () => {

@@ -49,9 +49,8 @@ pub struct BenchArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = BenchFormat::Table)]
     format: BenchFormat,
-    /// The peer registry.
-    #[arg(long)]
-    registry: Option<PathBuf>,
+    #[command(flatten)]
+    project: crate::project_args::ProjectArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -70,12 +69,12 @@ enum BenchFormat {
 /// `lawsuite bench`: exit status 1 when a peer disagreed with the baseline
 /// or faulted (answered otherwise during the warm-up or the timed rounds).
 pub fn bench(args: BenchArgs, settings: &Config) -> anyhow::Result<ExitCode> {
-    let project = crate::project_args::ProjectArgs {
-        project: None,
-        registry: args.registry.clone(),
-    };
-    let (contenders, unavailable) =
-        crate::project_args::resolve_peers(&args.peers, &project, settings.peer_options())?;
+    let (contenders, unavailable) = crate::project_args::ProjectPeers::read(
+        &args.project.project()?,
+        Some(&args.peers),
+        settings.peer_options(),
+    )?
+    .named(&args.peers)?;
     for u in &unavailable {
         eprintln!("warning: {} is left out: {}", u.name, u.why);
     }

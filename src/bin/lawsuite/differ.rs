@@ -7,14 +7,15 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, anyhow, bail};
+use lawsuite::call::Call;
 use lawsuite::conformance::config::Config;
 use lawsuite::conformance::shell_word;
-use lawsuite::kit::case::Call;
+use lawsuite::kit::answer::Answer;
 use lawsuite::kit::compare::{difference_kind, first_difference};
 use lawsuite::kit::real_tree::{Divergent, Survey, Tally, draw, run};
 use lawsuite::kit::report::json_diff;
 
-use crate::project_args::{ProjectArgs, program};
+use crate::project_args::{ProjectArgs, ProjectPeers, program};
 
 /// The arguments of `lawsuite differ`.
 #[derive(Debug, clap::Args)]
@@ -61,7 +62,9 @@ pub fn differ(args: DifferArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     let dir = crate::project_args::absolute(std::path::Path::new(dir))
         .to_string_lossy()
         .into_owned();
-    // The directory first: a wrong path is the likeliest mistake.
+    // The project file before anything takes time; then the directory (a
+    // wrong path is the likeliest mistake), then the peers.
+    let project = args.project.project()?;
     let started = Instant::now();
     let survey = Survey::of(&dir, args.seed).with_context(|| format!("surveying {dir}"))?;
     let subjects = if args.peers.is_empty() {
@@ -72,7 +75,7 @@ pub fn differ(args: DifferArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     let mut names = vec![args.reference.clone()];
     names.extend(subjects);
     let (peers, unavailable) =
-        crate::project_args::resolve_peers(&names, &args.project, settings.peer_options())?;
+        ProjectPeers::read(&project, Some(&names), settings.peer_options())?.named(&names)?;
     if let Some(u) = unavailable.iter().find(|u| u.name == args.reference) {
         bail!("the reference {} cannot run here: {}", u.name, u.why);
     }
@@ -178,7 +181,7 @@ fn divergent(d: &Divergent, replay: &Replay) -> String {
     let Some((expected, rest)) = d.answers.split_first() else {
         return out;
     };
-    for got in rest.iter().filter(|a| a.answer != expected.answer) {
+    for got in rest.iter().filter(|a| !a.answer.agrees(&expected.answer)) {
         if let Some(case) = &got.explained {
             out.push_str(&format!("  {}: documented: {case}\n", got.peer));
             continue;
@@ -188,16 +191,14 @@ fn divergent(d: &Divergent, replay: &Replay) -> String {
         out.push_str(&format!("  {}: {kind}\n", got.peer));
         // Between two answers the first difference says where to look in
         // the diff; a failure's kind already says all of it.
-        let failed = |a: &serde_json::Value| a.get("failure").is_some() || a.get("panic").is_some();
-        if !failed(&expected.answer)
-            && !failed(&got.answer)
-            && let Some(first) = first_difference(&expected.answer, &got.answer, "")
+        if let (Answer::Value(expected), Answer::Value(got)) = (&expected.answer, &got.answer)
+            && let Some(first) = first_difference(expected, got, "")
         {
             out.push_str(&format!("    first difference: {first}\n"));
         }
         out.push_str(&format!("    - {}, + {}:\n", expected.peer, got.peer));
         // Failures are compared by code; the diff shows what each said.
-        for line in json_diff(&expected.shown(), &got.shown(), false).lines() {
+        for line in json_diff(&expected.answer.shown(), &got.answer.shown(), false).lines() {
             out.push_str(&format!("      {line}\n"));
         }
         // Both sides of the difference: the peer's answer alone does not

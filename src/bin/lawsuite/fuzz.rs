@@ -12,8 +12,7 @@ use lawsuite::kit::Generator;
 use lawsuite::peer::Ground;
 
 use crate::interrupt;
-use crate::project_args::program;
-use crate::run::select;
+use crate::project_args::{ProjectPeers, named, program};
 
 /// `lawsuite fuzz --for DURATION`: a campaign over the seed space
 /// ([`lawsuite::kit::campaign`]); 1 when it found a new group, 2 when it
@@ -22,11 +21,28 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
     use lawsuite::kit::campaign::{Campaign, Slot};
     use lawsuite::kit::compare::Compared;
     let project = args.project.project()?;
+    let state = args.state.as_ref().map_or_else(
+        || {
+            project
+                .regressions
+                .parent()
+                .unwrap_or(&project.root)
+                .join("fuzz-state.json")
+        },
+        |p| crate::project_args::absolute(p),
+    );
+    if !args.merge.is_empty() {
+        return merge(args, &state, &project.regressions);
+    }
+    let budget = args
+        .budget
+        .ok_or_else(|| anyhow::anyhow!("--for DURATION is needed to run a campaign"))?;
     let PeerSet {
         reference,
         subjects,
         unavailable,
-    } = select(&args.project, &args.peers, settings.peer_options())?;
+    } = ProjectPeers::read(&project, named(&args.peers), settings.peer_options())?
+        .set(&args.peers)?;
     for u in &unavailable {
         eprintln!("note: {} cannot run here: {}", u.name, u.why);
     }
@@ -47,25 +63,17 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
                 .is_none_or(|g| s.generator != Generator::Lawsuite || Ground::from(g) == s.ground)
         })
         .collect();
-    let state = args.state.as_ref().map_or_else(
-        || {
-            project
-                .regressions
-                .parent()
-                .unwrap_or(&project.root)
-                .join("fuzz-state.json")
-        },
-        |p| crate::project_args::absolute(p),
-    );
     let campaign = Campaign {
         slots,
-        budget: args.budget,
         jobs: args.jobs,
-        state: state.clone(),
-        regressions: project.regressions.clone(),
         shrink: lawsuite::kit::shrink::Budget {
             steps: args.shrink_steps,
         },
+        guided: !args.unguided,
+        guide_seed: args.guide_seed,
+        until_found: args.until_found,
+        shard: args.shard,
+        ..Campaign::new(state.clone(), project.regressions.clone(), budget)
     };
     let subjects_compared: Vec<Compared<'_>> = subjects.iter().map(Compared::from).collect();
     let terminal = std::io::stderr().is_terminal();
@@ -79,7 +87,7 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
             .collect::<Vec<_>>()
             .join(", "),
         reference.name,
-        args.budget.as_secs(),
+        budget.as_secs(),
         args.jobs,
         state.display()
     );
@@ -109,9 +117,10 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
     let p = &found.progress;
     writeln!(
         out,
-        "fuzz: {:.0} s, {} seeds, {} calls ({:.0} calls/s); {} new {}{}, {} known from earlier campaigns",
+        "fuzz: {:.0} s, {} seeds + {} mutants, {} calls ({:.0} calls/s); {} new {}{}, {} known from earlier campaigns",
         p.secs,
         p.seeds,
+        p.mutants,
         p.calls,
         p.calls as f64 / p.secs.max(0.001),
         p.new_groups,
@@ -135,66 +144,9 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
     )?;
     for group in &found.state.groups {
         let new = group.campaign == found.state.campaigns;
-        let (generator, ground) = match group.first.sequence.as_str() {
-            "lawsuite@full" => ("lawsuite", " --ground full"),
-            other => (other, ""),
-        };
-        writeln!(
-            out,
-            "{} {}  seen {}\n    first: {} seed {} call {}{}",
-            if new { "NEW  " } else { "known" },
-            lawsuite::report::escaped(&group.signature, "    "),
-            group.seen,
-            group.first.sequence,
-            group.first.seed,
-            group.first.call,
-            group
-                .regression
-                .as_ref()
-                .map(|r| format!(" → kept as {r}"))
-                .unwrap_or_default(),
-        )?;
-        if let Some(shape) = &group.shape {
-            writeln!(
-                out,
-                "    shrunk to: {}",
-                lawsuite::report::escaped(shape, "    ")
-            )?;
-        }
-        if let Some(steps) = group.step_bound {
-            writeln!(
-                out,
-                "    the step bound stopped its shrink after {steps} steps; this goes on from the same steps: {} shrink --generator {generator}{ground} --seed {} --call {} --peer {} --steps {}",
-                program(),
-                group.first.seed,
-                group.first.call,
-                lawsuite::conformance::shell_word(&group.peer),
-                steps.saturating_mul(4),
-            )?;
-        }
-        if let Some(decisions) = &group.pending {
-            writeln!(
-                out,
-                "    shrinking cut after {} steps by the end of the campaign; the next campaign finishes it",
-                decisions.len()
-            )?;
-        }
-        if let Some(why) = &group.not_kept {
-            writeln!(
-                out,
-                "    not kept: {}",
-                lawsuite::report::escaped(why, "    ")
-            )?;
-        }
-        writeln!(
-            out,
-            "    replay: {} run --generator {generator}{ground} --seeds {} --call {} --peer {}",
-            program(),
-            group.first.seed,
-            group.first.call,
-            lawsuite::conformance::shell_word(&group.peer)
-        )?;
+        say_group(&mut out, group, new)?;
     }
+    writeln!(out, "{}", found.state.species.line())?;
     if let Some(why) = &found.stopped_by {
         eprintln!(
             "error: the campaign stopped early: {}; what it asked until then is kept",
@@ -211,4 +163,135 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// One group as `fuzz` and `fuzz --merge` list it: its signature and
+/// count, where it was first met, what it shrank to, who agreed with whom,
+/// and how to replay it.
+fn say_group(
+    out: &mut impl Write,
+    group: &lawsuite::kit::campaign::Group,
+    new: bool,
+) -> std::io::Result<()> {
+    use lawsuite::report::escaped;
+    let (generator, ground) = match group.first.sequence.as_str() {
+        "lawsuite@full" => ("lawsuite", " --ground full"),
+        other => (other, ""),
+    };
+    writeln!(
+        out,
+        "{} {}  seen {}\n    first: {}{}",
+        if new { "NEW  " } else { "known" },
+        escaped(&group.signature, "    "),
+        group.seen,
+        group.first.describe(),
+        group
+            .regression
+            .as_ref()
+            .map(|r| format!(" → kept as {r}"))
+            .unwrap_or_default(),
+    )?;
+    if let Some(shape) = &group.shape {
+        writeln!(out, "    shrunk to: {}", escaped(shape, "    "))?;
+    }
+    if let Some(partition) = &group.partition {
+        writeln!(out, "    agreed: {}", escaped(partition, "    "))?;
+    }
+    if group.model_alone {
+        writeln!(
+            out,
+            "    the model or the spec text is suspect ({}): the model alone disagrees with the reference, every other peer agreeing with it; read the spec text before blaming a peer",
+            group.spec.as_deref().unwrap_or("its section")
+        )?;
+    }
+    let mutated = !group.first.mutations.is_empty();
+    if let Some(steps) = group.step_bound {
+        if mutated {
+            writeln!(
+                out,
+                "    the step bound stopped its shrink after {steps} steps; a campaign with --shrink-steps {} goes on",
+                steps.saturating_mul(4)
+            )?;
+        } else {
+            writeln!(
+                out,
+                "    the step bound stopped its shrink after {steps} steps; this goes on from the same steps: {} shrink --generator {generator}{ground} --seed {} --call {} --peer {} --steps {}",
+                program(),
+                group.first.seed,
+                group.first.call,
+                lawsuite::conformance::shell_word(&group.peer),
+                steps.saturating_mul(4),
+            )?;
+        }
+    }
+    if let Some(decisions) = &group.pending {
+        writeln!(
+            out,
+            "    shrinking cut after {} steps by the end of the campaign; the next campaign finishes it",
+            decisions.len()
+        )?;
+    }
+    if let Some(why) = &group.not_kept {
+        writeln!(out, "    not kept: {}", escaped(why, "    "))?;
+    }
+    if mutated {
+        // A mutant has no seed of its own: its regression file is its
+        // replay, and every run replays it.
+        writeln!(
+            out,
+            "    replay: {} run --peer {} (the regression file, a mutant of the call above)",
+            program(),
+            lawsuite::conformance::shell_word(&group.peer)
+        )
+    } else {
+        writeln!(
+            out,
+            "    replay: {} run --generator {generator}{ground} --seeds {} --call {} --peer {}",
+            program(),
+            group.first.seed,
+            group.first.call,
+            lawsuite::conformance::shell_word(&group.peer)
+        )
+    }
+}
+
+/// `lawsuite fuzz --merge STATE…`: the shards' states merged into this
+/// project's; 0, or 2 on a state that cannot be read or written.
+fn merge(
+    args: &crate::FuzzArgs,
+    state: &std::path::Path,
+    regressions: &std::path::Path,
+) -> anyhow::Result<ExitCode> {
+    let campaign = lawsuite::kit::campaign::Campaign::new(
+        state.to_path_buf(),
+        regressions.to_path_buf(),
+        std::time::Duration::ZERO,
+    );
+    let before = lawsuite::kit::campaign::State::load(state)?.groups.len();
+    let others: Vec<std::path::PathBuf> = args
+        .merge
+        .iter()
+        .map(|p| crate::project_args::absolute(p))
+        .collect();
+    let merged = campaign.merge(&others)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "merged {} {} into {}: {} groups (was {before}); next seeds: {}",
+        others.len(),
+        if others.len() == 1 { "state" } else { "states" },
+        state.display(),
+        merged.groups.len(),
+        merged
+            .next
+            .iter()
+            .map(|(sequence, seed)| format!("{sequence} {seed}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )?;
+    for group in &merged.groups {
+        say_group(&mut out, group, false)?;
+    }
+    writeln!(out, "{}", merged.species.line())?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use lawsuite::call::Call;
 use lawsuite::conformance::config::Config;
 use lawsuite::contract::{StdError, validate_glob, validate_pattern};
@@ -326,7 +326,10 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct ServeArgs {
-    /// The built-in peer to serve: portable, ripgrep, ripgrep-walk or noop.
+    /// The built-in peer to serve: portable, ripgrep, ripgrep-walk, model
+    /// or noop. Only built-ins, and no project is read: a project may
+    /// register `lawsuite serve --peer portable` as its `portable`, which
+    /// must not then serve itself.
     #[arg(long)]
     peer: String,
 }
@@ -374,8 +377,8 @@ struct FuzzArgs {
     /// How long the whole campaign may take, shrinking included: `90s`,
     /// `10m`, `2h`, or seconds. At the end no call is started; the one
     /// under way finishes or meets its per-call timeout.
-    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
-    budget: std::time::Duration,
+    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration, required_unless_present = "merge")]
+    budget: Option<std::time::Duration>,
     /// A peer to compare with the reference (repeatable); default: every
     /// registered peer.
     #[arg(long = "peer")]
@@ -398,6 +401,32 @@ struct FuzzArgs {
     /// How many steps (predicate evaluations) one shrink may take.
     #[arg(long, value_name = "N", default_value_t = lawsuite::kit::shrink::DEFAULT_STEPS)]
     shrink_steps: usize,
+    /// Ask fresh seeds only: no corpus of the calls that showed a new
+    /// behaviour, no mutants of them (a guided campaign spends half its
+    /// time mutating them).
+    #[arg(long)]
+    unguided: bool,
+    /// What the guidance's draws start from: the same seed, the same
+    /// choices of corpus entries and edits.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    guide_seed: u64,
+    /// Stop at the first new group.
+    #[arg(long)]
+    until_found: bool,
+    /// Only the seeds of shard K of N (1-based): shards on N machines never
+    /// ask one seed twice; merge their states with --merge.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard_flag)]
+    shard: Option<(u64, u64)>,
+    /// Merge these campaign states (the shards' `fuzz-state.json`, their
+    /// corpora and regression files beside them) into this project's,
+    /// instead of running a campaign.
+    #[arg(long, value_name = "STATE", num_args = 1.., conflicts_with = "budget")]
+    merge: Vec<std::path::PathBuf>,
+}
+
+/// `--shard K/N`.
+fn parse_shard_flag(text: &str) -> Result<(u64, u64), lawsuite::conformance::shard::BadShard> {
+    lawsuite::conformance::shard::parse_shard(text)
 }
 
 /// `90s`, `10m`, `2h`, `1.5h` or plain seconds, as a duration of at least
@@ -483,14 +512,13 @@ struct RunArgs {
     peers: Vec<String>,
     /// Seeds, `A..B` or `N`, for every generator that runs; default
     /// (as `cargo test`'s): the TypeScript kit's 12 seeds (smthrs) and
-    /// 0..64 (lawsuite), or LAWSUITE_SEEDS.
+    /// 0..64 (lawsuite).
     #[arg(long, value_name = "A..B|N", value_parser = parse_seeds)]
     seeds: Option<Seeds>,
     /// Run only this generator's seeds (default: both).
     #[arg(long, value_enum)]
     generator: Option<GeneratorArg>,
-    /// The ground of the lawsuite generator (default: shared, or
-    /// LAWSUITE_GROUND).
+    /// The ground of the lawsuite generator (default: shared).
     #[arg(long, value_enum)]
     ground: Option<GroundArg>,
     /// Only this call of each plan (its index: grep calls, then glob, read,
@@ -500,9 +528,9 @@ struct RunArgs {
     /// Threads running trials at once.
     #[arg(long, default_value_t = default_jobs())]
     jobs: usize,
-    /// Ask each selected trial N times, each on fresh trees (default 1, or
-    /// LAWSUITE_REPEAT): a trial whose verdicts differ is flaky, which
-    /// fails the run unless it is listed as an expected failure.
+    /// Ask each selected trial N times, each on fresh trees (default 1): a
+    /// trial whose verdicts differ is flaky, which fails the run unless it
+    /// is listed as an expected failure.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     repeat: Option<u32>,
     /// Report format.
@@ -521,8 +549,8 @@ struct RunArgs {
     #[arg(long, value_name = "FILE")]
     html: Option<std::path::PathBuf>,
     /// Failing cases printed in full (human, markdown): each failing law call
-    /// or divergent seed call counts one; the rest are counted. 0: all.
-    /// [default: LAWSUITE_MAX_REPORTS, else 20]
+    /// or divergent seed call counts one; the rest are counted. 0: all
+    /// (default 20).
     #[arg(long)]
     max_reports: Option<usize>,
     #[command(flatten)]
@@ -745,7 +773,7 @@ mod project_args;
 mod run;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
     let result = dispatch(cli);
     interrupt::yield_to_exit();
     match result {
@@ -757,6 +785,41 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The command line, with what only the environment's table knows
+/// ([`lawsuite::environment::VARIABLES`]): every variable after `lawsuite
+/// --help`, and `[env: LAWSUITE_…]` in the help of each `run` flag a
+/// variable sets. Only the text: clap reads no variable, the environment
+/// is read in one place ([`Environment::read`]).
+fn command() -> clap::Command {
+    use lawsuite::environment::VARIABLES;
+    Cli::command()
+        .after_help(format!(
+            "Environment variables (read once, before anything runs; a value one cannot take is an error naming it):\n{}",
+            lawsuite::environment::help()
+        ))
+        .mut_subcommand("run", |run| {
+            VARIABLES.iter().fold(run, |run, variable| {
+                let Some(id) = variable.flag.and_then(|flag| {
+                    run.get_arguments()
+                        .find(|arg| arg.get_long() == Some(flag))
+                        .map(|arg| arg.get_id().clone())
+                }) else {
+                    return run;
+                };
+                run.mut_arg(id, |arg| {
+                    let env = format!("[env: {}]", variable.name);
+                    let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+                    let long = arg.get_long_help().map(ToString::to_string);
+                    let arg = arg.help(format!("{help} {env}"));
+                    match long {
+                        Some(long) => arg.long_help(format!("{long}\n\n{env}")),
+                        None => arg,
+                    }
+                })
+            })
+        })
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -875,7 +938,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             method,
             params,
         } => {
-            let peer = project_args::resolve(&peer, &project, settings.peer_options())?;
+            // Only the named peer is started: starting the others cost
+            // `lawsuite call --peer portable` two `rg --version` processes
+            // (5 ms of CPU).
+            let only = [peer];
+            let peer = project_args::ProjectPeers::read(
+                &project.project()?,
+                Some(&only),
+                settings.peer_options(),
+            )?
+            .one(&only[0])?;
             let answer = call(peer.as_ref(), &method, &params)?;
             let mut stdout = std::io::stdout().lock();
             match answer {
@@ -945,7 +1017,7 @@ fn print_verdict(
 
 /// The peers compiled into this binary, started as `settings` say.
 fn builtin_peer(name: &str, settings: &Config) -> anyhow::Result<std::sync::Arc<dyn Search>> {
-    lawsuite::registry::builtin(name, settings.peer_options()).map_err(|why| anyhow::anyhow!(why))
+    Ok(lawsuite::registry::builtin(name, settings.peer_options())?)
 }
 
 /// Errors one to a line.

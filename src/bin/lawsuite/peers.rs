@@ -1,5 +1,4 @@
-//! `lawsuite peers` (list and smoke-check the registered peers) and the
-//! peer lookup of `lawsuite call`.
+//! `lawsuite peers`: list and smoke-check the registered peers.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -29,7 +28,9 @@ pub fn peers(
     json: bool,
     settings: &lawsuite::conformance::config::Config,
 ) -> anyhow::Result<ExitCode> {
-    let registry = args.registry(settings.peer_options())?;
+    let peers =
+        crate::project_args::ProjectPeers::read(&args.project()?, None, settings.peer_options())?;
+    let registry = peers.registry();
     let tree = TempTree::with_files(&[GeneratedFile::new("a.ts", "needle\n")])?;
     let root = tree.path().to_string_lossy().into_owned();
     let rows: Vec<Row> = registry

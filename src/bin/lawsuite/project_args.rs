@@ -1,14 +1,20 @@
-//! Where the command line finds a project's data: `--project`, else the
-//! first `lawsuite.toml` from the working directory upwards, else the
-//! working directory with the defaults; `--registry` overrides its peers.
+//! Where the command line finds a project's data, and its peers: the
+//! one resolver every command that runs a registered peer goes through.
+//!
+//! The project is `--project`, else the first `lawsuite.toml` from the
+//! working directory upwards, else the working directory with the
+//! defaults; `--registry` overrides its peers. A project file (or
+//! registry) that is there but cannot be read or parsed is an error
+//! naming it, in every command: `call`, `bench` and `differ` used to fall
+//! back on the built-ins without a word.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, anyhow};
-use lawsuite::conformance::peers;
+use lawsuite::conformance::peers::{self, PeerSet};
 use lawsuite::peer::{Search, Subject, Unavailable};
-use lawsuite::project::{Peers, Project};
+use lawsuite::project::{Peers as PeerSource, Project};
 use lawsuite::registry::{PeerOptions, Registry};
 
 /// The options every command that uses peers takes.
@@ -25,7 +31,8 @@ pub struct ProjectArgs {
 }
 
 impl ProjectArgs {
-    /// The project, with `--registry` applied.
+    /// The project, with `--registry` applied. Its errors stay typed
+    /// ([`lawsuite::project::ProjectError`], naming the file).
     pub fn project(&self) -> anyhow::Result<Project> {
         let mut project = match &self.project {
             Some(file) => Project::load(file)?,
@@ -36,17 +43,9 @@ impl ProjectArgs {
             }
         };
         if let Some(registry) = &self.registry {
-            project.peers = Peers::File(absolute(registry));
+            project.peers = PeerSource::File(absolute(registry));
         }
         Ok(project)
-    }
-
-    /// The project's peers, started with `options`.
-    pub fn registry(&self, options: &PeerOptions) -> anyhow::Result<Registry> {
-        let project = self.project()?;
-        project
-            .registry(options)
-            .with_context(|| format!("the peers of the project {}", project.describe()))
     }
 
     /// These options as flags a replay command repeats (absolute paths, so
@@ -63,74 +62,72 @@ impl ProjectArgs {
     }
 }
 
+/// A project's peers, read once: every command resolves the names it is
+/// given here, by [`lawsuite::conformance::peers`]'s one rule.
+pub struct ProjectPeers {
+    registry: Registry,
+}
+
+impl ProjectPeers {
+    /// The peers of `project` (its `[[peer]]` tables or registry file, or
+    /// the built-ins when it names none), started with `options`; with
+    /// `only`, only those and the reference are started. A registry that
+    /// cannot be read is an error naming the project and the file
+    /// ([`lawsuite::registry::RegistryError`], kept typed).
+    pub fn read(
+        project: &Project,
+        only: Option<&[String]>,
+        options: &PeerOptions,
+    ) -> anyhow::Result<ProjectPeers> {
+        let registry = project
+            .registry_for(only, options)
+            .with_context(|| format!("the peers of the project {}", project.describe()))?;
+        Ok(ProjectPeers { registry })
+    }
+
+    /// The registry, whole.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The reference and the chosen subjects (every registered peer when
+    /// `wanted` is empty), the chosen peers that cannot run here each said
+    /// on stderr (and kept, for a run, as a trial).
+    pub fn set(&self, wanted: &[String]) -> anyhow::Result<PeerSet> {
+        let set = PeerSet::from_registry(&self.registry, wanted)?;
+        for u in &set.unavailable {
+            eprintln!("warning: peer {} is not run: {}", u.name, u.why);
+        }
+        Ok(set)
+    }
+
+    /// The peers `names`, in order: each the registered one, else the
+    /// built-in of that name; the ones that cannot run here with why.
+    pub fn named(&self, names: &[String]) -> anyhow::Result<(Vec<Subject>, Vec<Unavailable>)> {
+        Ok(peers::resolve(&self.registry, names)?)
+    }
+
+    /// The peer `name`, or why it cannot run here.
+    pub fn one(&self, name: &str) -> anyhow::Result<Arc<dyn Search>> {
+        let (subjects, unavailable) = self.named(&[name.to_string()])?;
+        match (subjects.into_iter().next(), unavailable.into_iter().next()) {
+            (Some(subject), _) => Ok(subject.peer),
+            // The reason names the peer (`CannotRun`'s sentences do).
+            (None, Some(u)) => Err(anyhow!(u.why)),
+            (None, None) => Err(anyhow!("the peer {name:?} cannot be resolved")),
+        }
+    }
+}
+
+/// The peers to start for a command given `wanted` (`--peer`, repeatable):
+/// those, when any is named (the reference is always started); else all.
+pub fn named(wanted: &[String]) -> Option<&[String]> {
+    (!wanted.is_empty()).then_some(wanted)
+}
+
 /// `path` made absolute against the working directory.
 pub fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// A registered peer by name (external ones included), else a built-in
-/// ([`lawsuite::conformance::peers::resolve`]), started with `options`.
-pub fn resolve(
-    name: &str,
-    args: &ProjectArgs,
-    options: &PeerOptions,
-) -> anyhow::Result<Arc<dyn Search>> {
-    // Only the named peer is built: building the others cost `lawsuite call
-    // --peer portable` two `rg --version` processes (5 ms of CPU).
-    let registry = args
-        .project()
-        .and_then(|p| Ok(p.registry_for(Some(name), options)?))
-        .map_err(|e| format!("{e:#}"));
-    let names = [name.to_string()];
-    let (subjects, unavailable) =
-        match peers::resolve(registry.as_ref().map_err(String::as_str), &names, options) {
-            Ok(resolved) => resolved,
-            // The registry built for one name lists only it: name them all.
-            Err(peers::PeerError::Unknown { name, .. }) => {
-                let registered = match args.registry(options) {
-                    Ok(registry) => registry.names(),
-                    Err(e) => format!("none (the registry cannot be read: {e:#})"),
-                };
-                return Err(peers::PeerError::Unknown { name, registered }.into());
-            }
-            Err(e) => return Err(e.into()),
-        };
-    match (subjects.into_iter().next(), unavailable.into_iter().next()) {
-        (Some(subject), _) => Ok(subject.peer),
-        (None, Some(u)) => Err(anyhow!(u.why)),
-        (None, None) => Err(anyhow!("the peer {name:?} cannot be resolved")),
-    }
-}
-
-/// The peers `names`, in order ([`lawsuite::conformance::peers::resolve`]):
-/// the project's registered ones by name, else built-ins; the ones that
-/// cannot run here with why. A name that is neither is an error listing
-/// the registered names.
-pub fn resolve_peers(
-    names: &[String],
-    project: &ProjectArgs,
-    options: &PeerOptions,
-) -> anyhow::Result<(Vec<Subject>, Vec<Unavailable>)> {
-    let loaded = project.registry(options).map_err(|e| format!("{e:#}"));
-    let (subjects, unavailable) =
-        peers::resolve(loaded.as_ref().map_err(String::as_str), names, options)?;
-    let unavailable = unavailable
-        .into_iter()
-        .map(|u| Unavailable {
-            name: u.name,
-            why: with_install_hint(u.why),
-        })
-        .collect();
-    Ok((subjects, unavailable))
-}
-
-/// Make sure a missing `rg` says how to get one.
-fn with_install_hint(reason: String) -> String {
-    if reason.contains("rg") && !reason.contains("cargo install ripgrep") {
-        format!("{reason}; install rg with `cargo install ripgrep --locked`")
-    } else {
-        reason
-    }
 }
 
 /// How this binary was invoked, for replay commands: its name when it was

@@ -18,13 +18,12 @@ use lawsuite::conformance::{
     Engine, Item, ItemId, Kind, Outcome, Replay, RunOptions, SeedItem, Summary, Trial, TrialId,
 };
 use lawsuite::environment::Environment;
-use lawsuite::kit::compare::{Materialized, calls};
+use lawsuite::kit::compare::Materialized;
 use lawsuite::kit::materialize::materialize;
 use lawsuite::kit::regression::{divergence_kind, pinned_by};
 use lawsuite::kit::shrink::Case;
 use lawsuite::kit::{Generator, generate};
 use lawsuite::peer::Ground;
-use lawsuite::registry::PeerOptions;
 use lawsuite::report::diff::{Change, RunDiff};
 use lawsuite::report::history::History;
 use lawsuite::report::live::{Live, LiveOptions};
@@ -35,23 +34,8 @@ use lawsuite::report::{self as format, Format, PeerInfo, RunInfo, render};
 use lawsuite::suite::PLAN_ROOT;
 
 use crate::interrupt;
-use crate::project_args::{ProjectArgs, program};
+use crate::project_args::{ProjectArgs, ProjectPeers, named, program};
 use crate::{CaseArgs, RunArgs};
-
-/// The reference and the chosen subjects of the project, and the chosen
-/// peers that cannot run here (each said on stderr and kept as a trial).
-pub(crate) fn select(
-    args: &ProjectArgs,
-    wanted: &[String],
-    options: &PeerOptions,
-) -> anyhow::Result<PeerSet> {
-    let registry = args.registry(options)?;
-    let set = PeerSet::from_registry(&registry, wanted)?;
-    for u in &set.unavailable {
-        eprintln!("warning: peer {} is not run: {}", u.name, u.why);
-    }
-    Ok(set)
-}
 
 /// A trial filter as `cargo test` takes one: substrings of the trial id
 /// (any of them), or whole ids with `--exact`, minus `--skip` substrings.
@@ -153,7 +137,8 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
     let config = config
         .build()
         .map_err(|problems| anyhow!("{}", crate::lines(&problems)))?;
-    let peers = select(&args.project, &args.peers, config.peer_options())?;
+    let peers = ProjectPeers::read(&project, named(&args.peers), config.peer_options())?
+        .set(&args.peers)?;
     let engine = config
         .engine(peers, None)
         .map_err(|problems| anyhow!("{}", crate::lines(&problems)))?;
@@ -962,15 +947,12 @@ pub fn shrink_case(
     settings: &Config,
 ) -> anyhow::Result<ExitCode> {
     let project = args.project.project()?;
+    let wanted = std::slice::from_ref(&args.peer);
     let PeerSet {
         reference,
         subjects,
         ..
-    } = select(
-        &args.project,
-        std::slice::from_ref(&args.peer),
-        settings.peer_options(),
-    )?;
+    } = ProjectPeers::read(&project, Some(wanted), settings.peer_options())?.set(wanted)?;
     let peer = match subjects.into_iter().next() {
         Some(s) => s,
         None if args.peer == reference.name => bail!(
@@ -981,7 +963,7 @@ pub fn shrink_case(
     };
     let (generator, ground): (Generator, Ground) = (args.generator.into(), args.ground.into());
     let plan = generate(generator, args.seed, PLAN_ROOT, ground).map_err(|e| anyhow!(e))?;
-    let call = calls(&plan).into_iter().nth(args.call).ok_or_else(|| {
+    let call = plan.calls().into_iter().nth(args.call).ok_or_else(|| {
         anyhow!(
             "seed {} has no call {} (it has {}: grep calls, then glob, read, ls and flow calls)",
             args.seed,
@@ -1102,7 +1084,7 @@ pub fn shrink_case(
         "{}",
         lawsuite::kit::report::json_diff(
             &regression.expected,
-            &actual,
+            &actual.shown(),
             std::io::stdout().is_terminal()
         )
     )?;

@@ -121,9 +121,9 @@ impl Read {
     }
 }
 
-/// The reason of an unexpected pass.
+/// The reason of an unexpected pass ([`crate::conformance::sentence`]).
 pub(crate) fn unexpected_pass(reason: &str, source: &str) -> String {
-    format!("passed, but {source} lists it as failing ({reason}): remove the listing")
+    crate::conformance::sentence::unexpected_pass(None, reason, source)
 }
 
 impl Trial {
