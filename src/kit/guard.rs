@@ -70,7 +70,7 @@ use crate::call::TreeSize;
 /// modification time back is still seen.
 ///
 /// Two snapshots are equal when they hold the same entries; what their
-/// looks have learnt about change times ([`Settled`]) is left out.
+/// looks have learnt about change times (the module doc) is left out.
 #[derive(Debug)]
 pub struct Snapshot {
     entries: Vec<Fingerprint>,
