@@ -169,9 +169,7 @@
 //! itself is 9 s of the 37 s of compile units; optimising `regex-automata`
 //! and `regex-syntax` in the test profile cost 7 s wall and 19 CPU-s more
 //! to build and saved 0.4 s a run, so no profile advice is given.
-// One module may allow it (`ripgrep::child`: a memory bound set between
-// `fork` and `exec`, explained there); `forbid` would not let it.
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 

@@ -134,16 +134,18 @@ impl RgOptions {
     }
 
     /// The command that runs the program itself, in a process group of
-    /// its own and under the memory bound, both set in the child before it
-    /// runs `rg` (the private `child` module). It used to go through
-    /// `/bin/sh -c 'ulimit -v …; exec rg'`: a shell for every `rg`.
+    /// its own (the private `child` module, which also sets the memory
+    /// bound, [`RgOptions::memory_bytes`], as it starts it). It used to go
+    /// through `/bin/sh -c 'ulimit -v …; exec rg'`: a shell for every `rg`.
     fn command(&self) -> Command {
         let mut command = Command::new(&self.program);
-        child::configure(
-            &mut command,
-            self.memory_mb.map(|mb| mb.saturating_mul(1024 * 1024)),
-        );
+        child::configure(&mut command);
         command
+    }
+
+    /// The per-`rg` address-space bound in bytes, if there is one.
+    fn memory_bytes(&self) -> Option<u64> {
+        self.memory_mb.map(|mb| mb.saturating_mul(1024 * 1024))
     }
 }
 
@@ -270,7 +272,7 @@ fn run_once(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut rg_child = child::spawn(&mut command).map_err(|_| cannot_start())?;
+    let mut rg_child = child::spawn(&mut command, rg.memory_bytes()).map_err(|_| cannot_start())?;
     let child = rg_child.child();
     // Readers on their own threads report over a channel, so the wait for
     // them can end at the deadline; a reader left behind ends when the
@@ -460,13 +462,13 @@ pub fn version_line(
         .checked_add(timeout)
         .unwrap_or(started + DEFAULT_RG_TIMEOUT);
     let mut command = Command::new(program);
-    child::configure(&mut command, None);
+    child::configure(&mut command);
     command
         .arg("--version")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    let mut rg_child = child::spawn(&mut command)?;
+    let mut rg_child = child::spawn(&mut command, None)?;
     let (tx, rx) = mpsc::channel();
     if let Some(stdout) = rg_child.child().stdout.take() {
         // On a thread, so the wait for it can end at the deadline; it ends
