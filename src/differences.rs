@@ -91,11 +91,11 @@ pub fn table() -> &'static Table {
 }
 
 /// The differences of one built-in peer, in table order.
-pub fn of(builtin: &str) -> impl Iterator<Item = &'static Difference> + use<'_> {
+pub fn of(builtin: crate::peer::Builtin) -> impl Iterator<Item = &'static Difference> {
     table()
         .differences
         .iter()
-        .filter(move |d| d.peers.iter().any(|p| p == builtin))
+        .filter(move |d| d.peers.iter().any(|p| p == builtin.name()))
 }
 
 /// The difference a test shows, if it shows one.
@@ -139,7 +139,7 @@ mod tests {
             }
             for peer in &d.peers {
                 assert!(
-                    crate::registry::BUILTINS.contains(&peer.as_str()),
+                    peer.parse::<crate::registry::Builtin>().is_ok(),
                     "{}: {peer} is not a built-in",
                     d.id
                 );

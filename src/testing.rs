@@ -250,6 +250,10 @@ forward_search!(
 /// let o = lawsuite::testing::outcome(Kind::Law, "mine", "law::glob::x::y", Verdict::Pass);
 /// assert_eq!(o.id, "law::glob::x::y::mine");
 /// ```
+///
+/// # Panics
+///
+/// When `item` is not an item id of the grammar: it is a test's own text.
 pub fn outcome(
     kind: crate::conformance::Kind,
     peer: &str,
@@ -257,7 +261,10 @@ pub fn outcome(
     verdict: crate::conformance::Verdict,
 ) -> crate::conformance::Outcome {
     crate::conformance::Outcome {
-        id: format!("{item}::{peer}"),
+        id: item
+            .parse::<crate::conformance::ItemId>()
+            .expect("an item id of the grammar (law::…, regression::…, seed::…)")
+            .on(peer),
         item: item.into(),
         kind,
         peer: Some(peer.into()),

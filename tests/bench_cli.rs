@@ -434,7 +434,7 @@ fn an_unknown_peer_lists_the_registered_ones() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("portable, ripgrep, ripgrep-walk, model, python-glob"),
+        stderr.contains("portable, ripgrep, ripgrep-walk, git, model, python-glob"),
         "{stderr}"
     );
     assert!(stderr.contains("--registry FILE"), "{stderr}");

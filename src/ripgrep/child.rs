@@ -168,7 +168,7 @@ impl Drop for RgChild {
 
 /// SIGKILL to the process group `pgid`; "no such group" (it is gone) is
 /// not an error here.
-fn kill_group(pgid: u32) {
+pub(super) fn kill_group(pgid: u32) {
     #[cfg(unix)]
     {
         use rustix::process::{Pid, Signal, kill_process_group};

@@ -521,6 +521,13 @@ fn first_line<R: Read>(stream: R) -> Result<String, ProbeFailure> {
     Ok(String::from_utf8_lossy(&line).into_owned())
 }
 
+/// SIGKILL to `child`'s process group (its id is the child's pid, as for
+/// every child started in a group of its own): what the `git` peer ends
+/// its git with at a deadline.
+pub(crate) fn kill_group(child: &std::process::Child) {
+    child::kill_group(child.id());
+}
+
 /// Parse `rg --version`'s first line, e.g. `ripgrep 15.2.0 (rev ...)`.
 pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
     let word = text.lines().next()?.split_whitespace().nth(1)?;
@@ -664,13 +671,27 @@ mod tests {
                 "{why}"
             );
         }
-        // Killed: gone, or a zombie its new parent has not reaped yet.
+        // Killed: gone, or a zombie its new parent has not reaped yet. A
+        // SIGKILL is delivered when the process is next scheduled, which
+        // on a loaded machine can be a moment after `kill` returns: the
+        // state is read until it is dead, for at most a few seconds (a
+        // process that was never signalled stays asleep for 600).
         let pid = std::fs::read_to_string(&pid).unwrap();
-        let stat = std::fs::read_to_string(Path::new("/proc").join(pid.trim()).join("stat"));
-        let state = stat.ok().and_then(|s| {
-            let after = s.rsplit_once(')')?.1.trim_start().chars().next()?;
-            Some(after)
-        });
+        let state_now = || {
+            let stat = std::fs::read_to_string(Path::new("/proc").join(pid.trim()).join("stat"));
+            stat.ok().and_then(|s| {
+                let after = s.rsplit_once(')')?.1.trim_start().chars().next()?;
+                Some(after)
+            })
+        };
+        let mut state = state_now();
+        for _ in 0..50 {
+            if matches!(state, None | Some('Z' | 'X')) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            state = state_now();
+        }
         assert!(
             matches!(state, None | Some('Z' | 'X')),
             "the probe's background sleep {} is still running ({state:?})",

@@ -326,8 +326,8 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct ServeArgs {
-    /// The built-in peer to serve: portable, ripgrep, ripgrep-walk, model
-    /// or noop. Only built-ins, and no project is read: a project may
+    /// The built-in peer to serve: portable, ripgrep, ripgrep-walk, model,
+    /// noop or git. Only built-ins, and no project is read: a project may
     /// register `lawsuite serve --peer portable` as its `portable`, which
     /// must not then serve itself.
     #[arg(long)]

@@ -276,8 +276,9 @@ impl Context<'_, '_> {
                     .skip(1)
                     .filter(|(j, _)| *j != i)
                     .all(|(_, a)| a.answer.agrees(expected) || a.explained.is_some());
-                let model_alone =
-                    subject.builtin == Some("model") && asked.len() > 1 && others_agree;
+                let model_alone = subject.builtin == Some(crate::peer::Builtin::Model)
+                    && asked.len() > 1
+                    && others_agree;
                 let met = Met {
                     origin: origin(d.call_index),
                     plan,
