@@ -358,9 +358,10 @@ mod tests {
             r
         };
         let portable = Portable::with_threads(1);
-        // `Altered` forwards the seam to a one-thread `portable`, and not
-        // the one-pass extension.
-        let seam_only = Altered::new("seam-only");
+        // `Altered` forwards every method to a one-thread `portable`; with
+        // its `grep` altered (here to itself) it answers the one-pass
+        // extension with `None`, as a peer offering only the seam does.
+        let seam_only = Altered::new("seam-only").on_grep(|_, answer| answer);
         for (pattern, retried) in [
             ("absent(x)", false),
             ("value = f(x)", true),
