@@ -227,10 +227,12 @@ impl Engine {
         let mut recorded_methods: BTreeMap<crate::peer::Method, usize> = BTreeMap::new();
         let mut report_cases = Vec::new();
         for (n, (d, actual)) in cases.into_iter().enumerate() {
+            // Two answers that do not agree always differ somewhere; a
+            // kind is only missing where the reference gave no answer.
             let kind = d
                 .reference_answer()
                 .and_then(|expected| crate::kit::difference::difference_kind(expected, actual))
-                .unwrap_or_default();
+                .unwrap_or_else(|| "differs".to_string());
             let actual_shown = actual.shown();
             let expected_shown = d.reference_answer().map_or(Value::Null, Answer::shown);
             let recorded = self.record.as_ref().map(|dir| {
@@ -291,6 +293,7 @@ impl Engine {
                 )
                 .tree(tree, tree_note)
                 .call_index(d.call_index)
+                .kind(kind.clone())
                 .problem(format!(
                     "{} answers differently from the reference {}: {kind}",
                     subject.name(),
