@@ -413,7 +413,7 @@ fn thousands(n: usize) -> String {
 /// maps it to reason BadResource").
 #[test]
 fn law_decisions_explain_in_the_contracts_words() {
-    let (laws, problems) = lawsuite::law::load::shipped();
+    let (laws, problems) = lawsuite::law::shipped();
     assert!(problems.is_empty(), "{problems:?}");
     assert!(laws.len() > 1000, "{} laws", laws.len());
     let host_words = ["@effect", "platform-node", "BadResource", "PlatformError", "SystemError"];
