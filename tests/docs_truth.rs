@@ -416,7 +416,13 @@ fn law_decisions_explain_in_the_contracts_words() {
     let (laws, problems) = lawsuite::law::shipped();
     assert!(problems.is_empty(), "{problems:?}");
     assert!(laws.len() > 1000, "{} laws", laws.len());
-    let host_words = ["@effect", "platform-node", "BadResource", "PlatformError", "SystemError"];
+    let host_words = [
+        "@effect",
+        "platform-node",
+        "BadResource",
+        "PlatformError",
+        "SystemError",
+    ];
     let mut found = Vec::new();
     for law in &laws {
         let decision = law.law.decision.as_deref().unwrap_or_default();
@@ -426,5 +432,8 @@ fn law_decisions_explain_in_the_contracts_words() {
             }
         }
     }
-    assert!(found.is_empty(), "decisions in a host library's words: {found:#?}");
+    assert!(
+        found.is_empty(),
+        "decisions in a host library's words: {found:#?}"
+    );
 }

@@ -846,7 +846,10 @@ fn junit_has_one_test_case_per_trial_as_the_console_counts() {
     let said = String::from_utf8_lossy(&human.stdout);
     let trials: usize = said
         .lines()
-        .find_map(|l| l.split_once(" trials in ").map(|(n, _)| n.trim().parse().unwrap()))
+        .find_map(|l| {
+            l.split_once(" trials in ")
+                .map(|(n, _)| n.trim().parse().unwrap())
+        })
         .unwrap_or_else(|| panic!("no count of trials in {said}"));
     let cases: Vec<_> = doc
         .descendants()
@@ -864,9 +867,12 @@ fn junit_has_one_test_case_per_trial_as_the_console_counts() {
         assert!(!name.contains("::call-"), "{name}");
         assert_eq!(failure.attribute("type"), Some("divergence"));
         let body = failure.text().unwrap_or_default();
+        // The list: the lines after its heading, up to the blank line.
         let listed: Vec<&str> = body
             .lines()
-            .filter_map(|l| l.strip_prefix("  - "))
+            .skip_while(|l| !l.starts_with("  divergent calls ("))
+            .skip(1)
+            .map_while(|l| l.strip_prefix("  - "))
             .collect();
         let diverge: usize = failure
             .attribute("message")

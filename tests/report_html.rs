@@ -221,6 +221,10 @@ fn the_page_of_a_peer_failing_most_seeds_stays_under_1_5_mb() {
     // Every tree a failure links to is on the page, once.
     for link in page.split("href=\"#tree-").skip(1) {
         let n = link.split('"').next().unwrap_or_default();
-        assert_eq!(page.matches(&format!("id=\"tree-{n}\"")).count(), 1, "tree {n}");
+        assert_eq!(
+            page.matches(&format!("id=\"tree-{n}\"")).count(),
+            1,
+            "tree {n}"
+        );
     }
 }

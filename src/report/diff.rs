@@ -4,7 +4,7 @@
 //! A trial is compared by its id (`law::glob::matching::star::mine`). Each
 //! falls in one class ([`Change`]): newly failing, newly passing, still
 //! failing, added, removed, or the same. *Failing* is what fails a run
-//! ([`Verdict::is_failure`]: a failure, an unexpected pass, a trial that
+//! ([`Verdict::is_failure`](crate::conformance::Verdict::is_failure): a failure, an unexpected pass, a trial that
 //! could not be judged); an expected failure or a skipped trial is not
 //! failing. An added trial that fails counts as newly failing: the gate
 //! exists to catch anything that fails now and did not before.

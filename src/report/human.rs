@@ -423,7 +423,9 @@ mod tests {
         let law = failing("law::grep::x::late::p", Kind::Law, 1);
         assert!(shown.outcome(&law, false).is_none());
         let seed = failing("seed::lawsuite::0001::p", Kind::Seed, 5);
-        let text = shown.outcome(&seed, false).expect("the first seed is shown");
+        let text = shown
+            .outcome(&seed, false)
+            .expect("the first seed is shown");
         assert!(text.contains("seed::lawsuite::0001::p case 0"), "{text}");
         assert!(!text.contains("case 1"), "{text}");
         assert!(text.contains("4 more divergent calls"), "{text}");
@@ -435,7 +437,10 @@ mod tests {
         // Within the budget, a seed takes what is left of it as before.
         let mut shown = Shown::new(3);
         let text = shown.outcome(&seed, false).expect("shown");
-        assert!(text.contains("case 2") && !text.contains("case 3"), "{text}");
+        assert!(
+            text.contains("case 2") && !text.contains("case 3"),
+            "{text}"
+        );
     }
 
     /// The summary counts a subject's seed divergences by kind, the most
@@ -472,11 +477,7 @@ mod tests {
             let text = kinds_lines(&summary);
             let listed = text.matches("    divergent ").count();
             assert_eq!(listed, SUMMARY_KINDS, "{text}");
-            assert_eq!(
-                text.contains("… and 1 more kind, 88 calls"),
-                more,
-                "{text}"
-            );
+            assert_eq!(text.contains("… and 1 more kind, 88 calls"), more, "{text}");
         }
     }
 }

@@ -31,7 +31,8 @@ fn xml(text: &str) -> String {
 /// one `<testcase>` per trial, so a CI counts the tests the console does.
 /// A failure's body is the human report; a failing seed's lists every
 /// divergent call one line each (its title and kind of difference), then
-/// the first in full, with its diff and replay command ([`failure_text`]). `<testsuites>` holds its suites' counts summed.
+/// the first in full, with its diff and replay command. `<testsuites>`
+/// holds its suites' counts summed.
 pub fn junit(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
     let mut out = Vec::new();
     let _ = junit_to(&mut out, info, &outcomes, summary);
@@ -325,8 +326,12 @@ mod tests {
             title: format!("lawsuite seed 3, call {index} (glob)"),
             call_index: Some(index),
             kind: Some(kind.into()),
-            problems: vec![format!("p answers differently from the reference portable: {kind}")],
-            replay: Some(format!("lawsuite run seed::lawsuite::0003::p --exact --call {index}")),
+            problems: vec![format!(
+                "p answers differently from the reference portable: {kind}"
+            )],
+            replay: Some(format!(
+                "lawsuite run seed::lawsuite::0003::p --exact --call {index}"
+            )),
             ..Case::default()
         }
     }
@@ -392,6 +397,9 @@ mod tests {
             assert!(body.contains(line), "{line:?} not in {body}");
         }
         assert!(body.contains("--exact --call 4\n"), "{body}");
-        assert!(!body.contains("--call 15") && !body.contains("--call 21"), "{body}");
+        assert!(
+            !body.contains("--call 15") && !body.contains("--call 21"),
+            "{body}"
+        );
     }
 }
