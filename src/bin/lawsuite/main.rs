@@ -355,7 +355,9 @@ struct MergeArgs {
     #[arg(long, short = 'o')]
     output: Option<std::path::PathBuf>,
     /// Failing cases printed in full (human, markdown): each failing law call
-    /// or divergent seed call counts one; the rest are counted. 0: all.
+    /// or divergent seed call counts one; the rest are counted, but the first
+    /// failure of each kind of trial (law, regression, seed) is always shown
+    /// with one call. 0: all.
     #[arg(long, default_value_t = 20)]
     max_reports: usize,
     /// Merge results that are not whole (a run that was killed or
@@ -549,8 +551,9 @@ struct RunArgs {
     #[arg(long, value_name = "FILE")]
     html: Option<std::path::PathBuf>,
     /// Failing cases printed in full (human, markdown): each failing law call
-    /// or divergent seed call counts one; the rest are counted. 0: all
-    /// (default 20).
+    /// or divergent seed call counts one; the rest are counted, but the first
+    /// failure of each kind of trial (law, regression, seed) is always shown
+    /// with one call. 0: all (default 20).
     #[arg(long)]
     max_reports: Option<usize>,
     #[command(flatten)]
