@@ -37,6 +37,7 @@ pub(crate) mod chacha;
 pub mod compare;
 pub mod difference;
 pub(crate) mod draws;
+pub mod exhaustive;
 pub mod explain;
 pub mod guard;
 pub mod lawsuite;
