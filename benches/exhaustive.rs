@@ -70,8 +70,7 @@ fn main() {
         if subjects.is_empty() {
             continue;
         }
-        let mut found: BTreeMap<String, (usize, BTreeMap<String, usize>, Vec<String>)> =
-            BTreeMap::new();
+        let mut found: Found = BTreeMap::new();
         let mut trees = BatchTrees::new();
         for plan in family.batches(*size) {
             let divergences = match trees.compare(&plan, Compared::from(reference), &subjects) {
@@ -94,12 +93,12 @@ fn main() {
     }
 }
 
+/// By peer: calls it disagreed on, the documented ones by difference,
+/// and the first few said.
+type Found = BTreeMap<String, (usize, BTreeMap<String, usize>, Vec<String>)>;
+
 /// Count `d`'s disagreeing subjects.
-fn tally(
-    d: &Divergence,
-    plan: &lawsuite::kit::plan::Plan,
-    found: &mut BTreeMap<String, (usize, BTreeMap<String, usize>, Vec<String>)>,
-) {
+fn tally(d: &Divergence, plan: &lawsuite::kit::plan::Plan, found: &mut Found) {
     let Some(reference) = d.reference_answer() else {
         return;
     };

@@ -527,8 +527,8 @@ struct RunArgs {
     call: Option<usize>,
     /// Every bounded-exhaustive family (glob, gitignore, pattern: every
     /// shape of at most N tokens) at size N, instead of each at its default
-    /// (glob 3, gitignore 4, pattern 3); 0 runs none. docs/exhaustive.md
-    /// says what each size costs and reaches.
+    /// (glob 3, gitignore 4, pattern 3); 0 runs none. Each size's cost and
+    /// reach: lawsuite's exhaustive guide.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=lawsuite::kit::exhaustive::MAX_SIZE as u64))]
     exhaustive_size: Option<u64>,
     /// Threads running trials at once.

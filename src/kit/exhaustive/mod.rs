@@ -151,7 +151,7 @@ impl Family {
     }
 
     /// The family at `size` as plans to compare, made one at a time: each
-    /// a tree and up to a batch's calls ([`Family::calls_per_batch`]).
+    /// a tree and up to a batch's calls ([`Family::shapes_per_batch`]).
     pub fn batches(self, size: usize) -> Batches {
         Batches {
             family: self,
