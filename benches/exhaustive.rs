@@ -32,15 +32,21 @@ fn main() {
     let options = PeerOptions::default();
     let peers: Vec<Subject> = names
         .iter()
-        .filter_map(|n| match builtin_subject(n, n, &options) {
-            Ok(s) => Some(s),
-            Err(u) => {
-                eprintln!("{}: unavailable: {}", u.name, u.why);
-                None
-            }
-        })
+        .filter_map(
+            |n| match n.parse().map(|b| builtin_subject(n, b, &options)) {
+                Err(unknown) => {
+                    eprintln!("{unknown}");
+                    None
+                }
+                Ok(Ok(s)) => Some(s),
+                Ok(Err(u)) => {
+                    eprintln!("{}: unavailable: {}", u.name, u.why);
+                    None
+                }
+            },
+        )
         .collect();
-    let Some(reference) = peers.iter().find(|p| p.name == "portable") else {
+    let Some(reference) = peers.iter().find(|p| p.name() == "portable") else {
         eprintln!("portable is the reference and must be among the peers");
         return;
     };
@@ -64,7 +70,7 @@ fn main() {
         println!("{row}");
         let subjects: Vec<Compared<'_>> = peers
             .iter()
-            .filter(|p| p.name != "portable")
+            .filter(|p| p.name() != "portable")
             .map(Compared::from)
             .collect();
         if subjects.is_empty() {

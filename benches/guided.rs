@@ -27,6 +27,7 @@ use lawsuite::kit::campaign::{Campaign, Slot};
 use lawsuite::kit::compare::{Compared, compare_plan};
 use lawsuite::kit::shrink::Budget;
 use lawsuite::kit::{Generator, generate};
+use lawsuite::peer::Builtin;
 use lawsuite::peer::Ground;
 use lawsuite::portable::Portable;
 use lawsuite::portable::walk::{WalkOptions, walk};
@@ -242,7 +243,7 @@ fn time_to_find(peer: &Altered, guided: bool, guide_seed: u64, cap: u64) -> Opti
     let started = cpu_secs();
     let found = campaign
         .run(
-            Compared::builtin(&reference, "portable"),
+            Compared::builtin(&reference, Builtin::Portable),
             &[Compared::new(peer)],
             None,
             |_| {},

@@ -18,7 +18,7 @@
 //!   counted as documented only when the answer is that prediction.
 //!
 //! ```
-//! let walk: Vec<&str> = lawsuite::differences::of("ripgrep-walk").map(|d| d.id.as_str()).collect();
+//! let walk: Vec<&str> = lawsuite::differences::of(lawsuite::peer::Builtin::RipgrepWalk).map(|d| d.id.as_str()).collect();
 //! assert!(walk.contains(&"negative-glob-prunes-directories"));
 //! let d = lawsuite::differences::by_test("negative_glob_prunes_directories").unwrap();
 //! assert!(d.recogniser.is_some() && !d.laws.is_empty());
@@ -91,11 +91,11 @@ pub fn table() -> &'static Table {
 }
 
 /// The differences of one built-in peer, in table order.
-pub fn of(builtin: &str) -> impl Iterator<Item = &'static Difference> + use<'_> {
+pub fn of(builtin: crate::peer::Builtin) -> impl Iterator<Item = &'static Difference> {
     table()
         .differences
         .iter()
-        .filter(move |d| d.peers.iter().any(|p| p == builtin))
+        .filter(move |d| d.peers.iter().any(|p| p == builtin.name()))
 }
 
 /// The difference a test shows, if it shows one.
@@ -139,7 +139,7 @@ mod tests {
             }
             for peer in &d.peers {
                 assert!(
-                    crate::registry::BUILTINS.contains(&peer.as_str()),
+                    peer.parse::<crate::registry::Builtin>().is_ok(),
                     "{}: {peer} is not a built-in",
                     d.id
                 );

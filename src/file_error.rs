@@ -21,6 +21,7 @@
 //! ```
 
 use std::fmt;
+use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -83,9 +84,7 @@ impl FileError {
     /// The text of `path` if it is a regular file: anything else is
     /// refused without being opened, so a FIFO never blocks a run.
     pub fn read_to_string(path: &Path) -> Result<String, FileError> {
-        if let Some(what) =
-            crate::regular_file::not_regular(path).map_err(|source| FileError::io(path, source))?
-        {
+        if let Some(what) = not_regular(path).map_err(|source| FileError::io(path, source))? {
             return Err(FileError::new(path, FileErrorKind::NotAFile(what)));
         }
         std::fs::read_to_string(path).map_err(|source| FileError::io(path, source))
@@ -140,5 +139,36 @@ impl std::error::Error for FileError {
             FileErrorKind::Io(source) => Some(source),
             _ => None,
         }
+    }
+}
+
+/// What `path` is when it is not a regular file (following symlinks),
+/// `None` when it is one.
+pub(crate) fn not_regular(path: &Path) -> io::Result<Option<&'static str>> {
+    let kind = fs::metadata(path)?.file_type();
+    Ok((!kind.is_file()).then(|| describe(kind)))
+}
+
+/// What a non-regular file is, for the error.
+pub(crate) fn describe(kind: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a file"
     }
 }

@@ -140,6 +140,7 @@
 //! | [`flow`] | the flow layer: `grep`/`glob` over the seam (validate, normalise, literal retry), and the `read`, `ls` and `bash` flows |
 //! | [`portable`] | the in-process reference peer: walk and streaming scan |
 //! | [`ripgrep`] | the `rg`-driven peer, and `ripgrep-walk`, where `rg` walks |
+//! | [`git`] | the `git` peer: git's own reading of `.gitignore` decides the walk of `glob` |
 //! | [`model`] | a slow, spec-literal second opinion sharing no rule code with `portable` (a subject, never the reference) |
 //! | [`differences`] | the built-in peers' known differences from the contract, one table: the laws each fails, the tests that show it, how a sweep recognises it |
 //! | [`kit`] | plans (two generators), materialising, comparing, shrinking, regressions |
@@ -182,6 +183,7 @@ pub mod differences;
 pub mod environment;
 pub mod file_error;
 pub mod flow;
+pub mod git;
 pub mod kit;
 pub mod law;
 pub mod model;

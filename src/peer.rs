@@ -24,7 +24,7 @@ use crate::contract::{
 };
 #[cfg(unix)]
 use crate::flow::{BashOutput, BashRequest};
-use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest};
+use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest, WithLiteral};
 
 /// The one list of the protocol's methods: each [`Method`] variant with its
 /// doc, its wire name and the name of its wire-name constant. Everything
@@ -314,11 +314,31 @@ pub trait Search: Send + Sync {
     /// Run the grep flow on a caller's request (search-contract §3, §18).
     ///
     /// The default is lawsuite's own flow layer over [`Search::grep`]
-    /// ([`crate::flow::grep`]); a peer with a flow layer of its own (an
+    /// ([`crate::flow::grep_with_literal`], which takes the one-pass
+    /// [`Search::grep_with_literal`] where the peer offers it); a peer with
+    /// a flow layer of its own (an
     /// external peer that declares `flow/grep`) answers it itself, so the
     /// flow laws test *its* validation, defaults and literal retry.
     fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
-        crate::flow::grep(|input| self.grep(input), request)
+        crate::flow::grep_with_literal(
+            |input| self.grep(input),
+            |input| self.grep_with_literal(input),
+            request,
+        )
+    }
+    /// A seam extension (lawsuite's, not the contract's): answer `input` as
+    /// [`Search::grep`] does and, in the same pass over the tree, the same
+    /// input with `fixedStrings: true`, the search §18's literal retry
+    /// would ask for ([`WithLiteral`] says what each answer must be).
+    ///
+    /// The default flow layer asks for it where §18 could retry, so a
+    /// regex that finds nothing costs one walk of the tree instead of two.
+    /// The default answers `None`: the peer does not offer the pass, and
+    /// the flow asks [`Search::grep`] twice, which gives the same answer.
+    /// The built-in `portable` offers it.
+    fn grep_with_literal(&self, input: &GrepInput) -> Option<Result<WithLiteral, StdError>> {
+        let _ = input;
+        None
     }
     /// Run the glob flow on a caller's request (search-contract §5); the
     /// default is [`crate::flow::glob`] over [`Search::glob`], as for
@@ -388,6 +408,7 @@ macro_rules! forward_search {
         $(, ls = $ls:path)?
         $(, bash = $bash:path)?
         $(, flow_grep = $flow_grep:path)?
+        $(, grep_with_literal = $grep_with_literal:path)?
         $(, flow_glob = $flow_glob:path)?
         $(, supports = $supports:path)?
         $(, ground = $ground:path)?
@@ -438,6 +459,12 @@ macro_rules! forward_search {
                 request: &$crate::contract::GrepRequest,
             ) -> Result<$crate::contract::GrepFlowOutput, $crate::contract::StdError> {
                 forward_search!(@either [$($flow_grep)?] $inner(self).flow_grep(request), (self, request))
+            }
+            fn grep_with_literal(
+                &self,
+                input: &$crate::contract::GrepInput,
+            ) -> Option<Result<$crate::flow::WithLiteral, $crate::contract::StdError>> {
+                forward_search!(@either [$($grep_with_literal)?] $inner(self).grep_with_literal(input), (self, input))
             }
             fn flow_glob(
                 &self,
@@ -547,6 +574,96 @@ impl Named {
 
 forward_search!(impl Search for Named => Named::inner, name = Named::own_name);
 
+/// A built-in peer, named as a registry's `builtin = "…"` names it. A
+/// name that is none of them is an error when it is read (a misspelled
+/// `builtin` used to become a peer that "cannot run here", skipped, and
+/// the run was green).
+///
+/// ```
+/// use lawsuite::peer::Builtin;
+/// assert_eq!("ripgrep-walk".parse::<Builtin>(), Ok(Builtin::RipgrepWalk));
+/// let err = "portabel".parse::<Builtin>().unwrap_err();
+/// assert!(err.to_string().contains("portable, ripgrep, ripgrep-walk, model, noop"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// The in-process reference.
+    Portable,
+    /// `rg` for the search, lawsuite's walk.
+    Ripgrep,
+    /// `rg` for the search and the walk.
+    RipgrepWalk,
+    /// The spec-literal second opinion.
+    Model,
+    /// A peer that answers nothing (for tests of the harness).
+    Noop,
+    /// git's own reading of `.gitignore` for the walk (`glob` only).
+    Git,
+}
+
+impl Builtin {
+    /// Every built-in.
+    pub const ALL: [Builtin; 6] = [
+        Builtin::Portable,
+        Builtin::Ripgrep,
+        Builtin::RipgrepWalk,
+        Builtin::Model,
+        Builtin::Noop,
+        Builtin::Git,
+    ];
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::Portable => "portable",
+            Builtin::Ripgrep => "ripgrep",
+            Builtin::RipgrepWalk => "ripgrep-walk",
+            Builtin::Model => "model",
+            Builtin::Noop => "noop",
+            Builtin::Git => "git",
+        }
+    }
+
+    /// Every built-in's name, joined with `, ` (for messages).
+    pub fn names() -> String {
+        Builtin::ALL.map(Builtin::name).join(", ")
+    }
+}
+
+impl fmt::Display for Builtin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not a built-in peer's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownBuiltin(pub String);
+
+impl fmt::Display for UnknownBuiltin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:?} is not a built-in peer; the built-in peers are {}",
+            self.0,
+            Builtin::names()
+        )
+    }
+}
+
+impl std::error::Error for UnknownBuiltin {}
+
+impl std::str::FromStr for Builtin {
+    type Err = UnknownBuiltin;
+
+    fn from_str(name: &str) -> Result<Builtin, UnknownBuiltin> {
+        Builtin::ALL
+            .into_iter()
+            .find(|b| b.name() == name)
+            .ok_or_else(|| UnknownBuiltin(name.to_string()))
+    }
+}
+
 /// A peer as a run, a differential or a benchmark knows it: its registered
 /// name, the built-in it is (lawsuite's own expected failures and
 /// documented differences for that built-in apply to it), and the peer.
@@ -555,13 +672,9 @@ forward_search!(impl Search for Named => Named::inner, name = Named::own_name);
 /// [`crate::bench::run::run`]).
 #[derive(Clone)]
 pub struct Subject {
-    /// The registered name: trial ids, reports and the project's expected
-    /// failures use it.
-    pub name: String,
-    /// The built-in it is, if it is one.
-    pub builtin: Option<String>,
-    /// The peer.
-    pub peer: Arc<dyn Search>,
+    name: String,
+    builtin: Option<Builtin>,
+    peer: Arc<dyn Search>,
 }
 
 impl std::fmt::Debug for Subject {
@@ -576,21 +689,59 @@ impl std::fmt::Debug for Subject {
 impl Subject {
     /// A peer registered as `name` (not a built-in); its answers are
     /// labelled with that name.
+    ///
+    /// ```
+    /// use lawsuite::peer::Subject;
+    /// use lawsuite::portable::Portable;
+    ///
+    /// let mine = Subject::new("mine", Portable::default());
+    /// assert_eq!(mine.name(), "mine");
+    /// assert_eq!(mine.builtin(), None);
+    /// ```
     pub fn new(name: &str, peer: impl Search + 'static) -> Subject {
-        Subject {
-            name: name.to_string(),
-            builtin: None,
-            peer: Named::wrap(name, Arc::new(peer)),
-        }
+        Subject::registered(name, None, Arc::new(peer))
     }
 
     /// The built-in `builtin`, registered as `name`.
-    pub fn builtin(name: &str, builtin: &str, peer: Arc<dyn Search>) -> Subject {
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use lawsuite::peer::Subject;
+    /// use lawsuite::portable::Portable;
+    /// use lawsuite::peer::Builtin;
+    ///
+    /// let reference = Subject::from_builtin("ours", Builtin::Portable, Arc::new(Portable::default()));
+    /// assert_eq!(reference.builtin(), Some(Builtin::Portable));
+    /// assert_eq!(reference.peer().name(), "ours");
+    /// ```
+    pub fn from_builtin(name: &str, builtin: Builtin, peer: Arc<dyn Search>) -> Subject {
+        Subject::registered(name, Some(builtin), peer)
+    }
+
+    /// A peer registered as `name`, the built-in `builtin` if it is one.
+    pub fn registered(name: &str, builtin: Option<Builtin>, peer: Arc<dyn Search>) -> Subject {
         Subject {
             name: name.to_string(),
-            builtin: Some(builtin.to_string()),
+            builtin,
             peer: Named::wrap(name, peer),
         }
+    }
+
+    /// The registered name: trial ids, reports and the project's expected
+    /// failures use it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The built-in it is, if it is one: lawsuite's own expected failures
+    /// and documented differences for that built-in apply to it.
+    pub fn builtin(&self) -> Option<Builtin> {
+        self.builtin
+    }
+
+    /// The peer, answering as [`Subject::name`].
+    pub fn peer(&self) -> &Arc<dyn Search> {
+        &self.peer
     }
 }
 
@@ -677,6 +828,12 @@ mod tests {
         fn flow_grep(&self, _: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
             Err(probe_error(Method::FlowGrep))
         }
+        fn grep_with_literal(&self, _: &GrepInput) -> Option<Result<WithLiteral, StdError>> {
+            Some(Err(StdError::new(
+                ErrorCode::RequestFailed,
+                "probe grep_with_literal",
+            )))
+        }
         fn flow_glob(&self, _: &GlobRequest) -> Result<GlobOutput, StdError> {
             Err(probe_error(Method::FlowGlob))
         }
@@ -731,6 +888,13 @@ mod tests {
             assert_eq!(peer.ground(), Ground::Shared, "{name}");
             assert_eq!(peer.language().as_deref(), Some("probe-lang"), "{name}");
             assert_eq!(peer.health().map(|h| h.faults), Some(7), "{name}");
+            let both = peer.grep_with_literal(&GrepInput::new("x", "."));
+            let refused = both.and_then(Result::err).map(|e| e.message);
+            assert_eq!(
+                refused.as_deref(),
+                Some("probe grep_with_literal"),
+                "{name}"
+            );
             for method in Method::ALL {
                 if method == Method::FlowBash && cfg!(not(unix)) {
                     continue;

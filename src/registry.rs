@@ -42,6 +42,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::file_error::FileError;
+pub use crate::peer::{Builtin, UnknownBuiltin};
 use crate::peer::{Named, Noop, Search};
 use crate::portable::Portable;
 #[cfg(feature = "external")]
@@ -136,7 +137,9 @@ pub struct PeerEntry {
     /// The registered name: what trials, reports and expected failures
     /// call the peer.
     pub name: String,
-    /// A built-in peer ([`BUILTINS`]).
+    /// A built-in peer's name ([`Builtin`]), as written: it is read into a
+    /// `Builtin` when the registry is loaded, and a name that is none is
+    /// an error there.
     #[serde(default)]
     pub builtin: Option<String>,
     /// An external peer's program and arguments.
@@ -163,7 +166,7 @@ pub struct Registered {
     pub name: String,
     /// The built-in it is, if it is one: lawsuite's own expected failures
     /// for that built-in apply to it, whatever it is registered as.
-    pub builtin: Option<String>,
+    pub builtin: Option<Builtin>,
     /// The peer, or why it cannot run here (with what to do about it).
     pub peer: Result<Arc<dyn Search>, CannotRun>,
     /// The protocol client, for an external peer that can run here.
@@ -174,11 +177,9 @@ pub struct Registered {
 impl Registered {
     /// The peer as a run takes it, or why it cannot run here.
     pub fn subject(&self) -> Result<crate::peer::Subject, CannotRun> {
-        self.peer.clone().map(|peer| crate::peer::Subject {
-            name: self.name.clone(),
-            builtin: self.builtin.clone(),
-            peer,
-        })
+        self.peer
+            .clone()
+            .map(|peer| crate::peer::Subject::registered(&self.name, self.builtin, peer))
     }
 }
 
@@ -240,90 +241,6 @@ impl fmt::Display for RegistryError {
 
 impl std::error::Error for RegistryError {}
 
-/// The names of the built-in peers.
-pub const BUILTINS: [&str; 5] = ["portable", "ripgrep", "ripgrep-walk", "model", "noop"];
-
-/// A built-in peer, named as a registry's `builtin = "…"` names it. A
-/// name that is none of them is an error when it is read (a misspelled
-/// `builtin` used to become a peer that "cannot run here", skipped, and
-/// the run was green).
-///
-/// ```
-/// use lawsuite::registry::Builtin;
-/// assert_eq!("ripgrep-walk".parse::<Builtin>(), Ok(Builtin::RipgrepWalk));
-/// let err = "portabel".parse::<Builtin>().unwrap_err();
-/// assert!(err.to_string().contains("portable, ripgrep, ripgrep-walk, model, noop"));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Builtin {
-    /// The in-process reference.
-    Portable,
-    /// `rg` for the search, lawsuite's walk.
-    Ripgrep,
-    /// `rg` for the search and the walk.
-    RipgrepWalk,
-    /// The spec-literal second opinion.
-    Model,
-    /// A peer that answers nothing (for tests of the harness).
-    Noop,
-}
-
-impl Builtin {
-    /// Every built-in, in [`BUILTINS`] order.
-    pub const ALL: [Builtin; 5] = [
-        Builtin::Portable,
-        Builtin::Ripgrep,
-        Builtin::RipgrepWalk,
-        Builtin::Model,
-        Builtin::Noop,
-    ];
-
-    /// Its name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Builtin::Portable => "portable",
-            Builtin::Ripgrep => "ripgrep",
-            Builtin::RipgrepWalk => "ripgrep-walk",
-            Builtin::Model => "model",
-            Builtin::Noop => "noop",
-        }
-    }
-}
-
-/// A name that is not a built-in peer's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownBuiltin(pub String);
-
-impl fmt::Display for UnknownBuiltin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:?} is not a built-in peer; the built-in peers are {}",
-            self.0,
-            BUILTINS.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for UnknownBuiltin {}
-
-impl std::str::FromStr for Builtin {
-    type Err = UnknownBuiltin;
-
-    fn from_str(name: &str) -> Result<Builtin, UnknownBuiltin> {
-        Builtin::ALL
-            .into_iter()
-            .find(|b| b.name() == name)
-            .ok_or_else(|| UnknownBuiltin(name.to_string()))
-    }
-}
-
-impl fmt::Display for Builtin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// Why a registered peer cannot run here, with what to do about it: the
 /// peer is skipped (its trials say why), never silently dropped.
 #[derive(Clone, Debug)]
@@ -337,6 +254,11 @@ pub enum CannotRun {
         builtin: Builtin,
         /// Why.
         why: crate::ripgrep::RgUnavailable,
+    },
+    /// No suitable `git` for the git built-in.
+    Git {
+        /// Why.
+        why: crate::git::GitUnavailable,
     },
     /// An external peer whose `cwd` is not a directory.
     Cwd {
@@ -377,6 +299,7 @@ impl fmt::Display for CannotRun {
             CannotRun::Ripgrep { builtin, why } => {
                 write!(f, "the {builtin} peer cannot run: {why}")
             }
+            CannotRun::Git { why } => write!(f, "the git peer cannot run: {why}"),
             CannotRun::Cwd { peer, cwd } => write!(
                 f,
                 "peer {peer:?}: its cwd {} is not a directory",
@@ -408,7 +331,7 @@ pub fn builtin(name: &str, options: &PeerOptions) -> Result<Arc<dyn Search>, Can
     start(builtin, options)
 }
 
-/// A built-in peer, or why it cannot run here (no `rg`).
+/// A built-in peer, or why it cannot run here (no `rg`, no `git`).
 pub fn start(builtin: Builtin, options: &PeerOptions) -> Result<Arc<dyn Search>, CannotRun> {
     let no_rg = |why: &crate::ripgrep::RgUnavailable| CannotRun::Ripgrep {
         builtin,
@@ -430,6 +353,13 @@ pub fn start(builtin: Builtin, options: &PeerOptions) -> Result<Arc<dyn Search>,
             match rg.availability() {
                 Ok(_) => Ok(Arc::new(rg)),
                 Err(why) => Err(no_rg(why)),
+            }
+        }
+        Builtin::Git => {
+            let git = crate::git::Git::default();
+            match git.availability() {
+                Ok(_) => Ok(Arc::new(git)),
+                Err(why) => Err(CannotRun::Git { why: why.clone() }),
             }
         }
     }
@@ -594,7 +524,21 @@ impl Registry {
                 || entry.env.is_some()
                 || entry.timeout_ms.is_some()
                 || entry.handshake_timeout_ms.is_some();
-            let peer = match (&entry.builtin, &entry.command) {
+            // The built-in's name is read here, once; what follows holds
+            // a `Builtin`.
+            let kind = match &entry.builtin {
+                Some(name) => match name.parse::<Builtin>() {
+                    Ok(b) => Some(b),
+                    Err(unknown) => {
+                        return Err(RegistryError::Invalid {
+                            path: path.into(),
+                            message: format!("peer {:?}: {unknown}", entry.name),
+                        });
+                    }
+                },
+                None => None,
+            };
+            let peer = match (kind, &entry.command) {
                 (Some(_), None) if external_only => {
                     return Err(RegistryError::Invalid {
                         path: path.into(),
@@ -604,14 +548,8 @@ impl Registry {
                         ),
                     });
                 }
-                (Some(b), None) if b.parse::<Builtin>().is_err() => {
-                    return Err(RegistryError::Invalid {
-                        path: path.into(),
-                        message: format!("peer {:?}: {}", entry.name, UnknownBuiltin(b.clone())),
-                    });
-                }
                 (Some(_), None) if !wanted => Err(not_started()),
-                (Some(b), None) => builtin(b, options).map(|peer| Named::wrap(&entry.name, peer)),
+                (Some(b), None) => start(b, options).map(|peer| Named::wrap(&entry.name, peer)),
                 (None, Some(command)) if command.is_empty() => {
                     return Err(RegistryError::Invalid {
                         path: path.into(),
@@ -652,7 +590,7 @@ impl Registry {
             };
             peers.push(Registered {
                 name: entry.name,
-                builtin: entry.builtin,
+                builtin: kind,
                 peer,
                 #[cfg(feature = "external")]
                 external,

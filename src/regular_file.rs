@@ -82,7 +82,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::file_error::{FileError, FileErrorKind};
+use crate::file_error::{FileError, FileErrorKind, describe, not_regular};
 
 /// Checks that `path` is a regular file (following symlinks), without
 /// opening it; the error says what it is instead.
@@ -93,37 +93,6 @@ pub fn check(path: &Path) -> io::Result<()> {
             io::ErrorKind::InvalidInput,
             format!("it is {what}, not a regular file"),
         )),
-    }
-}
-
-/// What `path` is when it is not a regular file (following symlinks),
-/// `None` when it is one.
-pub(crate) fn not_regular(path: &Path) -> io::Result<Option<&'static str>> {
-    let kind = fs::metadata(path)?.file_type();
-    Ok((!kind.is_file()).then(|| describe(kind)))
-}
-
-/// What a non-regular file is, for the error.
-fn describe(kind: fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-        if kind.is_block_device() || kind.is_char_device() {
-            return "a device";
-        }
-    }
-    if kind.is_dir() {
-        "a directory"
-    } else if kind.is_symlink() {
-        "a symbolic link"
-    } else {
-        "not a file"
     }
 }
 

@@ -162,7 +162,7 @@ impl Shared {
             .into_iter()
             .collect();
         let info = RunInfo {
-            reference: engine.peers()[0].name.clone(),
+            reference: engine.peers()[0].name().to_string(),
             generator: (!generators.is_empty()).then(|| generators.join(", ")),
             ..RunInfo::default()
         };
@@ -244,10 +244,10 @@ pub struct Suite {
 impl std::fmt::Debug for Suite {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Suite")
-            .field("reference", &self.reference.as_ref().map(|r| &r.name))
+            .field("reference", &self.reference.as_ref().map(|r| r.name()))
             .field(
                 "peers",
-                &self.peers.iter().map(|p| &p.name).collect::<Vec<_>>(),
+                &self.peers.iter().map(|p| p.name()).collect::<Vec<_>>(),
             )
             .field("unavailable", &self.unavailable)
             .field("config", &self.config)
@@ -394,13 +394,16 @@ impl Suite {
     pub fn builtin_peer(mut self, name: &str, builtin: &str) -> Suite {
         // A name that is no built-in is a mistake in the suite, not a peer
         // that cannot run here: the suite's setup fails, naming them.
-        if let Err(unknown) = builtin.parse::<crate::registry::Builtin>() {
-            self.setup_errors.push(SuiteSetupError::UnknownBuiltin {
-                name: name.to_string(),
-                builtin: unknown,
-            });
-            return self;
-        }
+        let builtin = match builtin.parse::<crate::registry::Builtin>() {
+            Ok(builtin) => builtin,
+            Err(unknown) => {
+                self.setup_errors.push(SuiteSetupError::UnknownBuiltin {
+                    name: name.to_string(),
+                    builtin: unknown,
+                });
+                return self;
+            }
+        };
         let options = self.config.peer_options();
         match crate::conformance::peers::builtin_subject(name, builtin, &options) {
             Ok(subject) => self.peers.push(subject),
@@ -483,6 +486,14 @@ impl Suite {
     /// same from the environment; this wins over it.
     pub fn exhaustive_size(mut self, size: usize) -> Suite {
         self.config = self.config.exhaustive_size(size);
+        self
+    }
+
+    /// Run every bounded-exhaustive family at its own default size
+    /// ([`crate::conformance::ConfigBuilder::exhaustive_at_family_sizes`]);
+    /// without it, or a size, a suite holds none.
+    pub fn exhaustive(mut self) -> Suite {
+        self.config = self.config.exhaustive_at_family_sizes();
         self
     }
 
@@ -618,7 +629,7 @@ impl Suite {
                 let ignored = trial.skip.is_some();
                 let engine = engine.clone();
                 let shared = shared.clone();
-                Trial::test(trial.id.clone(), move || {
+                Trial::test(trial.id.to_string(), move || {
                     shared.judge(engine.run_trial(&trial))
                 })
                 .with_kind(kind)
@@ -642,7 +653,7 @@ impl Suite {
                     id: t.id.clone(),
                     item: engine.trial_item(t).id(),
                     kind: t.kind,
-                    peer: t.peer.map(|p| engine.peer(p).name.clone()),
+                    peer: t.peer.map(|p| engine.peer(p).name().to_string()),
                     spec: engine.trial_item(t).spec().map(str::to_string),
                     verdict: Verdict::Skipped { why: why.clone() },
                     documented: Default::default(),
@@ -862,8 +873,8 @@ mod tests {
         let failed: Vec<String> = engine
             .trials()
             .iter()
-            .filter(|t| t.skip.is_none() && t.id.starts_with("law::glob::"))
-            .filter(|t| t.id.ends_with("::noop"))
+            .filter(|t| t.skip.is_none() && t.id.as_str().starts_with("law::glob::"))
+            .filter(|t| t.id.as_str().ends_with("::noop"))
             .take(5)
             .filter_map(|t| shared.judge(engine.run_trial(t)).err())
             .map(|f| f.message().unwrap_or_default().to_string())
@@ -890,7 +901,7 @@ mod tests {
         let trial = engine
             .trials()
             .into_iter()
-            .find(|t| t.skip.is_none() && t.id.ends_with("::noop"))
+            .find(|t| t.skip.is_none() && t.id.as_str().ends_with("::noop"))
             .unwrap();
         for _ in 0..3 {
             let text = all.judge(engine.run_trial(&trial)).unwrap_err();
@@ -962,8 +973,8 @@ mod tests {
         let engine = suite.engine().unwrap();
         let one = &engine.peers()[1];
         assert_eq!(
-            (one.name.as_str(), one.builtin.as_deref()),
-            ("one", Some("portable"))
+            (one.name(), one.builtin()),
+            ("one", Some(crate::registry::Builtin::Portable))
         );
     }
 }

@@ -201,6 +201,19 @@ impl Altered {
         }
     }
 
+    /// A peer whose `grep` is altered answers the regex and its literal
+    /// retry apart, each through the altered `grep`: the inner peer's one
+    /// walk for both would answer as the peer unaltered.
+    fn altered_grep_with_literal(
+        &self,
+        input: &GrepInput,
+    ) -> Option<Result<crate::flow::WithLiteral, StdError>> {
+        match &self.grep {
+            Some(_) => None,
+            None => self.inner.grep_with_literal(input),
+        }
+    }
+
     /// As [`Altered::altered_flow_grep`], for `glob`.
     fn altered_flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
         match &self.glob {
@@ -223,6 +236,7 @@ forward_search!(
     grep = Altered::altered_grep,
     glob = Altered::altered_glob,
     flow_grep = Altered::altered_flow_grep,
+    grep_with_literal = Altered::altered_grep_with_literal,
     flow_glob = Altered::altered_flow_glob,
     supports = Altered::altered_supports,
 );
@@ -236,6 +250,10 @@ forward_search!(
 /// let o = lawsuite::testing::outcome(Kind::Law, "mine", "law::glob::x::y", Verdict::Pass);
 /// assert_eq!(o.id, "law::glob::x::y::mine");
 /// ```
+///
+/// # Panics
+///
+/// When `item` is not an item id of the grammar: it is a test's own text.
 pub fn outcome(
     kind: crate::conformance::Kind,
     peer: &str,
@@ -243,7 +261,10 @@ pub fn outcome(
     verdict: crate::conformance::Verdict,
 ) -> crate::conformance::Outcome {
     crate::conformance::Outcome {
-        id: format!("{item}::{peer}"),
+        id: item
+            .parse::<crate::conformance::ItemId>()
+            .expect("an item id of the grammar (law::…, regression::…, seed::…)")
+            .on(peer),
         item: item.into(),
         kind,
         peer: Some(peer.into()),

@@ -12,6 +12,7 @@ use std::time::Duration;
 use lawsuite::kit::campaign::Campaign;
 use lawsuite::kit::compare::Compared;
 use lawsuite::model::Model;
+use lawsuite::peer::Builtin;
 use lawsuite::portable::Portable;
 
 #[test]
@@ -31,8 +32,8 @@ fn portable_and_the_model_agree_through_a_campaign() {
     let (portable, model) = (Portable::default(), Model);
     let found = campaign
         .run(
-            Compared::builtin(&portable, "portable"),
-            &[Compared::builtin(&model, "model")],
+            Compared::builtin(&portable, Builtin::Portable),
+            &[Compared::builtin(&model, Builtin::Model)],
             None,
             |_| {},
         )

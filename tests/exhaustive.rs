@@ -137,6 +137,7 @@ fn a_peer_wrong_on_one_rare_gitignore_shape_fails_only_the_gitignore_family() {
     let config = Config::builder()
         .regressions(None)
         .judge_reference(false)
+        .exhaustive_at_family_sizes()
         .build()
         .unwrap_or_else(|e| panic!("{e:?}"));
     let peers = PeerSet::new(
@@ -202,8 +203,19 @@ fn the_run_front_door_selects_families_by_filter_and_size() {
             .map(str::to_string)
             .collect()
     };
-    let mine = Command::new(LAWSUITE)
+    // Off unless asked for.
+    let plain = Command::new(LAWSUITE)
         .args(["run", "--list", "--no-laws", "exhaustive::"])
+        .current_dir(dir.path())
+        .env_remove("LAWSUITE_EXHAUSTIVE_SIZE")
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&plain.stdout).contains("exhaustive::"),
+        "the families run only when asked for"
+    );
+    let mine = Command::new(LAWSUITE)
+        .args(["run", "--list", "--no-laws", "--exhaustive", "exhaustive::"])
         .current_dir(dir.path())
         .env_remove("LAWSUITE_EXHAUSTIVE_SIZE")
         .output()
@@ -216,7 +228,7 @@ fn the_run_front_door_selects_families_by_filter_and_size() {
     assert!(listed.contains("exhaustive::pattern::3::"), "{listed}");
     assert!(!listed.contains("::portable\n"), "{listed}");
     assert!(
-        list(&["exhaustive::gitignore"], None).is_empty(),
+        list(&["--exhaustive", "exhaustive::gitignore"], None).is_empty(),
         "only the reference"
     );
     let sized = Command::new(LAWSUITE)
@@ -289,15 +301,16 @@ fn the_suite_front_door_lists_the_families() {
             .peer("mine", Portable::with_threads(1))
             .without_laws()
     };
+    assert!(names(suite()).is_empty(), "off unless asked for");
     assert_eq!(
-        names(suite()),
+        names(suite().exhaustive()),
         [
             "exhaustive::glob::3::mine",
             "exhaustive::gitignore::4::mine",
             "exhaustive::pattern::3::mine"
         ]
     );
-    assert!(names(suite().default_exhaustive_size(0)).is_empty());
+    assert!(names(suite().exhaustive().default_exhaustive_size(0)).is_empty());
     assert_eq!(
         names(suite().default_exhaustive_size(0).exhaustive_size(2)),
         [

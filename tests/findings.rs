@@ -15,6 +15,7 @@ use lawsuite::kit::plan::{GeneratedFile, Plan};
 use lawsuite::kit::regression::{Divergent, Regression, Shrinking};
 use lawsuite::kit::shrink::{Budget, Decisions, Ended};
 use lawsuite::kit::{Generator, generate};
+use lawsuite::peer::Builtin;
 use lawsuite::peer::{Ground, Search};
 use lawsuite::portable::Portable;
 use lawsuite::portable::walk::{WalkOptions, walk};
@@ -232,7 +233,7 @@ fn a_campaign_keeps_one_group_for_one_bug() {
     let (reference, peer) = (Portable::default(), digit_blind());
     let found = campaign
         .run(
-            Compared::builtin(&reference, "portable"),
+            Compared::builtin(&reference, Builtin::Portable),
             &[Compared::new(&peer)],
             None,
             |_| {},

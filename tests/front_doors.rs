@@ -75,7 +75,7 @@ fn jsonl_outcomes(stdout: &[u8]) -> Vec<Outcome> {
 fn table(outcomes: &[Outcome]) -> BTreeMap<String, &'static str> {
     outcomes
         .iter()
-        .map(|o| (o.id.clone(), o.verdict.tag()))
+        .map(|o| (o.id.to_string(), o.verdict.tag()))
         .collect()
 }
 
@@ -131,7 +131,9 @@ fn cli_and_suite_give_the_same_verdicts_for_a_renamed_builtin() {
         .unwrap()
         .into_iter()
         .filter(|o| {
-            !o.id.starts_with("law::") || o.id.starts_with("law::text::") || o.id == "law::coverage"
+            !o.id.as_str().starts_with("law::")
+                || o.id.as_str().starts_with("law::text::")
+                || o.id == "law::coverage"
         })
         .collect::<Vec<_>>();
     assert_eq!(table(&cli), table(&suite));

@@ -8,6 +8,7 @@ use std::time::Duration;
 use lawsuite::kit::Generator;
 use lawsuite::kit::campaign::{Campaign, Slot, State};
 use lawsuite::kit::compare::Compared;
+use lawsuite::peer::Builtin;
 use lawsuite::peer::Ground;
 use lawsuite::portable::Portable;
 use lawsuite::testing::Altered;
@@ -50,8 +51,8 @@ fn a_guided_campaign_mutates_its_corpus_and_keeps_it() {
     let (reference, twin) = (Portable::default(), Portable::default());
     let found = campaign
         .run(
-            Compared::builtin(&reference, "portable"),
-            &[Compared::builtin(&twin, "portable")],
+            Compared::builtin(&reference, Builtin::Portable),
+            &[Compared::builtin(&twin, Builtin::Portable)],
             None,
             |_| {},
         )
@@ -69,8 +70,8 @@ fn a_guided_campaign_mutates_its_corpus_and_keeps_it() {
     assert!(species.calls > 0 && species.residual().is_some());
     let again = campaign
         .run(
-            Compared::builtin(&reference, "portable"),
-            &[Compared::builtin(&twin, "portable")],
+            Compared::builtin(&reference, Builtin::Portable),
+            &[Compared::builtin(&twin, Builtin::Portable)],
             None,
             |_| {},
         )
@@ -87,8 +88,8 @@ fn a_guided_campaign_mutates_its_corpus_and_keeps_it() {
     };
     let found = unguided
         .run(
-            Compared::builtin(&reference, "portable"),
-            &[Compared::builtin(&twin, "portable")],
+            Compared::builtin(&reference, Builtin::Portable),
+            &[Compared::builtin(&twin, Builtin::Portable)],
             None,
             |_| {},
         )
@@ -111,8 +112,11 @@ fn the_model_alone_is_suspect_and_a_peer_alone_is_blamed() {
     let (reference, twin, wrong) = (Portable::default(), Portable::default(), brace_blind());
     let found = campaign
         .run(
-            Compared::builtin(&reference, "portable"),
-            &[Compared::builtin(&wrong, "model"), Compared::new(&twin)],
+            Compared::builtin(&reference, Builtin::Portable),
+            &[
+                Compared::builtin(&wrong, Builtin::Model),
+                Compared::new(&twin),
+            ],
             None,
             |_| {},
         )
@@ -133,8 +137,11 @@ fn the_model_alone_is_suspect_and_a_peer_alone_is_blamed() {
     let model = lawsuite::model::Model;
     let found = campaign
         .run(
-            Compared::builtin(&reference, "portable"),
-            &[Compared::builtin(&model, "model"), Compared::new(&wrong)],
+            Compared::builtin(&reference, Builtin::Portable),
+            &[
+                Compared::builtin(&model, Builtin::Model),
+                Compared::new(&wrong),
+            ],
             None,
             |_| {},
         )
@@ -168,7 +175,7 @@ fn shards_ask_disjoint_seeds_and_merge_into_one_state() {
         };
         let found = campaign
             .run(
-                Compared::builtin(&reference, "portable"),
+                Compared::builtin(&reference, Builtin::Portable),
                 &[Compared::new(&wrong)],
                 None,
                 |_| {},

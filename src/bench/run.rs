@@ -131,11 +131,11 @@ pub fn run(
     let not_started: Vec<Option<String>> = peers
         .iter()
         .map(|subject| {
-            let fault = start_fault(subject.peer.as_ref());
+            let fault = start_fault(subject.peer().as_ref());
             if let Some(fault) = &fault {
                 progress(&format!(
                     "{} could not be started: {}; it is asked nothing",
-                    subject.name,
+                    subject.name(),
                     first_line(fault)
                 ));
             }
@@ -147,10 +147,10 @@ pub fn run(
         .zip(&not_started)
         .find(|(_, fault)| fault.is_none())
         .or(peers.first().zip(not_started.first()))
-        .map(|(p, _)| p.name.clone());
+        .map(|(p, _)| p.name().to_string());
     let mut report = BenchReport {
         baseline: baseline.unwrap_or_default(),
-        peers: peers.iter().map(|p| p.name.clone()).collect(),
+        peers: peers.iter().map(|p| p.name().to_string()).collect(),
         rounds: options.rounds.max(1),
         warmup: options.warmup,
         calls: Vec::new(),
@@ -259,17 +259,17 @@ fn run_call(
         if not_started[i].is_some() {
             continue;
         }
-        if !subject.peer.supports(call.method()) {
+        if !subject.peer().supports(call.method()) {
             supported[i] = false;
             continue;
         }
-        let value = Answer::of(subject.peer.as_ref(), call);
+        let value = Answer::of(subject.peer().as_ref(), call);
         // A fault (the harness's failure for a peer that did not answer,
         // or a panic) is no answer to agree or disagree with, nor to take
         // as the baseline: `/matches: missing` said nothing of a crash.
         if value.is_fault() {
             let d = format!("answered {} instead", shorten(&value.shown()));
-            progress(&format!("{} FAULTED in {AGREEMENT}: {d}", subject.name));
+            progress(&format!("{} FAULTED in {AGREEMENT}: {d}", subject.name()));
             faults[i] = Some((AGREEMENT.to_string(), d));
             continue;
         }
@@ -277,7 +277,7 @@ fn run_call(
             None => baseline = Some((i, value)),
             Some((_, expected)) => {
                 if let Some(d) = difference(expected, &value) {
-                    progress(&format!("{} DISAGREES: {d}", subject.name));
+                    progress(&format!("{} DISAGREES: {d}", subject.name()));
                     disagreement[i] = Some(d);
                     if options.time_disagreeing {
                         own[i] = Some(value);
@@ -299,7 +299,7 @@ fn run_call(
         if faults[i].is_some() {
             return (None, None); // faulted earlier on this call
         }
-        let (elapsed, value) = timed_answer(peers[i].peer.as_ref(), call);
+        let (elapsed, value) = timed_answer(peers[i].peer().as_ref(), call);
         let first = own[i].as_ref().or(expected);
         match first.and_then(|e| difference(e, &value)) {
             None => (Some(elapsed), None),
@@ -310,7 +310,7 @@ fn run_call(
                     Answer::Value(_) => d,
                     _ => format!("answered {} instead", shorten(&value.to_wire())),
                 };
-                let line = format!("{} FAULTED in {during}: {d}", peers[i].name);
+                let line = format!("{} FAULTED in {during}: {d}", peers[i].name());
                 faults[i] = Some((during, d));
                 (None, Some(line))
             }
@@ -409,12 +409,12 @@ fn run_call(
         index,
         call: Value::Object(line),
         method: call.method().to_string(),
-        baseline: baseline.map(|(i, _)| peers[i].name.clone()),
+        baseline: baseline.map(|(i, _)| peers[i].name().to_string()),
         results: peers
             .iter()
             .zip(outcomes)
             .map(|(subject, outcome)| PeerResult {
-                peer: subject.name.clone(),
+                peer: subject.name().to_string(),
                 outcome,
             })
             .collect(),

@@ -40,7 +40,7 @@
 //!     vec![Subject::new("one-thread", Portable::with_threads(1))],
 //! );
 //! let engine = config.engine(peers, None).map_err(|e| format!("{e:?}"))?;
-//! let ids: Vec<String> = engine.trials().into_iter().map(|t| t.id).collect();
+//! let ids: Vec<String> = engine.trials().into_iter().map(|t| t.id.to_string()).collect();
 //! assert_eq!(ids, ["seed::smthrs::0004::one-thread"]);
 //! # Ok::<(), String>(())
 //! ```
@@ -336,6 +336,7 @@ pub struct ConfigBuilder {
     no_seeds: bool,
     exhaustive_size: Option<usize>,
     default_exhaustive_size: Option<usize>,
+    family_sizes: bool,
     only_call: Option<usize>,
     record: Option<PathBuf>,
     replay: Option<Replay>,
@@ -460,6 +461,19 @@ impl ConfigBuilder {
     /// of each at its default size ([`crate::kit::exhaustive::Family::default_size`]).
     pub fn exhaustive_size(mut self, size: usize) -> ConfigBuilder {
         self.exhaustive_size = Some(size);
+        self
+    }
+
+    /// Run every bounded-exhaustive family at its own default size
+    /// ([`crate::kit::exhaustive::Family::default_size`]: glob 3, gitignore
+    /// 4, pattern 3) when no size is given. Without it (and without a
+    /// size) a run holds none: at those sizes the families add about 10
+    /// CPU-s on `portable` and `model`, but one process per call on the
+    /// `rg` built-ins (about 32 CPU-s on `ripgrep`, 160 on `ripgrep-walk`)
+    /// and about 15,000 calls on any peer, so they are asked for
+    /// (`lawsuite run --exhaustive`, [`crate::suite::Suite::exhaustive`]).
+    pub fn exhaustive_at_family_sizes(mut self) -> ConfigBuilder {
+        self.family_sizes = true;
         self
     }
 
@@ -638,7 +652,8 @@ impl ConfigBuilder {
             let size = self
                 .exhaustive_size
                 .or(env.exhaustive_size())
-                .or(self.default_exhaustive_size);
+                .or(self.default_exhaustive_size)
+                .or((!self.family_sizes).then_some(0));
             Config::exhaustive_families(size)
         };
         let record = self
@@ -1132,8 +1147,19 @@ mod tests {
             config.exhaustive().iter().map(|(_, k)| *k).collect()
         };
         let env = Environment::from_vars([("LAWSUITE_EXHAUSTIVE_SIZE", "2")]).unwrap();
-        assert_eq!(sizes(&Config::builder().build().unwrap()), [3, 4, 3]);
+        // Off unless asked for; asked for, each family at its own size.
+        assert!(sizes(&Config::builder().build().unwrap()).is_empty());
+        assert_eq!(
+            sizes(
+                &Config::builder()
+                    .exhaustive_at_family_sizes()
+                    .build()
+                    .unwrap()
+            ),
+            [3, 4, 3]
+        );
         let off = Config::builder()
+            .exhaustive_at_family_sizes()
             .default_exhaustive_size(0)
             .build()
             .unwrap();
@@ -1152,13 +1178,18 @@ mod tests {
         assert_eq!(sizes(&explicit), [1, 1, 1]);
         assert!(
             Config::builder()
+                .exhaustive_at_family_sizes()
                 .no_seeds()
                 .build()
                 .unwrap()
                 .exhaustive()
                 .is_empty()
         );
-        let one_call = Config::builder().only_call(Some(3)).build().unwrap();
+        let one_call = Config::builder()
+            .exhaustive_at_family_sizes()
+            .only_call(Some(3))
+            .build()
+            .unwrap();
         assert!(one_call.exhaustive().is_empty());
     }
 

@@ -87,7 +87,7 @@ impl Engine {
         if !asked.is_empty() {
             let before: Vec<usize> = asked
                 .iter()
-                .map(|(_, s)| s.peer.health().map_or(0, |h| h.faults))
+                .map(|(_, s)| s.peer().health().map_or(0, |h| h.faults))
                 .collect();
             let subjects: Vec<Compared<'_>> =
                 asked.iter().map(|(_, s)| Compared::from(*s)).collect();
@@ -110,7 +110,7 @@ impl Engine {
                     let g = &mut gathered[i];
                     g.compared += calls
                         .iter()
-                        .filter(|c| subject.peer.supports(c.method()))
+                        .filter(|c| subject.peer().supports(c.method()))
                         .count();
                     if divergences.is_empty() {
                         continue;
@@ -207,11 +207,11 @@ impl Engine {
         let reference_fault = g.first_unanswered.as_ref().map(|first| {
             format!(
                 "the reference {} did not answer {} of the {} calls of {} asked of {}, so nothing was compared there; {first}",
-                reference.name,
+                reference.name(),
                 g.unanswered,
                 g.compared,
                 item.id(),
-                subject.name,
+                subject.name(),
             )
         });
         if g.divergent == 0 {
@@ -225,7 +225,7 @@ impl Engine {
             g.divergent,
             g.compared,
             item.id(),
-            reference.name
+            reference.name()
         );
         if g.divergent > g.cases.len() {
             summary.push_str(&format!(

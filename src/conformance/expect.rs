@@ -22,6 +22,7 @@
 //! * a project's, for the peers it registers ([`Expectations::load_dir`],
 //!   [`Expectations::add`]): keyed by the **registered name**.
 
+use crate::peer::Builtin;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -178,11 +179,11 @@ impl Expectations {
     /// The listing of the item `id` (`law::…`, `regression::…`) on the
     /// peer registered as `name` (the built-in `builtin`, if it is one):
     /// the project's by name first, then lawsuite's by built-in.
-    pub fn lookup(&self, name: &str, builtin: Option<&str>, id: &str) -> Option<&Expected> {
+    pub fn lookup(&self, name: &str, builtin: Option<Builtin>, id: &str) -> Option<&Expected> {
         self.by_name
             .get(name)
             .and_then(|t| t.get(id))
-            .or_else(|| self.by_builtin.get(builtin?)?.get(id))
+            .or_else(|| self.by_builtin.get(builtin?.name())?.get(id))
     }
 
     /// The project's listed ids that name no known item (`known` is asked
@@ -230,7 +231,7 @@ mod tests {
         let e = Expectations::shipped();
         assert!(e.problems.is_empty(), "{:?}", e.problems);
         let id = "law::text::lines::dot-matches-a-lone-cr";
-        assert!(e.lookup("rg", Some("ripgrep"), id).is_some());
+        assert!(e.lookup("rg", Some(Builtin::Ripgrep), id).is_some());
         // A user's peer named like a built-in gets none of its listings.
         assert!(e.lookup("ripgrep", None, id).is_none());
     }

@@ -298,7 +298,7 @@ impl PeerRef {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Trial {
     /// `<item id>::<peer>`, or the item id for a check.
-    pub id: String,
+    pub id: TrialId,
     /// The item's index in the engine.
     pub item: usize,
     /// For a trial of a seed range ([`Item::Seeds`]), its seed; `None`
@@ -317,7 +317,7 @@ pub struct Trial {
 #[serde(rename_all = "camelCase")]
 pub struct Outcome {
     /// The trial id.
-    pub id: String,
+    pub id: TrialId,
     /// The item id.
     pub item: String,
     /// The item's kind.

@@ -418,7 +418,7 @@ impl Engine {
             _ => return false,
         };
         self.expectations
-            .lookup(&subject.name, subject.builtin.as_deref(), &key)
+            .lookup(subject.name(), subject.builtin(), &key)
             .is_some()
     }
 
@@ -432,15 +432,17 @@ impl Engine {
 
     /// Why `item` cannot run on `subject`, if it cannot.
     fn skip(&self, item: &Item, subject: &Subject) -> Option<String> {
-        let peer = subject.peer.as_ref();
+        let peer = subject.peer().as_ref();
         match item {
-            Item::Law(l) if !peer.supports(l.law.method) => {
-                Some(format!("{} does not answer {}", subject.name, l.law.method))
-            }
+            Item::Law(l) if !peer.supports(l.law.method) => Some(format!(
+                "{} does not answer {}",
+                subject.name(),
+                l.law.method
+            )),
             Item::Regression { regression, .. } if !peer.supports(regression.call.method()) => {
                 Some(format!(
                     "{} does not answer {}",
-                    subject.name,
+                    subject.name(),
                     regression.call.method()
                 ))
             }
@@ -451,7 +453,7 @@ impl Engine {
                 {
                     return Some(format!(
                         "{} claims only the shared ground, so full-ground plans are not asked of it",
-                        subject.name
+                        subject.name()
                     ));
                 }
                 let methods = s.generator.methods();
@@ -459,7 +461,7 @@ impl Engine {
                     let names: Vec<&str> = methods.iter().map(|m| m.name()).collect();
                     return Some(format!(
                         "{} answers none of the methods these plans call ({})",
-                        subject.name,
+                        subject.name(),
                         names.join(", ")
                     ));
                 }
@@ -471,7 +473,7 @@ impl Engine {
             // answering the method answers too.
             Item::Exhaustive(e) if !peer.supports(e.family.method()) => Some(format!(
                 "{} does not answer {}, the method of the {} family",
-                subject.name,
+                subject.name(),
                 e.family.method(),
                 e.family
             )),
@@ -538,7 +540,7 @@ impl Engine {
         let item = &*self.resolve(index, seed);
         let started = Instant::now();
         let _slow = slow::watch(self.slow, || match peers {
-            [Some(p)] => item.trial_id(&self.everyone[*p].name),
+            [Some(p)] => item.trial_id(self.everyone[*p].name()),
             [_] => item.id(),
             _ => format!("{} ({} peers)", item.id(), peers.len()),
         });
@@ -676,12 +678,12 @@ impl Engine {
         let item_id = item.item_id();
         Outcome {
             id: match subject {
-                Some(s) => item_id.clone().on(&s.name).to_string(),
-                None => item_id.to_string(),
+                Some(s) => item_id.clone().on(s.name()),
+                None => item_id.clone().alone(),
             },
             item: item_id.to_string(),
             kind: item.kind(),
-            peer: subject.map(|s| s.name.clone()),
+            peer: subject.map(|s| s.name().to_string()),
             spec: item.spec().map(str::to_string),
             verdict: verdict.excerpted(),
             documented,
@@ -721,7 +723,7 @@ impl Engine {
         if let Some(verdict) = self.stopped_verdict(subject) {
             return verdict;
         }
-        let before = subject.peer.health().map_or(0, |h| h.faults);
+        let before = subject.peer().health().map_or(0, |h| h.faults);
         let health = || faults_since(subject, before);
         let verdict = judge(&health);
         self.note_stop(item, subject, verdict)
@@ -730,11 +732,11 @@ impl Engine {
     /// A peer already stopped: its trial is broken, not run.
     fn stopped_verdict(&self, subject: &Subject) -> Option<Verdict> {
         let stopped = self.stopped.lock().unwrap_or_else(|p| p.into_inner());
-        let (at, why) = stopped.get(&subject.name)?;
+        let (at, why) = stopped.get(subject.name())?;
         Some(Verdict::Broken {
             why: format!(
                 "not run: the harness stopped restarting {} during {at} ({why}); fix the peer and run again",
-                subject.name
+                subject.name()
             ),
         })
     }
@@ -744,21 +746,21 @@ impl Engine {
     /// (whose fault log says the peer stopped), or, when it has none, is
     /// broken with the reason.
     fn note_stop(&self, item: &Item, subject: &Subject, verdict: Verdict) -> Verdict {
-        let Some(why) = subject.peer.health().and_then(|h| h.stopped) else {
+        let Some(why) = subject.peer().health().and_then(|h| h.stopped) else {
             return verdict;
         };
         let mut stopped = self.stopped.lock().unwrap_or_else(|p| p.into_inner());
-        if stopped.contains_key(&subject.name) {
+        if stopped.contains_key(subject.name()) {
             return verdict;
         }
-        let at = item.trial_id(&subject.name);
-        stopped.insert(subject.name.clone(), (at, why.clone()));
+        let at = item.trial_id(subject.name());
+        stopped.insert(subject.name().to_string(), (at, why.clone()));
         match verdict {
             Verdict::Fail { .. } => verdict,
             _ => Verdict::Broken {
                 why: format!(
                     "the harness gave up restarting {} during this trial: {why}",
-                    subject.name
+                    subject.name()
                 ),
             },
         }
@@ -794,7 +796,7 @@ impl Engine {
         let key = item.id();
         let listed = self
             .expectations
-            .lookup(&subject.name, subject.builtin.as_deref(), &key);
+            .lookup(subject.name(), subject.builtin(), &key);
         match (result, listed) {
             (Judged::Pass, None) => Verdict::Pass,
             (Judged::Pass, Some(e)) => Verdict::UnexpectedPass {
@@ -826,9 +828,9 @@ impl Engine {
         // second verdict let a peer wrong on every second call pass every
         // law.
         let mut outcome = match setup {
-            Some(Ok(setup)) => setup.judge(subject.peer.as_ref()),
+            Some(Ok(setup)) => setup.judge(subject.peer().as_ref()),
             Some(Err(why)) => LawOutcome::Broken(why.to_string()),
-            None => law::run(l, subject.peer.as_ref()),
+            None => law::run(l, subject.peer().as_ref()),
         };
         // A built-in only reads, so a change to its tree made while it was
         // asked is another process's doing (a peer writing outside its own
@@ -837,17 +839,17 @@ impl Engine {
         // `Engine::setup` does for a change found before the call. A
         // second spoiled tree is broken, the built-in never blamed.
         let spoiled = |setup: &law::Setup| setup.shared() && setup.tree().changes().is_some();
-        if subject.builtin.is_some()
+        if subject.builtin().is_some()
             && matches!(outcome, LawOutcome::Fail(_))
             && matches!(setup, Some(Ok(s)) if spoiled(s))
         {
             outcome = match law::Setup::new(l) {
-                Ok(fresh) => match fresh.judge(subject.peer.as_ref()) {
+                Ok(fresh) => match fresh.judge(subject.peer().as_ref()) {
                     LawOutcome::Fail(_) if spoiled(&fresh) => LawOutcome::Broken(format!(
                         "the tree of {} was changed while it was asked, twice, by something \
                          other than it (a built-in only reads): another process writes where \
                          it should not",
-                        subject.name
+                        subject.name()
                     )),
                     again => again,
                 },
@@ -858,13 +860,13 @@ impl Engine {
         // is its own doing, unless something else is writing into the
         // run's trees: the canary tells ([`crate::kit::outsiders`]), and
         // then the answer on a fresh tree counts.
-        if subject.builtin.is_none()
+        if subject.builtin().is_none()
             && let Some(Ok(first)) = setup
             && spoiled(first)
         {
             match blame(first.tree().outsiders(), || {
                 let fresh = law::Setup::new(l).ok()?;
-                let again = fresh.judge(subject.peer.as_ref());
+                let again = fresh.judge(subject.peer().as_ref());
                 Some((again, spoiled(&fresh), fresh.tree().outsiders().clone()))
             }) {
                 Blame::Peer => {}
@@ -874,7 +876,7 @@ impl Engine {
                         "something other than {} kept writing into the run's trees while it \
                          was asked (the canary, a tree no peer is asked about, changed too), \
                          on {FRESH_TRIES} fresh trees: no verdict can be had",
-                        subject.name
+                        subject.name()
                     ));
                 }
             }
@@ -883,7 +885,7 @@ impl Engine {
             LawOutcome::Pass => Judged::Pass,
             LawOutcome::Broken(why) => Judged::Broken(why),
             LawOutcome::Fail(failure) => {
-                let trial = ItemId::Law(l.id.clone()).on(&subject.name).to_string();
+                let trial = ItemId::Law(l.id.clone()).on(subject.name()).to_string();
                 let call = serde_json::json!({
                     "method": l.law.method.name(),
                     "input": l.law.input,
@@ -908,11 +910,11 @@ impl Engine {
                 .replay(self.replay.command(
                     &Item::Law(Arc::new(l.clone())),
                     &trial,
-                    &subject.name,
+                    subject.name(),
                     None,
                 ));
                 Judged::Fail(Report {
-                    summary: format!("law {} fails on {} ({})", l.id, subject.name, l.law.spec),
+                    summary: format!("law {} fails on {} ({})", l.id, subject.name(), l.law.spec),
                     cases: vec![case],
                     health: health(),
                 })
@@ -929,11 +931,11 @@ impl Engine {
         subject: &Subject,
         health: &dyn Fn() -> Option<Health>,
     ) -> Judged {
-        match regression.replay(subject.peer.as_ref(), path) {
+        match regression.replay(subject.peer().as_ref(), path) {
             Ok(Ok(())) => Judged::Pass,
             Err(e) => Judged::Broken(e.to_string()),
             Ok(Err(mismatch)) => {
-                let trial = item.trial_id(&subject.name);
+                let trial = item.trial_id(subject.name());
                 let case = Case::new(
                     format!("regression {name} ({})", path.display()),
                     serde_json::to_value(&regression.call).unwrap_or(Value::Null),
@@ -944,11 +946,12 @@ impl Engine {
                 .decision(Some(regression.why.clone()))
                 .tree(regression.files.iter().map(TreeEntry::of).collect(), None)
                 .problem("the answer differs from the recorded one")
-                .replay(self.replay.command(item, &trial, &subject.name, None));
+                .replay(self.replay.command(item, &trial, subject.name(), None));
                 Judged::Fail(Report {
                     summary: format!(
                         "regression {name} fails on {}: {}",
-                        subject.name, regression.why
+                        subject.name(),
+                        regression.why
                     ),
                     cases: vec![case],
                     health: health(),
@@ -967,9 +970,9 @@ impl Engine {
 /// It costs one more written tree per law and peer that is not a built-in
 /// (7,481 files for the shipped laws; about 0.1 s on tmpfs).
 fn tree_owner(subject: &Subject) -> &str {
-    match subject.builtin {
+    match subject.builtin() {
         Some(_) => "",
-        None => &subject.name,
+        None => subject.name(),
     }
 }
 

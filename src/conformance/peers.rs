@@ -19,7 +19,7 @@
 //! use lawsuite::registry::Registry;
 //!
 //! let set = PeerSet::from_registry(&Registry::builtins(), &[])?;
-//! assert_eq!(set.reference.name, "portable");
+//! assert_eq!(set.reference.name(), "portable");
 //! // `ripgrep` and `ripgrep-walk` are subjects where `rg` runs, and
 //! // unavailable (with the reason) where it does not.
 //! assert_eq!(set.subjects.len() + set.unavailable.len(), 2);
@@ -29,7 +29,7 @@
 use std::fmt;
 
 pub use crate::peer::{Subject, Unavailable};
-use crate::registry::{BUILTINS, Builtin, PeerOptions, Registered, Registry, builtin};
+use crate::registry::{Builtin, PeerOptions, Registered, Registry};
 
 /// The peers of one run: the reference, the subjects, and the chosen
 /// peers that cannot run here.
@@ -78,7 +78,7 @@ impl fmt::Display for PeerError {
             PeerError::Unknown { name, registered } => write!(
                 f,
                 "no peer named {name:?} is registered; the registered peers are: {registered} (built-ins: {}); register it in lawsuite.toml, or name the file that registers it with --registry FILE (a peers.toml) or --project FILE (a lawsuite.toml)",
-                BUILTINS.join(", ")
+                Builtin::names()
             ),
             PeerError::ReferenceUnavailable { name, why } => {
                 write!(f, "the reference peer {name} cannot run here: {why}")
@@ -134,11 +134,11 @@ impl PeerSet {
             Err(u) => unavailable.push(u),
         };
         if wanted.is_empty() {
-            for entry in registry.peers.iter().filter(|p| p.name != reference.name) {
+            for entry in registry.peers.iter().filter(|p| p.name != reference.name()) {
                 add(registered(entry));
             }
         } else {
-            for name in wanted.iter().filter(|n| **n != reference.name) {
+            for name in wanted.iter().filter(|n| **n != reference.name()) {
                 add(lookup(registry, name)?);
             }
         }
@@ -159,11 +159,11 @@ impl PeerSet {
 /// ([`crate::suite::Suite::builtin_peer`]), started with `options`.
 pub fn builtin_subject(
     name: &str,
-    builtin_name: &str,
+    builtin: Builtin,
     options: &PeerOptions,
 ) -> Result<Subject, Unavailable> {
-    builtin(builtin_name, options)
-        .map(|peer| Subject::builtin(name, builtin_name, peer))
+    crate::registry::start(builtin, options)
+        .map(|peer| Subject::from_builtin(name, builtin, peer))
         .map_err(|why| Unavailable {
             name: name.to_string(),
             why: why.to_string(),
@@ -189,7 +189,7 @@ pub fn builtin_subject(
 ///
 /// // `model` is no peer of the built-in registry, but it is a built-in.
 /// let (subjects, _) = resolve(&Registry::builtins(), &["portable".into(), "model".into()])?;
-/// let names: Vec<&str> = subjects.iter().map(|s| s.name.as_str()).collect();
+/// let names: Vec<&str> = subjects.iter().map(|s| s.name()).collect();
 /// assert_eq!(names, ["portable", "model"]);
 /// let err = resolve(&Registry::builtins(), &["mine".into()]).unwrap_err();
 /// assert!(err.to_string().contains("no peer named \"mine\" is registered"));
@@ -227,8 +227,8 @@ fn lookup(registry: &Registry, name: &str) -> Result<Result<Subject, Unavailable
     if let Some(entry) = registry.peers.iter().find(|p| p.name == name) {
         return Ok(registered(entry));
     }
-    if name.parse::<Builtin>().is_ok() {
-        return Ok(builtin_subject(name, name, registry.options()));
+    if let Ok(builtin) = name.parse::<Builtin>() {
+        return Ok(builtin_subject(name, builtin, registry.options()));
     }
     Err(PeerError::Unknown {
         name: name.to_string(),
@@ -259,13 +259,14 @@ mod tests {
     fn built_ins_resolve_by_name_and_keep_their_built_in_name() {
         let (subjects, _) =
             resolve(&Registry::builtins(), &["portable".into(), "noop".into()]).unwrap();
-        let named: Vec<(&str, Option<&str>)> = subjects
-            .iter()
-            .map(|s| (s.name.as_str(), s.builtin.as_deref()))
-            .collect();
+        let named: Vec<(&str, Option<Builtin>)> =
+            subjects.iter().map(|s| (s.name(), s.builtin())).collect();
         assert_eq!(
             named,
-            [("portable", Some("portable")), ("noop", Some("noop"))]
+            [
+                ("portable", Some(Builtin::Portable)),
+                ("noop", Some(Builtin::Noop))
+            ]
         );
         let twice = resolve(&Registry::builtins(), &["noop".into(), "noop".into()]).unwrap_err();
         assert_eq!(
@@ -286,8 +287,8 @@ mod tests {
             &["noop".into(), "portable".into(), "model".into()],
         )
         .unwrap();
-        assert_eq!(set.reference.name, "portable");
-        let named: Vec<&str> = set.subjects.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(set.reference.name(), "portable");
+        let named: Vec<&str> = set.subjects.iter().map(|s| s.name()).collect();
         assert_eq!(named, ["noop", "model"]);
     }
 

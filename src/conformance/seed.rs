@@ -51,7 +51,7 @@ impl Engine {
         if !asked.is_empty() {
             let before: Vec<usize> = asked
                 .iter()
-                .map(|(_, s)| s.peer.health().map_or(0, |h| h.faults))
+                .map(|(_, s)| s.peer().health().map_or(0, |h| h.faults))
                 .collect();
             let plan = generate(seed.generator, seed.seed, PLAN_ROOT, seed.ground)
                 .map(|plan| match seed.only_call {
@@ -87,7 +87,7 @@ impl Engine {
                         compared_calls[*slot] = plan
                             .calls()
                             .iter()
-                            .filter(|c| subject.peer.supports(c.method()))
+                            .filter(|c| subject.peer().supports(c.method()))
                             .count();
                         let (verdict, explained) = self.seed_verdict(&SeedTrial {
                             item,
@@ -154,11 +154,11 @@ impl Engine {
                 .unwrap_or("no answer");
             format!(
                 "the reference {} did not answer {} of the {} calls of {} asked of {}, so nothing was compared there; first, call {} ({}): {fault}",
-                self.everyone[0].name,
+                self.everyone[0].name(),
                 unanswered.len(),
                 plan.call_count(),
                 item.id(),
-                subject.name,
+                subject.name(),
                 d.call_index,
                 d.call.method(),
             )
@@ -194,7 +194,7 @@ impl Engine {
             faults_before,
             ..
         } = *trial;
-        let trial = item.trial_id(&subject.name);
+        let trial = item.trial_id(subject.name());
         let total = cases.len();
         // One tree per seed, with its first divergent call: every file any
         // of its divergent calls or answers names, every ignore file, then
@@ -253,8 +253,8 @@ impl Engine {
                     plan,
                     d.call_index,
                     &d.call,
-                    self.everyone[0].peer.as_ref(),
-                    subject.peer.as_ref(),
+                    self.everyone[0].peer().as_ref(),
+                    subject.peer().as_ref(),
                     dir,
                     None,
                 ) {
@@ -304,11 +304,12 @@ impl Engine {
                 .call_index(d.call_index)
                 .problem(format!(
                     "{} answers differently from the reference {}: {kind}",
-                    subject.name, self.everyone[0].name
+                    subject.name(),
+                    self.everyone[0].name()
                 ))
                 .replay(
                     self.replay
-                        .command(item, &trial, &subject.name, Some(d.call_index)),
+                        .command(item, &trial, subject.name(), Some(d.call_index)),
                 )
                 .recorded(recorded),
             );
@@ -318,7 +319,7 @@ impl Engine {
             "{total} of {} calls of {} diverge from the reference {}",
             plan.call_count(),
             item.id(),
-            self.everyone[0].name
+            self.everyone[0].name()
         );
         Verdict::Fail {
             report: Report {
@@ -419,7 +420,7 @@ impl<'a> SeedTrial<'a> {
 /// of them), or `None` when it had none and is not stopped: what a report
 /// shows beside the failure they caused.
 pub(super) fn faults_since(subject: &Subject, before: usize) -> Option<Health> {
-    let h = subject.peer.health()?;
+    let h = subject.peer().health()?;
     let new = h.faults.saturating_sub(before);
     (new > 0 || h.stopped.is_some()).then(|| Health {
         faults: new,

@@ -29,7 +29,7 @@ fn verdicts(engine: &Engine) -> Vec<(String, &'static str)> {
     engine
         .trials()
         .iter()
-        .map(|t| (t.id.clone(), engine.run_trial(t).verdict.tag()))
+        .map(|t| (t.id.to_string(), engine.run_trial(t).verdict.tag()))
         .collect()
 }
 
@@ -213,7 +213,11 @@ fn a_seed_range_holds_the_trials_of_its_seeds_one_by_one() {
     let mut widest = engine_with(subjects());
     widest.add_seed_range(Generator::Lawsuite, Ground::Full, 0..u64::MAX, Some(2));
     assert_eq!(widest.trial_counts()[&Kind::Seed], 2 * u128::from(u64::MAX));
-    let first: Vec<String> = widest.trials_iter(|_| true).take(3).map(|t| t.id).collect();
+    let first: Vec<String> = widest
+        .trials_iter(|_| true)
+        .take(3)
+        .map(|t| t.id.to_string())
+        .collect();
     assert_eq!(
         first,
         [
@@ -554,8 +558,16 @@ fn a_peer_never_reads_another_peers_law_tree() {
     let engine = engine_with(vec![
         Subject::new("litterer", Litterer),
         Subject::new("clean", Portable::default()),
-        Subject::builtin("also-portable", "portable", Arc::new(Portable::default())),
-        Subject::builtin("again-portable", "portable", Arc::new(Portable::default())),
+        Subject::from_builtin(
+            "also-portable",
+            crate::peer::Builtin::Portable,
+            Arc::new(Portable::default()),
+        ),
+        Subject::from_builtin(
+            "again-portable",
+            crate::peer::Builtin::Portable,
+            Arc::new(Portable::default()),
+        ),
     ]);
     let glob = law(GLOB_LAW);
     let tree_of = |p: usize| {
@@ -704,8 +716,8 @@ fn an_in_place_rewrite_is_blamed_on_the_vandal_alone() {
     let failing = |peer: &str| -> Vec<String> {
         outcomes
             .iter()
-            .filter(|o| o.id.ends_with(&format!("::{peer}")) && o.verdict.is_failure())
-            .map(|o| o.id.clone())
+            .filter(|o| o.id.as_str().ends_with(&format!("::{peer}")) && o.verdict.is_failure())
+            .map(|o| o.id.to_string())
             .collect()
     };
     let (vandal, clean, reference) = (failing("vandal"), failing("clean"), failing("portable"));
@@ -795,7 +807,7 @@ fn a_seed_blames_the_peer_that_changed_its_tree_and_no_other() {
     engine.add_seeds(Generator::Smthrs, Ground::Shared, &[1, 2, 3, 4], None);
     for trial in engine.trials() {
         let outcome = engine.run_trial(&trial);
-        if trial.id.ends_with("::honest") {
+        if trial.id.as_str().ends_with("::honest") {
             assert_eq!(outcome.verdict.tag(), "pass", "{}", trial.id);
             continue;
         }
@@ -849,12 +861,12 @@ fn a_peer_is_never_excused_by_its_own_say() {
     }
     let peer: Arc<dyn Search> = Arc::new(walk);
     let mut engine = engine_with(vec![
-        Subject::builtin("ripgrep-walk", "ripgrep-walk", peer.clone()),
-        Subject {
-            name: "mine".into(),
-            builtin: None,
-            peer,
-        },
+        Subject::from_builtin(
+            "ripgrep-walk",
+            crate::peer::Builtin::RipgrepWalk,
+            peer.clone(),
+        ),
+        Subject::registered("mine", None, peer),
     ]);
     engine.add_seeds(Generator::Lawsuite, Ground::Shared, &[1], None);
     let outcomes: Vec<Outcome> = engine
@@ -1100,9 +1112,9 @@ fn a_builtin_whose_tree_is_changed_during_its_call_is_asked_on_a_fresh_one() {
         }
         answer
     });
-    let mut engine = engine_with(vec![Subject::builtin(
+    let mut engine = engine_with(vec![Subject::from_builtin(
         "vandalised",
-        "portable",
+        crate::peer::Builtin::Portable,
         Arc::new(vandalised),
     )]);
     engine.add_laws(vec![law(GLOB_LAW)], vec![]);

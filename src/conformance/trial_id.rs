@@ -120,8 +120,26 @@ pub enum ItemId {
 
 /// A trial id: an item id and, for a law, regression or seed, the peer
 /// asked.
+///
+/// Typed where it is made and read once where it comes in as text (a
+/// filter, a results file): a run's trials and outcomes carry it, and it
+/// is written as its text (`law::grep::x::mine`), so results files keep
+/// their bytes.
+///
+/// ```
+/// use lawsuite::conformance::{ItemId, TrialId};
+///
+/// let id: TrialId = "law::grep::context::x::mine".parse()?;
+/// assert_eq!(id.item(), &ItemId::Law("grep::context::x".into()));
+/// assert_eq!(id.peer(), Some("mine"));
+/// assert_eq!(id, "law::grep::context::x::mine");
+/// assert_eq!(serde_json::to_string(&id)?, r#""law::grep::context::x::mine""#);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TrialId {
+    /// Its text, made once: filters, reports and results files read it.
+    text: String,
     item: ItemId,
     peer: Option<String>,
 }
@@ -159,18 +177,12 @@ impl ItemId {
 
     /// The trial of this item on `peer`.
     pub fn on(self, peer: impl Into<String>) -> TrialId {
-        TrialId {
-            item: self,
-            peer: Some(peer.into()),
-        }
+        TrialId::new(self, Some(peer.into()))
     }
 
     /// The item's one trial, a check with no peer.
     pub fn alone(self) -> TrialId {
-        TrialId {
-            item: self,
-            peer: None,
-        }
+        TrialId::new(self, None)
     }
 
     /// The law's id, for a law's item.
@@ -251,11 +263,38 @@ impl fmt::Display for ItemId {
 
 impl fmt::Display for TrialId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.item.fmt(f)?;
-        if let Some(peer) = &self.peer {
-            write!(f, "{SEP}{peer}")?;
-        }
-        Ok(())
+        f.write_str(&self.text)
+    }
+}
+
+impl PartialEq<str> for TrialId {
+    fn eq(&self, other: &str) -> bool {
+        self.text == other
+    }
+}
+
+impl PartialEq<String> for TrialId {
+    fn eq(&self, other: &String) -> bool {
+        self.text == *other
+    }
+}
+
+impl PartialEq<&str> for TrialId {
+    fn eq(&self, other: &&str) -> bool {
+        self.text == *other
+    }
+}
+
+impl serde::Serialize for TrialId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TrialId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<TrialId, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -354,6 +393,19 @@ impl FromStr for TrialId {
 }
 
 impl TrialId {
+    fn new(item: ItemId, peer: Option<String>) -> TrialId {
+        let text = match &peer {
+            Some(peer) => format!("{item}{SEP}{peer}"),
+            None => item.to_string(),
+        };
+        TrialId { text, item, peer }
+    }
+
+    /// Its text, as [`fmt::Display`] writes it.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
     /// The item.
     pub fn item(&self) -> &ItemId {
         &self.item

@@ -10,11 +10,11 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use super::{Engine, Item, ItemId, Kind, PeerRef, Trial};
+use super::{Engine, Item, ItemId, Kind, PeerRef, Trial, TrialId};
 
 /// One trial before it is asked whether it runs: its id, its seed (in a
 /// seed range) and its peer.
-type Candidate = (String, Option<u64>, Option<usize>);
+type Candidate = (TrialId, Option<u64>, Option<usize>);
 
 /// The candidates of one item.
 type Candidates<'a> = Box<dyn Iterator<Item = Candidate> + Send + 'a>;
@@ -45,7 +45,7 @@ impl<F: Fn(&str) -> bool> Iterator for TrialsIter<'_, F> {
         loop {
             if let Some((index, candidates)) = &mut self.current {
                 for (id, seed, peer) in candidates.by_ref() {
-                    if (self.wanted)(&id) {
+                    if (self.wanted)(id.as_str()) {
                         return Some(self.engine.trial(*index, id, seed, peer));
                     }
                 }
@@ -113,8 +113,8 @@ impl Engine {
     /// The trials `item` makes, lazily: a seed range's one seed at a time.
     fn candidates<'a>(&'a self, item: &'a Item) -> Candidates<'a> {
         let id = item.item_id();
-        let name = move |p: usize| self.everyone[p].name.as_str();
-        let on = move |id: &ItemId, p: usize| id.clone().on(name(p)).to_string();
+        let name = move |p: usize| self.everyone[p].name();
+        let on = move |id: &ItemId, p: usize| id.clone().on(name(p));
         match item {
             Item::Law(_) | Item::Regression { .. } => Box::new(
                 (self.first_judged()..self.everyone.len())
@@ -130,13 +130,13 @@ impl Engine {
                 let id = r.seed(seed).item_id();
                 (1..self.everyone.len()).map(move |p| (on(&id, p), Some(seed), Some(p)))
             })),
-            _ => Box::new(std::iter::once((id.to_string(), None, None))),
+            _ => Box::new(std::iter::once((id.clone().alone(), None, None))),
         }
     }
 
     /// The trial of item `index` with `id`, `seed` and `peer`, and why it
     /// does not run, when it does not.
-    fn trial(&self, index: usize, id: String, seed: Option<u64>, peer: Option<usize>) -> Trial {
+    fn trial(&self, index: usize, id: TrialId, seed: Option<u64>, peer: Option<usize>) -> Trial {
         let item = self.resolve(index, seed);
         let skip = match (peer, &*item) {
             (Some(p), item) => self.skip(item, &self.everyone[p]),

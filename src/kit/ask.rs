@@ -10,6 +10,7 @@ use super::materialize::{MaterializeError, TempTree};
 use super::outsiders::{Blame, FRESH_TRIES, Outsiders, blame};
 use super::plan::GeneratedFile;
 use crate::call::Call;
+use crate::peer::Builtin;
 use crate::peer::Search;
 
 /// A peer compared with the reference, and the built-in it is registered
@@ -26,7 +27,7 @@ pub struct Compared<'a> {
     pub peer: &'a dyn Search,
     /// The built-in whose documented differences may explain its answers;
     /// `None`: every difference counts.
-    pub builtin: Option<&'a str>,
+    pub builtin: Option<Builtin>,
 }
 
 impl<'a> Compared<'a> {
@@ -40,7 +41,7 @@ impl<'a> Compared<'a> {
 
     /// The built-in `builtin`, whose documented differences explain the
     /// answers they predict ([`super::explain`]).
-    pub fn builtin(peer: &'a dyn Search, builtin: &'a str) -> Compared<'a> {
+    pub fn builtin(peer: &'a dyn Search, builtin: Builtin) -> Compared<'a> {
         Compared {
             peer,
             builtin: Some(builtin),
@@ -53,8 +54,8 @@ impl<'a> Compared<'a> {
 impl<'a> From<&'a crate::peer::Subject> for Compared<'a> {
     fn from(subject: &'a crate::peer::Subject) -> Compared<'a> {
         Compared {
-            peer: subject.peer.as_ref(),
-            builtin: subject.builtin.as_deref(),
+            peer: subject.peer().as_ref(),
+            builtin: subject.builtin(),
         }
     }
 }

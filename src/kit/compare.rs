@@ -577,14 +577,14 @@ mod tests {
         let honest = crate::portable::Portable::with_threads(1);
         let subjects = [Compared {
             peer: &honest,
-            builtin: Some("portable"),
+            builtin: Some(crate::peer::Builtin::Portable),
         }];
         let once = SpoiledUnder {
             spoiled: std::sync::atomic::AtomicUsize::new(1),
         };
         let reference = Compared {
             peer: &once,
-            builtin: Some("portable"),
+            builtin: Some(crate::peer::Builtin::Portable),
         };
         let divergences = compare_plan_with(&plan, reference, &subjects).unwrap();
         assert!(divergences.is_empty(), "{divergences:?}");
@@ -595,7 +595,7 @@ mod tests {
         };
         let reference = Compared {
             peer: &twice,
-            builtin: Some("portable"),
+            builtin: Some(crate::peer::Builtin::Portable),
         };
         let divergences = compare_plan_with(&plan, reference, &subjects).unwrap();
         assert_eq!(divergences.len(), 1, "{divergences:?}");

@@ -77,7 +77,8 @@ enum Recogniser {
 /// The differences with a recogniser, by id (each must be an entry of the
 /// table with a `recogniser` sentence: a test checks both ways).
 #[cfg(test)]
-const RECOGNISED: [&str; 4] = [
+const RECOGNISED: [&str; 5] = [
+    "gitignore-braces-are-literal",
     "empty-brace-alternative",
     "brace-alternatives-share-anchoring",
     "negative-glob-prunes-directories",
@@ -94,6 +95,7 @@ fn recogniser(d: &Difference) -> Option<Recogniser> {
             Some(Recogniser::Call(|call| rewrite_globs(call, anchor_all)))
         }
         "negative-glob-prunes-directories" => Some(Recogniser::Tree(prune)),
+        "gitignore-braces-are-literal" => Some(Recogniser::Tree(literal_braces)),
         "ignore-notice-inferred-from-listings" => Some(Recogniser::IgnoreSentence),
         _ => None,
     }
@@ -102,7 +104,7 @@ fn recogniser(d: &Difference) -> Option<Recogniser> {
 /// The known differences of the built-in `builtin` that explain the
 /// divergence: their ids joined by ` + `, when the answer is exactly what
 /// they predict together; `None` when it is not (the divergence counts).
-pub fn explain(builtin: &str, evidence: &Evidence<'_>) -> Option<String> {
+pub fn explain(builtin: crate::peer::Builtin, evidence: &Evidence<'_>) -> Option<String> {
     let mut call = evidence.call.clone();
     let mut tree: Option<Vec<GeneratedFile>> = None;
     let mut applied: Vec<&str> = Vec::new();
@@ -310,6 +312,50 @@ fn prune(call: &Call, root: &str, tree: &[GeneratedFile]) -> Option<Vec<Generate
     Some(kept)
 }
 
+/// git's reading of braces in a `.gitignore`, spelled for the contract:
+/// every `{` and `}` escaped, so the rule names them literally (§9.3: `\x`
+/// is `x`). `None` when no `.gitignore` of the tree holds a brace.
+///
+/// Only a brace outside a class: in git a class holds `{` as a member, and
+/// `\{` there would add `\` to it in the contract. (The generator writes
+/// braces in rules only outside classes.)
+fn literal_braces(_: &Call, _: &str, tree: &[GeneratedFile]) -> Option<Vec<GeneratedFile>> {
+    let is_rules = |f: &GeneratedFile| {
+        f.kind == FileKind::File
+            && f.path.rsplit('/').next() == Some(".gitignore")
+            && f.content.iter().any(|b| matches!(b, b'{' | b'}'))
+    };
+    if !tree.iter().any(is_rules) {
+        return None;
+    }
+    Some(
+        tree.iter()
+            .map(|f| {
+                if !is_rules(f) {
+                    return f.clone();
+                }
+                let mut escaped = Vec::with_capacity(f.content.len() + 8);
+                let mut in_class = false;
+                let mut previous = 0u8;
+                for &b in &f.content {
+                    match b {
+                        b'\n' => in_class = false,
+                        b'[' if previous != b'\\' => in_class = true,
+                        b']' => in_class = false,
+                        b'{' | b'}' if !in_class && previous != b'\\' => escaped.push(b'\\'),
+                        _ => {}
+                    }
+                    escaped.push(b);
+                    previous = b;
+                }
+                let mut file = f.clone();
+                file.content = escaped;
+                file
+            })
+            .collect(),
+    )
+}
+
 /// Every directory of a tree: its directory entries and the ancestors of
 /// every entry.
 fn dirs_of(tree: &[GeneratedFile]) -> BTreeSet<&str> {
@@ -377,6 +423,23 @@ mod tests {
                 d.id
             );
         }
+    }
+
+    #[test]
+    fn gitignore_braces_are_escaped_outside_classes_only() {
+        let call = Call::Glob(GlobInput::new("*", "/r"));
+        let tree = [
+            GeneratedFile::new("a/.gitignore", "{lemon,mango}.alt\n[{]x\n\\{kept\n"),
+            GeneratedFile::new("b/.gitignore", "plain\n"),
+            GeneratedFile::new("c{d}", "{x}"),
+        ];
+        let rewritten = literal_braces(&call, "/r", &tree).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&rewritten[0].content),
+            "\\{lemon,mango\\}.alt\n[{]x\n\\{kept\n"
+        );
+        assert_eq!(&rewritten[1..], &tree[1..]);
+        assert!(literal_braces(&call, "/r", &tree[1..]).is_none());
     }
 
     #[test]
@@ -479,7 +542,7 @@ mod tests {
         let call = Call::Glob(GlobInput::new("!nested", "/r"));
         let evidence = |answer: &Answer| {
             explain(
-                "ripgrep-walk",
+                crate::peer::Builtin::RipgrepWalk,
                 &Evidence {
                     call: &call,
                     reference: &reference,
@@ -511,7 +574,7 @@ mod tests {
         let call = Call::Glob(GlobInput::new("!*{.ts,}", "/r"));
         let answer = listing(&["/r/b.ts", "/r/nested/a.ts"]);
         let documented = explain(
-            "ripgrep-walk",
+            crate::peer::Builtin::RipgrepWalk,
             &Evidence {
                 call: &call,
                 reference: &listing(&[]),
@@ -525,7 +588,7 @@ mod tests {
         // Other peers have no recognisers.
         assert_eq!(
             explain(
-                "ripgrep",
+                crate::peer::Builtin::Ripgrep,
                 &Evidence {
                     call: &call,
                     reference: &reference,

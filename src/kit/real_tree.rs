@@ -47,7 +47,7 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use lawsuite::kit::real_tree::{Survey, draw, run};
-//! use lawsuite::peer::Subject;
+//! use lawsuite::peer::{Builtin, Subject};
 //! use lawsuite::portable::Portable;
 //! use lawsuite::ripgrep::Ripgrep;
 //!
@@ -55,7 +55,7 @@
 //! let calls = draw(&survey, 7, 500);
 //! let reference = Subject::new("portable", Portable::default());
 //! // A built-in's documented differences are recognised, as on seeds.
-//! let rg = Subject::builtin("ripgrep", "ripgrep", Arc::new(Ripgrep::default()));
+//! let rg = Subject::from_builtin("ripgrep", Builtin::Ripgrep, Arc::new(Ripgrep::default()));
 //! let tally = run(&calls, &reference, &[rg], &mut |_| {});
 //! println!("{}", tally.summary());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -586,7 +586,7 @@ pub fn run(
     subjects: &[Subject],
     progress: &mut dyn FnMut(usize),
 ) -> Tally {
-    let reference = reference.peer.as_ref();
+    let reference = reference.peer().as_ref();
     let subjects: Vec<Compared<'_>> = subjects.iter().map(Compared::from).collect();
     let subjects = subjects.as_slice();
     let mut tally = Tally {

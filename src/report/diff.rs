@@ -4,7 +4,7 @@
 //! A trial is compared by its id (`law::glob::matching::star::mine`). Each
 //! falls in one class ([`Change`]): newly failing, newly passing, still
 //! failing, added, removed, or the same. *Failing* is what fails a run
-//! ([`Verdict::is_failure`]: a failure, an unexpected pass, a trial that
+//! ([`Verdict::is_failure`](crate::conformance::Verdict::is_failure): a failure, an unexpected pass, a trial that
 //! could not be judged); an expected failure or a skipped trial is not
 //! failing. An added trial that fails counts as newly failing: the gate
 //! exists to catch anything that fails now and did not before.
@@ -15,7 +15,7 @@
 //! use lawsuite::report::results::Results;
 //!
 //! let outcome = |id: &str, verdict: Verdict| Outcome {
-//!     id: id.into(),
+//!     id: id.parse().unwrap(),
 //!     item: id.rsplit_once("::").unwrap().0.into(),
 //!     kind: Kind::Law,
 //!     peer: Some("mine".into()),
@@ -45,9 +45,8 @@ use serde::Serialize;
 use super::escaped;
 use super::results::index::{Index, Loc};
 use super::results::line::Tag;
-use super::results::side::{Trial, found_twice, unexpected_pass};
+use super::results::side::{Trial, found_twice};
 use super::results::{Results, ResultsError, ResultsErrorKind, Side};
-use crate::conformance::Verdict;
 
 /// How one trial changed between the two runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -153,27 +152,7 @@ pub struct RunDiff<'a> {
     seen: Vec<u64>,
 }
 
-/// Why a trial fails, in one line: its report's summary, or what the
-/// verdict says.
-pub fn reason(verdict: &Verdict) -> Option<String> {
-    match verdict {
-        // What is wrong, as the report's first problem says it ("/paths:
-        // expected 2 entries, got 1"), else its one-line summary.
-        Verdict::Fail { report } => Some(
-            report
-                .cases
-                .first()
-                .and_then(|c| c.problems.first())
-                .map_or_else(
-                    || report.summary.clone(),
-                    |p| format!("{}: {p}", report.summary),
-                ),
-        ),
-        Verdict::UnexpectedPass { reason, source } => Some(unexpected_pass(reason, source)),
-        Verdict::Broken { why } => Some(why.clone()),
-        _ => None,
-    }
-}
+pub use super::results::side::reason;
 
 /// The key of a section count: a trial's spec section and peer.
 fn section(trial: &Trial) -> (String, String) {
@@ -654,13 +633,13 @@ fn cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{Kind, Outcome, Report, TrialId};
+    use crate::conformance::{Kind, Outcome, Report, TrialId, Verdict};
     use crate::report::RunInfo;
 
     fn outcome(id: &str, verdict: Verdict) -> Outcome {
         let trial: TrialId = id.parse().expect("a law's trial id");
         Outcome {
-            id: id.into(),
+            id: id.parse().expect("a trial id"),
             item: trial.item().to_string(),
             kind: Kind::Law,
             peer: trial.peer().map(str::to_string),
@@ -784,9 +763,9 @@ mod tests {
             )],
         );
         let mut base = base;
-        base.outcomes[0].id = "law::a\u{1b}[31m::p".into();
+        base.outcomes[0].id = "law::a\u{1b}[31m::p".parse().expect("a trial id");
         let mut new = new;
-        new.outcomes[0].id = "law::a\u{1b}[31m::p".into();
+        new.outcomes[0].id = "law::a\u{1b}[31m::p".parse().expect("a trial id");
         let diff = RunDiff::between(&base, &new).unwrap();
         let human = diff.human(0).unwrap();
         assert!(!human.contains('\u{1b}'), "{human:?}");

@@ -14,7 +14,7 @@
 //!
 //! let run = |verdict: Verdict| {
 //!     let outcome = Outcome {
-//!         id: "law::a::mine".into(),
+//!         id: "law::a::mine".parse().unwrap(),
 //!         item: "law::a".into(),
 //!         kind: Kind::Law,
 //!         peer: Some("mine".into()),
@@ -348,7 +348,7 @@ mod tests {
         let outcomes = verdicts
             .iter()
             .map(|(id, v)| Outcome {
-                id: (*id).into(),
+                id: id.parse().expect("a trial id"),
                 item: (*id).into(),
                 kind: Kind::Law,
                 peer: Some("mine".into()),
@@ -369,27 +369,27 @@ mod tests {
         };
         let runs = [
             run(&[
-                ("a", Verdict::Pass),
-                ("b", Verdict::Pass),
-                ("c", fail.clone()),
+                ("law::a::p", Verdict::Pass),
+                ("law::b::p", Verdict::Pass),
+                ("law::c::p", fail.clone()),
             ]),
-            run(&[("a", fail.clone()), ("b", Verdict::Pass)]),
+            run(&[("law::a::p", fail.clone()), ("law::b::p", Verdict::Pass)]),
             run(&[
-                ("a", Verdict::Pass),
-                ("b", Verdict::Pass),
-                ("d", Verdict::Pass),
+                ("law::a::p", Verdict::Pass),
+                ("law::b::p", Verdict::Pass),
+                ("law::d::p", Verdict::Pass),
             ]),
         ];
         let history = History::of(runs.iter().map(Side::held).collect()).unwrap();
         assert_eq!((history.changed(), history.trials()), (3, 4));
         let text = history.human(0).unwrap();
-        assert!(text.contains("a  pass → fail → pass"), "{text}");
-        assert!(text.contains("c  fail → — → —"), "{text}");
-        assert!(text.contains("d  — → — → pass"), "{text}");
+        assert!(text.contains("law::a::p  pass → fail → pass"), "{text}");
+        assert!(text.contains("law::c::p  fail → — → —"), "{text}");
+        assert!(text.contains("law::d::p  — → — → pass"), "{text}");
         assert!(text.contains("3 of 4 trials changed verdict"), "{text}");
         let markdown = history.markdown(0).unwrap();
         assert!(
-            markdown.contains("| `a` | pass | fail | pass |"),
+            markdown.contains("| `law::a::p` | pass | fail | pass |"),
             "{markdown}"
         );
         let one = history.human(1).unwrap();
@@ -397,7 +397,10 @@ mod tests {
         let mut json = Vec::new();
         history.json_to(&mut json).unwrap();
         let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
-        assert_eq!(doc["trials"]["d"], serde_json::json!([null, null, "pass"]));
+        assert_eq!(
+            doc["trials"]["law::d::p"],
+            serde_json::json!([null, null, "pass"])
+        );
         assert_eq!(doc["trials"].as_object().unwrap().len(), 4);
     }
 

@@ -134,7 +134,7 @@ pub fn html_to(
             if cell.failing < HTML_IN_FULL {
                 html_failure(&mut cell.in_full, o);
             } else if cell.failing < HTML_IN_FULL + HTML_LISTED {
-                cell.listed.push((o.id.clone(), o.verdict.tag()));
+                cell.listed.push((o.id.to_string(), o.verdict.tag()));
             }
             cell.failing += 1;
         }
@@ -361,9 +361,9 @@ fn html_failure(out: &mut String, o: &Outcome) {
     let _ = write!(
         out,
         "<details class=\"failure\" data-trial=\"{}\" data-verdict=\"{}\"><summary>{} <span class=\"why\">{}</span></summary>",
-        e(&o.id),
+        e(o.id.as_str()),
         o.verdict.tag(),
-        e(&o.id),
+        e(o.id.as_str()),
         what
     );
     match &o.verdict {
@@ -450,7 +450,7 @@ mod tests {
     #[test]
     fn the_run_column_and_the_diff_are_explained() {
         let outcome = |id: &str, peer: Option<&str>, verdict: Verdict| Outcome {
-            id: id.into(),
+            id: id.parse().expect("a trial id"),
             item: id.into(),
             kind: if peer.is_some() {
                 Kind::Law

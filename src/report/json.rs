@@ -170,7 +170,7 @@ mod tests {
 
     fn outcomes() -> Vec<Outcome> {
         let outcome = |id: &str, verdict: Verdict| Outcome {
-            id: id.into(),
+            id: id.parse().expect("a trial id"),
             item: "law::a".into(),
             kind: Kind::Law,
             peer: Some("p".into()),

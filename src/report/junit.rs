@@ -204,7 +204,7 @@ fn cases(o: &Outcome, suite: &str) -> String {
             let _ = writeln!(
                 cases,
                 "    <testcase classname=\"{classname}\" name=\"{}\" time=\"{time}\">{body}</testcase>",
-                xml(&o.id)
+                xml(o.id.as_str())
             );
         }
     }
@@ -220,7 +220,7 @@ mod tests {
 
     fn outcome(id: &str, kind: Kind, peer: Option<&str>, verdict: Verdict) -> Outcome {
         Outcome {
-            id: id.into(),
+            id: id.parse().expect("a trial id"),
             item: id.rsplit_once("::").map_or(id, |p| p.0).into(),
             kind,
             peer: peer.map(String::from),
@@ -278,7 +278,7 @@ mod tests {
                 },
             ),
             outcome(
-                "seed::lawsuite::3::p",
+                "seed::lawsuite::0003::p",
                 Kind::Seed,
                 Some("p"),
                 Verdict::Fail {
@@ -286,7 +286,7 @@ mod tests {
                 },
             ),
             outcome(
-                "check::coverage",
+                "law::coverage",
                 Kind::Check,
                 None,
                 Verdict::Broken {
@@ -343,7 +343,7 @@ mod tests {
             .descendants()
             .filter(|n| n.has_tag_name("testcase"))
             .filter_map(|n| n.attribute("name"))
-            .filter_map(|n| n.strip_prefix("seed::lawsuite::3::p::"))
+            .filter_map(|n| n.strip_prefix("seed::lawsuite::0003::p::"))
             .collect();
         assert_eq!(names, ["call-4", "call-15", "divergent-3"], "{xml}");
     }

@@ -22,7 +22,7 @@
 //! let info = RunInfo::default();
 //! live.start(&info)?;
 //! let outcome = Outcome {
-//!     id: "law::glob::x::y::portable".into(),
+//!     id: "law::glob::x::y::portable".parse().unwrap(),
 //!     item: "law::glob::x::y".into(),
 //!     kind: Kind::Law,
 //!     peer: Some("portable".into()),

@@ -119,7 +119,7 @@ pub fn markdown_to(
         write!(
             to,
             "\n<details><summary><code>{}</code></summary>\n\n```text\n{}```\n\n</details>\n",
-            o.id.replace('<', "&lt;"),
+            o.id.as_str().replace('<', "&lt;"),
             text.replace("```", "` ` `")
         )
     })?;
@@ -161,7 +161,9 @@ mod tests {
         };
         let outcomes: Vec<Outcome> = ["mine", "ext"]
             .map(|peer| Outcome {
-                id: format!("seed::lawsuite::0001::{peer}"),
+                id: format!("seed::lawsuite::0001::{peer}")
+                    .parse()
+                    .expect("a trial id"),
                 item: "seed::lawsuite::0001".into(),
                 kind: Kind::Seed,
                 peer: Some(peer.into()),

@@ -111,10 +111,7 @@ pub fn bench(args: BenchArgs, settings: &Config) -> anyhow::Result<ExitCode> {
         _ => builtin_calls(root, &args.queries)?,
     };
     let mut machine = Machine::here();
-    let report_peers = contenders
-        .iter()
-        .map(|c| c.name.clone())
-        .collect::<Vec<_>>();
+    let report_peers = contenders.iter().map(|c| c.name()).collect::<Vec<_>>();
     eprintln!(
         "timing {} call(s) on {}: {} round(s) after {} warm-up",
         calls.len(),

@@ -103,10 +103,10 @@ pub fn differ(args: DifferArgs, settings: &Config) -> anyhow::Result<ExitCode> {
         calls.len(),
         args.seed,
         calls.len() - greps,
-        reference.name,
+        reference.name(),
         subjects
             .iter()
-            .map(|c| c.name.as_str())
+            .map(|c| c.name())
             .collect::<Vec<_>>()
             .join(", ")
     );

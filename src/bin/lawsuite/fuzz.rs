@@ -49,7 +49,7 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
     if subjects.is_empty() {
         bail!(
             "no peer to compare with the reference {}: register one, or name it with --peer",
-            reference.name
+            reference.name()
         );
     }
     let slots: Vec<Slot> = Slot::all()
@@ -83,10 +83,10 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
         "fuzz: {} against {} for {} s, {} jobs; state {}",
         subjects
             .iter()
-            .map(|s| s.name.as_str())
+            .map(|s| s.name())
             .collect::<Vec<_>>()
             .join(", "),
-        reference.name,
+        reference.name(),
         budget.as_secs(),
         args.jobs,
         state.display()

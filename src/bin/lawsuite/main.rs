@@ -326,8 +326,8 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct ServeArgs {
-    /// The built-in peer to serve: portable, ripgrep, ripgrep-walk, model
-    /// or noop. Only built-ins, and no project is read: a project may
+    /// The built-in peer to serve: portable, ripgrep, ripgrep-walk, model,
+    /// noop or git. Only built-ins, and no project is read: a project may
     /// register `lawsuite serve --peer portable` as its `portable`, which
     /// must not then serve itself.
     #[arg(long)]
@@ -525,10 +525,14 @@ struct RunArgs {
     /// ls and flow calls); laws and regressions are not run.
     #[arg(long)]
     call: Option<usize>,
-    /// Every bounded-exhaustive family (glob, gitignore, pattern: every
-    /// shape of at most N tokens) at size N, instead of each at its default
-    /// (glob 3, gitignore 4, pattern 3); 0 runs none. Each size's cost and
-    /// reach: lawsuite's exhaustive guide.
+    /// Run the bounded-exhaustive families (glob, gitignore, pattern:
+    /// every shape up to a size) at their default sizes (glob 3, gitignore
+    /// 4, pattern 3): about 15,000 calls a peer. Off unless asked for.
+    #[arg(long)]
+    exhaustive: bool,
+    /// Every bounded-exhaustive family at size N (every shape of at most N
+    /// tokens); 0 runs none. Each size's cost and reach: lawsuite's
+    /// exhaustive guide.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=lawsuite::kit::exhaustive::MAX_SIZE as u64))]
     exhaustive_size: Option<u64>,
     /// Threads running trials at once.

@@ -111,7 +111,7 @@ impl ProjectPeers {
     pub fn one(&self, name: &str) -> anyhow::Result<Arc<dyn Search>> {
         let (subjects, unavailable) = self.named(&[name.to_string()])?;
         match (subjects.into_iter().next(), unavailable.into_iter().next()) {
-            (Some(subject), _) => Ok(subject.peer),
+            (Some(subject), _) => Ok(subject.peer().clone()),
             // The reason names the peer (`CannotRun`'s sentences do).
             (None, Some(u)) => Err(anyhow!(u.why)),
             (None, None) => Err(anyhow!("the peer {name:?} cannot be resolved")),

@@ -15,7 +15,7 @@ use lawsuite::conformance::peers::PeerSet;
 use lawsuite::conformance::shard::in_shard;
 use lawsuite::conformance::update::update_expectations;
 use lawsuite::conformance::{
-    Engine, Item, ItemId, Kind, Outcome, Replay, RunOptions, SeedItem, Summary, Trial, TrialId,
+    Engine, Item, ItemId, Kind, Outcome, Replay, RunOptions, Summary, Trial, TrialId,
 };
 use lawsuite::environment::Environment;
 use lawsuite::kit::compare::Materialized;
@@ -45,7 +45,7 @@ struct Filter<'a> {
     skip: &'a [String],
     law: Option<&'a str>,
     /// `--rerun-failed`: only these trial ids.
-    only: Option<&'a HashSet<String>>,
+    only: Option<&'a HashSet<TrialId>>,
 }
 
 impl Filter<'_> {
@@ -59,10 +59,10 @@ impl Filter<'_> {
     }
 
     fn admits(&self, trial: &Trial) -> bool {
-        let id = trial.id.as_str();
-        if self.only.is_some_and(|only| !only.contains(id)) {
+        if self.only.is_some_and(|only| !only.contains(&trial.id)) {
             return false;
         }
+        let id = trial.id.as_str();
         let named = self.patterns.is_empty()
             || self.patterns.iter().any(|p| {
                 if self.exact {
@@ -74,11 +74,7 @@ impl Filter<'_> {
         let law = match self.law {
             Some(f) => {
                 trial.kind != Kind::Law
-                    || id
-                        .parse::<TrialId>()
-                        .ok()
-                        .and_then(|t| t.item().law().map(|law| law.starts_with(f)))
-                        .unwrap_or(false)
+                    || trial.id.item().law().is_some_and(|law| law.starts_with(f))
             }
             None => true,
         };
@@ -113,10 +109,10 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
             Some(side)
         }
     };
-    let rerun: Option<HashSet<String>> = match args.rerun_failed.as_deref() {
+    let rerun: Option<HashSet<TrialId>> = match args.rerun_failed.as_deref() {
         None => None,
         Some(file) => {
-            let failed: HashSet<String> = read_results(file, Accept::WHOLE, false)?
+            let failed: HashSet<TrialId> = read_results(file, Accept::WHOLE, false)?
                 .outcomes
                 .into_iter()
                 .filter(|o| o.verdict.is_failure())
@@ -247,20 +243,20 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
     let info = RunInfo {
         lawsuite: env!("CARGO_PKG_VERSION").to_string(),
         project: project.describe(),
-        reference: engine.peers()[0].name.clone(),
+        reference: engine.peers()[0].name().to_string(),
         peers: engine
             .peers()
             .iter()
             .map(|s| PeerInfo {
-                name: s.name.clone(),
-                version: s.peer.version(),
-                builtin: s.builtin.clone(),
+                name: s.name().to_string(),
+                version: s.peer().version(),
+                builtin: s.builtin().map(|b| b.name().to_string()),
                 // Built-ins are lawsuite's own Rust; an external peer says.
                 language: s
-                    .peer
+                    .peer()
                     .language()
-                    .or_else(|| s.builtin.as_ref().map(|_| "rust".to_string())),
-                ground: s.peer.ground().name().to_string(),
+                    .or_else(|| s.builtin().map(|_| "rust".to_string())),
+                ground: s.peer().ground().name().to_string(),
             })
             .collect(),
         generator: (!generators.is_empty()).then(|| {
@@ -317,11 +313,8 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
         return Ok(ExitCode::from(interrupt::EXIT_CODE));
     }
     if let Some(failed) = &rerun {
-        let ran: HashSet<&str> = outcomes.iter().map(|o| o.id.as_str()).collect();
-        let gone = failed
-            .iter()
-            .filter(|id| !ran.contains(id.as_str()))
-            .count();
+        let ran: HashSet<&TrialId> = outcomes.iter().map(|o| &o.id).collect();
+        let gone = failed.iter().filter(|id| !ran.contains(id)).count();
         if gone > 0 {
             eprintln!(
                 "note: {gone} of the {} failed trials of {} are not in this project now (a peer, law or regression that is gone); --list shows what runs",
@@ -373,7 +366,7 @@ pub fn run(args: RunArgs, environment: Environment) -> anyhow::Result<ExitCode> 
 /// what selects trials besides the shard. `--rerun-failed` is named by
 /// the trials it reruns (`rerun`), not by its file's path, which differs
 /// between the machines that run a sweep's shards.
-fn filter_of(args: &RunArgs, rerun: Option<&HashSet<String>>) -> Option<String> {
+fn filter_of(args: &RunArgs, rerun: Option<&HashSet<TrialId>>) -> Option<String> {
     let mut parts: Vec<String> = args
         .filters
         .iter()
@@ -395,7 +388,7 @@ fn filter_of(args: &RunArgs, rerun: Option<&HashSet<String>>) -> Option<String> 
         parts.push(format!("--call {call}"));
     }
     if let Some(failed) = rerun {
-        let mut ids: Vec<&str> = failed.iter().map(String::as_str).collect();
+        let mut ids: Vec<&str> = failed.iter().map(TrialId::as_str).collect();
         ids.sort_unstable();
         parts.push(format!(
             "--rerun-failed ({})",
@@ -469,21 +462,22 @@ pub fn history(
 
 /// The seeds of `ids` (trial ids), each generator and ground with its
 /// seeds listed: what `--rerun-failed` runs of the seeds.
-fn seed_sets_of(ids: &HashSet<String>) -> Vec<SeedSet> {
-    let mut sets: BTreeMap<(&'static str, &'static str), (SeedItem, Vec<u64>)> = BTreeMap::new();
-    for seed in ids.iter().filter_map(|id| SeedItem::from_id(id)) {
-        sets.entry((seed.generator.name(), seed.ground.name()))
-            .or_insert_with(|| (seed, Vec::new()))
-            .1
-            .push(seed.seed);
+fn seed_sets_of(ids: &HashSet<TrialId>) -> Vec<SeedSet> {
+    let mut sets: BTreeMap<(&'static str, &'static str), (Generator, Ground, Vec<u64>)> =
+        BTreeMap::new();
+    for (generator, ground, seed) in ids.iter().filter_map(|id| id.item().seed()) {
+        sets.entry((generator.name(), ground.name()))
+            .or_insert_with(|| (generator, ground, Vec::new()))
+            .2
+            .push(seed);
     }
     sets.into_values()
-        .map(|(first, mut seeds)| {
+        .map(|(generator, ground, mut seeds)| {
             seeds.sort_unstable();
             seeds.dedup();
             SeedSet {
-                generator: first.generator,
-                ground: first.ground,
+                generator,
+                ground,
                 seeds: Seeds::Listed(seeds),
             }
         })
@@ -647,6 +641,9 @@ fn config_of(
     }
     if args.no_seeds {
         config = config.no_seeds();
+    }
+    if args.exhaustive {
+        config = config.exhaustive_at_family_sizes();
     }
     if let Some(size) = args.exhaustive_size {
         // At most `MAX_SIZE`: clap refused anything past it.
@@ -966,7 +963,7 @@ pub fn shrink_case(
     } = ProjectPeers::read(&project, Some(wanted), settings.peer_options())?.set(wanted)?;
     let peer = match subjects.into_iter().next() {
         Some(s) => s,
-        None if args.peer == reference.name => bail!(
+        None if args.peer == reference.name() => bail!(
             "{} is the reference: shrinking needs a peer that disagrees with it",
             args.peer
         ),
@@ -998,11 +995,11 @@ pub fn shrink_case(
             lawsuite::environment::trees_dir().display()
         );
     }
-    let Some(kind) = divergence_kind(&case, reference.peer.as_ref(), peer.peer.as_ref()) else {
+    let Some(kind) = divergence_kind(&case, reference.peer().as_ref(), peer.peer().as_ref()) else {
         eprintln!(
             "{} agrees with {} on {} seed {} call {}: nothing to shrink",
-            peer.name,
-            reference.name,
+            peer.name(),
+            reference.name(),
             generator.name(),
             args.seed,
             args.call
@@ -1023,14 +1020,14 @@ pub fn shrink_case(
     // One file per bug: a divergence of this kind already pinned there is
     // not recorded twice.
     if let Some(dir) = &record_dir
-        && let Some(by) = pinned_by(dir, peer.peer.as_ref(), case.call.method())
+        && let Some(by) = pinned_by(dir, peer.peer().as_ref(), case.call.method())
     {
         writeln!(
             stdout,
             "not recorded: {} is a {} regression that {} fails today; fix that one first (the next `lawsuite record` then records this divergence: {kind})",
             by.display(),
             case.call.method(),
-            peer.name,
+            peer.name(),
         )?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -1044,8 +1041,8 @@ pub fn shrink_case(
         plan: &plan,
         call_index: args.call,
         call: &case.call,
-        reference: reference.peer.as_ref(),
-        peer: peer.peer.as_ref(),
+        reference: reference.peer().as_ref(),
+        peer: peer.peer().as_ref(),
     };
     let budget = lawsuite::kit::shrink::Budget { steps: args.steps };
     let shrinking = divergent.shrink(
@@ -1089,7 +1086,7 @@ pub fn shrink_case(
         writeln!(stdout, "  {}: {}", file.path, file.describe())?;
     }
     let tree = Materialized::new(&regression.root, &regression.files)?;
-    let actual = tree.answer(peer.peer.as_ref(), &regression.call);
+    let actual = tree.answer(peer.peer().as_ref(), &regression.call);
     write!(
         stdout,
         "{}",

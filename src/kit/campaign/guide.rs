@@ -68,6 +68,20 @@ impl Origin {
         next
     }
 
+    /// The origin a mutant of this entry starts from: the entry itself, or,
+    /// once its lineage holds [`MAX_LINEAGE`] edits, the entry's own call
+    /// with none (a lineage is replayed edit by edit, so it stays short).
+    pub fn to_mutate(&self) -> Origin {
+        if self.mutations.len() >= MAX_LINEAGE {
+            Origin {
+                mutations: Vec::new(),
+                ..self.clone()
+            }
+        } else {
+            self.clone()
+        }
+    }
+
     /// `lawsuite seed 17 call 3`, with its edits when it has some.
     pub fn describe(&self) -> String {
         let mut out = format!("{} seed {} call {}", self.sequence, self.seed, self.call);
@@ -509,6 +523,24 @@ mod tests {
             assert_eq!(alone.files, batch.files);
             assert_eq!(alone.calls(), [call]);
         }
+    }
+
+    /// A lineage of `MAX_LINEAGE - 1` edits grows by one; one of
+    /// `MAX_LINEAGE` starts again from its call: no kept mutant carries
+    /// more than `MAX_LINEAGE` edits.
+    #[test]
+    fn a_lineage_stays_within_its_bound() {
+        let origin = |edits: usize| Origin {
+            sequence: "lawsuite".into(),
+            seed: 5,
+            call: 2,
+            mutations: (0..edits as u64).collect(),
+        };
+        let below = origin(MAX_LINEAGE - 1).to_mutate().then(99);
+        assert_eq!(below.mutations.len(), MAX_LINEAGE);
+        let at = origin(MAX_LINEAGE).to_mutate().then(99);
+        assert_eq!(at.mutations, [99]);
+        assert_eq!((at.sequence.as_str(), at.seed, at.call), ("lawsuite", 5, 2));
     }
 
     /// The shared ground never gets CRLF from an edit.

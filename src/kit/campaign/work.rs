@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use super::guide::{BATCH, Corpus, MAX_LINEAGE, Origin, mutate_batch};
+use super::guide::{BATCH, Corpus, Origin, mutate_batch};
 use super::state::{Group, Sequence, State, shape_of};
 use super::{Campaign, CampaignError, ROOT, Slot, signature};
 use crate::call::Call;
@@ -106,17 +106,8 @@ impl Context<'_, '_> {
             // Half the time, once the corpus holds something: a batch of
             // mutants of one of its calls.
             if self.campaign.guided && !s.corpus.entries.is_empty() && draws.percent(50) {
-                draws.pick(&s.corpus.entries).cloned().map(|entry| {
-                    // A lineage is replayed edit by edit: past its longest,
-                    // the entry's own call is mutated afresh.
-                    let entry = if entry.mutations.len() >= MAX_LINEAGE {
-                        Origin {
-                            mutations: Vec::new(),
-                            ..entry
-                        }
-                    } else {
-                        entry
-                    };
+                draws.pick(&s.corpus.entries).map(|entry| {
+                    let entry = entry.to_mutate();
                     (entry, draws.seed() >> 8)
                 })
             } else {
@@ -285,8 +276,9 @@ impl Context<'_, '_> {
                     .skip(1)
                     .filter(|(j, _)| *j != i)
                     .all(|(_, a)| a.answer.agrees(expected) || a.explained.is_some());
-                let model_alone =
-                    subject.builtin == Some("model") && asked.len() > 1 && others_agree;
+                let model_alone = subject.builtin == Some(crate::peer::Builtin::Model)
+                    && asked.len() > 1
+                    && others_agree;
                 let met = Met {
                     origin: origin(d.call_index),
                     plan,

@@ -20,7 +20,7 @@ pub(crate) mod line;
 mod merge;
 pub(crate) mod side;
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::path::PathBuf;
@@ -35,7 +35,7 @@ pub use merge::Merge;
 pub use side::Side;
 
 use super::{RunInfo, jsonl_line};
-use crate::conformance::{Outcome, Summary};
+use crate::conformance::{Outcome, Summary, TrialId};
 use check::{Check, Problems, Step};
 use line::Lines;
 
@@ -347,7 +347,7 @@ impl Results {
         let mut check = Check::new(source, 0);
         let mut lines = Lines::new(input);
         // id → (line, index in `out.outcomes`)
-        let mut seen: BTreeMap<String, (u64, usize)> = BTreeMap::new();
+        let mut seen: HashMap<TrialId, (u64, usize)> = HashMap::new();
         let mut twice = Vec::new();
         while let Some(got) = lines.next::<Outcome>() {
             match check.line(got, &mut problems)? {
@@ -362,7 +362,7 @@ impl Results {
                         let was = index::Loc::new(0, first, tag(&out.outcomes[i]), source)?;
                         problems.twice(at, was);
                         // Of two verdicts, the one that fails the run.
-                        let id = o.id.clone();
+                        let id = o.id.to_string();
                         if o.verdict.is_failure() && !out.outcomes[i].verdict.is_failure() {
                             seen.insert(o.id.clone(), (n, i));
                             out.outcomes[i] = o;
@@ -434,10 +434,11 @@ mod tests {
     use super::*;
     use crate::conformance::{Kind, Verdict};
     use crate::report::Walk;
+    use std::collections::BTreeMap;
 
     fn outcome(id: &str, verdict: Verdict) -> String {
         let o = Outcome {
-            id: id.into(),
+            id: id.parse().expect("a trial id"),
             item: id.rsplit_once("::").map_or(id, |p| p.0).into(),
             kind: Kind::Law,
             peer: Some("p".into()),
@@ -739,16 +740,16 @@ mod tests {
         let shard = |k: &str, seeds: &str, laws: &str, id: &str| {
             whole(&sweep_line(k, seeds, laws), &[outcome(id, Verdict::Pass)])
         };
-        let one = shard("1/2", "0..6", "3 laws, digest 1", "seed::a::p");
-        let two = shard("2/2", "0..6", "3 laws, digest 1", "seed::b::p");
+        let one = shard("1/2", "0..6", "3 laws, digest 1", "seed::smthrs::0001::p");
+        let two = shard("2/2", "0..6", "3 laws, digest 1", "seed::smthrs::0002::p");
         assert!(merge(&[("1.jsonl", &one), ("2.jsonl", &two)], Accept::WHOLE).is_ok());
         for (other, field) in [
             (
-                shard("2/2", "0..12", "3 laws, digest 1", "seed::b::p"),
+                shard("2/2", "0..12", "3 laws, digest 1", "seed::smthrs::0002::p"),
                 "seeds",
             ),
             (
-                shard("2/2", "0..6", "4 laws, digest 2", "seed::b::p"),
+                shard("2/2", "0..6", "4 laws, digest 2", "seed::smthrs::0002::p"),
                 "law set",
             ),
         ] {
@@ -775,14 +776,14 @@ mod tests {
         // they say, with a note.
         let old = whole(
             &run_line_of("0.1.0", Some("2/2")),
-            &[outcome("seed::b::p", Verdict::Pass)],
+            &[outcome("seed::smthrs::0002::p", Verdict::Pass)],
         );
         let err = merge(&[("1.jsonl", &one), ("old.jsonl", &old)], Accept::WHOLE).unwrap_err();
         assert_eq!(err.kind, ResultsErrorKind::Mixed, "{err}");
         assert!(err.to_string().contains("not named"), "{err}");
         let old_one = whole(
             &run_line_of("0.1.0", Some("1/2")),
-            &[outcome("seed::a::p", Verdict::Pass)],
+            &[outcome("seed::smthrs::0001::p", Verdict::Pass)],
         );
         let merged = merge(&[("o1.jsonl", &old_one), ("o2.jsonl", &old)], Accept::WHOLE).unwrap();
         assert!(merged.notes()[0].contains("written before results named their sweep"));

@@ -12,7 +12,7 @@ use super::check::{Check, Problems, Step};
 use super::index::Loc;
 use super::line::{Cut, Id, Key, Lines, Tag, kept};
 use super::{Accept, Results, ResultsError, ResultsErrorKind, Source, tag};
-use crate::conformance::Outcome;
+use crate::conformance::{Outcome, Verdict};
 use crate::report::RunInfo;
 
 /// One outcome as a comparison keeps it.
@@ -24,7 +24,7 @@ pub(crate) struct Trial {
     pub(crate) tag: Tag,
     pub(crate) peer: Option<String>,
     pub(crate) spec: Option<String>,
-    /// Why it fails, as `run` says it ([`crate::report::diff::reason`]).
+    /// Why it fails, as `run` says it ([`reason`]).
     pub(crate) reason: Option<String>,
 }
 
@@ -130,12 +130,12 @@ impl Trial {
     /// An outcome held in memory.
     pub(crate) fn of(o: &Outcome) -> Trial {
         Trial {
-            key: Key::of(&o.id),
-            id: kept(&o.id),
+            key: Key::of(o.id.as_str()),
+            id: kept(o.id.as_str()),
             tag: tag(o),
             peer: o.peer.clone(),
             spec: o.spec.clone(),
-            reason: crate::report::diff::reason(&o.verdict),
+            reason: reason(&o.verdict),
         }
     }
 }
@@ -389,4 +389,26 @@ pub(crate) fn found_twice(
         Loc::new(file, first, tags.0, &names[file])?,
         &id,
     ))
+}
+
+/// Why a trial fails, in one line: its report's summary, or what the
+/// verdict says.
+pub fn reason(verdict: &Verdict) -> Option<String> {
+    match verdict {
+        // What is wrong, as the report's first problem says it ("/paths:
+        // expected 2 entries, got 1"), else its one-line summary.
+        Verdict::Fail { report } => Some(
+            report
+                .cases
+                .first()
+                .and_then(|c| c.problems.first())
+                .map_or_else(
+                    || report.summary.clone(),
+                    |p| format!("{}: {p}", report.summary),
+                ),
+        ),
+        Verdict::UnexpectedPass { reason, source } => Some(unexpected_pass(reason, source)),
+        Verdict::Broken { why } => Some(why.clone()),
+        _ => None,
+    }
 }
