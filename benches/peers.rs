@@ -103,14 +103,19 @@ fn time_call(peer: &dyn Search, call: &Call) {
         Call::Glob(input) => {
             black_box(peer.glob(input).expect("glob answers"));
         }
+        Call::FlowGrep(request) => {
+            black_box(peer.flow_grep(request).expect("the grep flow answers"));
+        }
+        Call::FlowGlob(request) => {
+            black_box(peer.flow_glob(request).expect("the glob flow answers"));
+        }
         Call::Read(input) => {
             black_box(peer.read(input).expect("read answers"));
         }
         Call::Ls(input) => {
             black_box(peer.ls(input).expect("ls answers"));
         }
-        // The query kinds time the seam and the file flows only; anything
-        // else answers through the dispatcher.
+        // Anything else answers through the dispatcher.
         other => {
             black_box(other.run(peer).expect("the call answers"));
         }

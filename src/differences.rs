@@ -18,7 +18,7 @@
 //!   counted as documented only when the answer is that prediction.
 //!
 //! ```
-//! let walk: Vec<&str> = lawsuite::differences::of("ripgrep-walk").map(|d| d.id.as_str()).collect();
+//! let walk: Vec<&str> = lawsuite::differences::of(lawsuite::peer::Builtin::RipgrepWalk).map(|d| d.id.as_str()).collect();
 //! assert!(walk.contains(&"negative-glob-prunes-directories"));
 //! let d = lawsuite::differences::by_test("negative_glob_prunes_directories").unwrap();
 //! assert!(d.recogniser.is_some() && !d.laws.is_empty());

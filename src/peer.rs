@@ -24,7 +24,7 @@ use crate::contract::{
 };
 #[cfg(unix)]
 use crate::flow::{BashOutput, BashRequest};
-use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest};
+use crate::flow::{LsOutput, LsRequest, ReadOutput, ReadRequest, WithLiteral};
 
 /// The one list of the protocol's methods: each [`Method`] variant with its
 /// doc, its wire name and the name of its wire-name constant. Everything
@@ -314,11 +314,31 @@ pub trait Search: Send + Sync {
     /// Run the grep flow on a caller's request (search-contract §3, §18).
     ///
     /// The default is lawsuite's own flow layer over [`Search::grep`]
-    /// ([`crate::flow::grep`]); a peer with a flow layer of its own (an
+    /// ([`crate::flow::grep_with_literal`], which takes the one-pass
+    /// [`Search::grep_with_literal`] where the peer offers it); a peer with
+    /// a flow layer of its own (an
     /// external peer that declares `flow/grep`) answers it itself, so the
     /// flow laws test *its* validation, defaults and literal retry.
     fn flow_grep(&self, request: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
-        crate::flow::grep(|input| self.grep(input), request)
+        crate::flow::grep_with_literal(
+            |input| self.grep(input),
+            |input| self.grep_with_literal(input),
+            request,
+        )
+    }
+    /// A seam extension (lawsuite's, not the contract's): answer `input` as
+    /// [`Search::grep`] does and, in the same pass over the tree, the same
+    /// input with `fixedStrings: true`, the search §18's literal retry
+    /// would ask for ([`WithLiteral`] says what each answer must be).
+    ///
+    /// The default flow layer asks for it where §18 could retry, so a
+    /// regex that finds nothing costs one walk of the tree instead of two.
+    /// The default answers `None`: the peer does not offer the pass, and
+    /// the flow asks [`Search::grep`] twice, which gives the same answer.
+    /// The built-in `portable` offers it.
+    fn grep_with_literal(&self, input: &GrepInput) -> Option<Result<WithLiteral, StdError>> {
+        let _ = input;
+        None
     }
     /// Run the glob flow on a caller's request (search-contract §5); the
     /// default is [`crate::flow::glob`] over [`Search::glob`], as for
@@ -388,6 +408,7 @@ macro_rules! forward_search {
         $(, ls = $ls:path)?
         $(, bash = $bash:path)?
         $(, flow_grep = $flow_grep:path)?
+        $(, grep_with_literal = $grep_with_literal:path)?
         $(, flow_glob = $flow_glob:path)?
         $(, supports = $supports:path)?
         $(, ground = $ground:path)?
@@ -438,6 +459,12 @@ macro_rules! forward_search {
                 request: &$crate::contract::GrepRequest,
             ) -> Result<$crate::contract::GrepFlowOutput, $crate::contract::StdError> {
                 forward_search!(@either [$($flow_grep)?] $inner(self).flow_grep(request), (self, request))
+            }
+            fn grep_with_literal(
+                &self,
+                input: &$crate::contract::GrepInput,
+            ) -> Option<Result<$crate::flow::WithLiteral, $crate::contract::StdError>> {
+                forward_search!(@either [$($grep_with_literal)?] $inner(self).grep_with_literal(input), (self, input))
             }
             fn flow_glob(
                 &self,
@@ -667,7 +694,7 @@ impl Subject {
     /// use lawsuite::peer::Subject;
     /// use lawsuite::portable::Portable;
     ///
-    /// let mine = Subject::new("mine", Portable::new());
+    /// let mine = Subject::new("mine", Portable::default());
     /// assert_eq!(mine.name(), "mine");
     /// assert_eq!(mine.builtin(), None);
     /// ```
@@ -683,7 +710,7 @@ impl Subject {
     /// use lawsuite::portable::Portable;
     /// use lawsuite::peer::Builtin;
     ///
-    /// let reference = Subject::from_builtin("ours", Builtin::Portable, Arc::new(Portable::new()));
+    /// let reference = Subject::from_builtin("ours", Builtin::Portable, Arc::new(Portable::default()));
     /// assert_eq!(reference.builtin(), Some(Builtin::Portable));
     /// assert_eq!(reference.peer().name(), "ours");
     /// ```
@@ -801,6 +828,12 @@ mod tests {
         fn flow_grep(&self, _: &GrepRequest) -> Result<GrepFlowOutput, StdError> {
             Err(probe_error(Method::FlowGrep))
         }
+        fn grep_with_literal(&self, _: &GrepInput) -> Option<Result<WithLiteral, StdError>> {
+            Some(Err(StdError::new(
+                ErrorCode::RequestFailed,
+                "probe grep_with_literal",
+            )))
+        }
         fn flow_glob(&self, _: &GlobRequest) -> Result<GlobOutput, StdError> {
             Err(probe_error(Method::FlowGlob))
         }
@@ -855,6 +888,13 @@ mod tests {
             assert_eq!(peer.ground(), Ground::Shared, "{name}");
             assert_eq!(peer.language().as_deref(), Some("probe-lang"), "{name}");
             assert_eq!(peer.health().map(|h| h.faults), Some(7), "{name}");
+            let both = peer.grep_with_literal(&GrepInput::new("x", "."));
+            let refused = both.and_then(Result::err).map(|e| e.message);
+            assert_eq!(
+                refused.as_deref(),
+                Some("probe grep_with_literal"),
+                "{name}"
+            );
             for method in Method::ALL {
                 if method == Method::FlowBash && cfg!(not(unix)) {
                     continue;

@@ -201,6 +201,19 @@ impl Altered {
         }
     }
 
+    /// A peer whose `grep` is altered answers the regex and its literal
+    /// retry apart, each through the altered `grep`: the inner peer's one
+    /// walk for both would answer as the peer unaltered.
+    fn altered_grep_with_literal(
+        &self,
+        input: &GrepInput,
+    ) -> Option<Result<crate::flow::WithLiteral, StdError>> {
+        match &self.grep {
+            Some(_) => None,
+            None => self.inner.grep_with_literal(input),
+        }
+    }
+
     /// As [`Altered::altered_flow_grep`], for `glob`.
     fn altered_flow_glob(&self, request: &GlobRequest) -> Result<GlobOutput, StdError> {
         match &self.glob {
@@ -223,6 +236,7 @@ forward_search!(
     grep = Altered::altered_grep,
     glob = Altered::altered_glob,
     flow_grep = Altered::altered_flow_grep,
+    grep_with_literal = Altered::altered_grep_with_literal,
     flow_glob = Altered::altered_flow_glob,
     supports = Altered::altered_supports,
 );

@@ -65,7 +65,7 @@ fn every_builtin_kind_runs_and_agrees_on_a_tiny_tree() {
     assert_eq!(out.status.code(), Some(0), "stderr:\n{stderr}");
     let report = json(&out);
     let calls = report["calls"].as_array().unwrap();
-    assert_eq!(calls.len(), 16);
+    assert_eq!(calls.len(), 19);
     let rg_missing = report["unavailable"].as_array().unwrap().len() == 1;
     for call in calls {
         for result in call["results"].as_array().unwrap() {
@@ -79,7 +79,7 @@ fn every_builtin_kind_runs_and_agrees_on_a_tiny_tree() {
         );
     }
     assert!(
-        stderr.contains("[16/16] glob_notice: round 1/1"),
+        stderr.contains("[19/19] flow_glob_listing: round 1/1"),
         "{stderr}"
     );
     assert_eq!(report["baseline"], "portable");
@@ -434,7 +434,7 @@ fn an_unknown_peer_lists_the_registered_ones() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("portable, ripgrep, ripgrep-walk, model, python-glob"),
+        stderr.contains("portable, ripgrep, ripgrep-walk, git, model, python-glob"),
         "{stderr}"
     );
     assert!(stderr.contains("--registry FILE"), "{stderr}");
@@ -522,7 +522,7 @@ fn a_peer_that_never_completes_its_handshake_is_named_with_its_fault() {
     // The first peer that starts is the baseline.
     assert_eq!(report["baseline"], "portable", "{report}");
     let calls = report["calls"].as_array().unwrap();
-    assert_eq!(calls.len(), 16);
+    assert_eq!(calls.len(), 19);
     for call in calls {
         let mute = &call["results"][0];
         assert_eq!(mute["peer"], "mute", "{call}");

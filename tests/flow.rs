@@ -6,6 +6,7 @@ use std::sync::Mutex;
 use lawsuite::contract::{
     ContextLine, GlobInput, GlobOutput, GrepInput, GrepOutput, GrepRequest, Match, StdError,
 };
+use lawsuite::flow::WithLiteral;
 use lawsuite::peer::Search;
 
 /// Answers from a script: regex calls get `regex`, literal calls `literal`.
@@ -161,4 +162,116 @@ fn invalid_requests_never_reach_the_peer() {
         "Invalid ripgrep options: -C cannot be combined with -A or -B"
     );
     assert!(peer.calls.lock().unwrap().is_empty());
+}
+
+/// A peer that offers the one-pass search of a regex and its literal
+/// (`Search::grep_with_literal`), scripted: what the pass answers, and
+/// how often the seam and the pass are asked.
+struct OnePass {
+    seam: Scripted,
+    pass: fn() -> Result<WithLiteral, StdError>,
+    passes: Mutex<usize>,
+}
+
+impl Search for OnePass {
+    fn name(&self) -> &str {
+        "one-pass"
+    }
+    fn version(&self) -> String {
+        "0".into()
+    }
+    fn grep(&self, input: &GrepInput) -> Result<GrepOutput, StdError> {
+        self.seam.grep(input)
+    }
+    fn glob(&self, input: &GlobInput) -> Result<GlobOutput, StdError> {
+        self.seam.glob(input)
+    }
+    fn grep_with_literal(&self, _: &GrepInput) -> Option<Result<WithLiteral, StdError>> {
+        *self.passes.lock().unwrap() += 1;
+        Some((self.pass)())
+    }
+}
+
+fn one_pass(pass: fn() -> Result<WithLiteral, StdError>) -> OnePass {
+    OnePass {
+        seam: scripted(GrepOutput::default(), hit()),
+        pass,
+        passes: Mutex::new(0),
+    }
+}
+
+/// Where the peer offers the pass, a regex that finds nothing costs one
+/// search: the seam is not asked at all, and the answer is the one two
+/// seam calls give.
+#[test]
+fn a_one_pass_peer_is_asked_once_for_a_retry() {
+    let peer = one_pass(|| {
+        Ok(WithLiteral {
+            regex: GrepOutput::default(),
+            literal: Some(hit()),
+        })
+    });
+    let request = GrepRequest::new("compute(a, b)");
+    let out = peer.flow_grep(&request).unwrap();
+    assert_eq!(*peer.passes.lock().unwrap(), 1);
+    assert!(peer.seam.calls.lock().unwrap().is_empty());
+    let twice = scripted(GrepOutput::default(), hit())
+        .flow_grep(&request)
+        .unwrap();
+    assert_eq!(out, twice);
+    assert_eq!(out.retried_as_literal, Some(true));
+}
+
+/// The pass is asked only where §18 could retry: a fixed string or a
+/// pattern without metacharacters goes to the seam, once.
+#[test]
+fn the_pass_is_asked_only_where_a_retry_is_possible() {
+    let peer = one_pass(|| unreachable!("no retry is possible"));
+    peer.flow_grep(&GrepRequest::new("plain words")).unwrap();
+    let mut fixed = GrepRequest::new("call(x)");
+    fixed.fixed_strings = Some(true);
+    peer.flow_grep(&fixed).unwrap();
+    assert_eq!(*peer.passes.lock().unwrap(), 0);
+    assert_eq!(peer.seam.calls.lock().unwrap().len(), 2);
+}
+
+/// A pass that leaves the literal's answer out beside an empty regex
+/// answer gets the seam asked for it, as without the pass; one whose
+/// regex found something is returned as it is.
+#[test]
+fn a_missing_literal_answer_is_asked_of_the_seam() {
+    let peer = one_pass(|| {
+        Ok(WithLiteral {
+            regex: GrepOutput::default(),
+            literal: None,
+        })
+    });
+    let out = peer.flow_grep(&GrepRequest::new("compute(a, b)")).unwrap();
+    assert_eq!(out.retried_as_literal, Some(true));
+    let calls = peer.seam.calls.lock().unwrap();
+    assert_eq!(calls.len(), 1);
+    assert!(calls[0].fixed_strings);
+    drop(calls);
+
+    let found = one_pass(|| {
+        Ok(WithLiteral {
+            regex: hit(),
+            literal: None,
+        })
+    });
+    let out = found.flow_grep(&GrepRequest::new("compute(a, b)")).unwrap();
+    assert_eq!(out.retried_as_literal, None);
+    assert_eq!(out.matches, hit().matches);
+    assert!(found.seam.calls.lock().unwrap().is_empty());
+}
+
+/// The pass's failure is the call's, as the seam's first failure is.
+#[test]
+fn the_pass_fails_the_call_as_the_seam_would() {
+    let peer = one_pass(|| Err(StdError::no_search_configured()));
+    let err = peer
+        .flow_grep(&GrepRequest::new("compute(a, b)"))
+        .unwrap_err();
+    assert_eq!(err.message, "No search implementation is configured");
+    assert!(peer.seam.calls.lock().unwrap().is_empty());
 }

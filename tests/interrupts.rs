@@ -160,3 +160,91 @@ fn record_stops_its_stuck_peer_and_removes_its_tree() {
 fn run_interrupted_during_its_handshakes_stops_at_once() {
     interrupted_leaves_nothing(&["run", "--no-seeds", "--peer", "mute"]);
 }
+
+/// `rg` runs in a process group of its own, so a terminal's Ctrl-C (a
+/// SIGINT to lawsuite's group, as sent here) reaches lawsuite and not the
+/// `rg` of a call in flight: lawsuite ends it on its way out. The `rg`
+/// here answers `--version`, then writes its pid and hangs.
+#[test]
+fn an_interrupted_call_ends_its_rg() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(data.join("a.txt"), "needle\n").unwrap();
+    let pids = dir.path().join("pids");
+    let rg = dir.path().join("rg");
+    std::fs::write(
+        &rg,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'ripgrep 15.2.0'; exit 0; fi\necho $$ >> {}\nexec sleep 600\n",
+            pids.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&rg, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = Command::new(LAWSUITE)
+        .args([
+            "call",
+            "--peer",
+            "ripgrep",
+            "glob",
+            r#"{"pattern":"*.txt","root":"data","hidden":false,"noIgnore":false,"limit":10}"#,
+        ])
+        .current_dir(dir.path())
+        .env("LAWSUITE_RG", &rg)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        // As a shell runs a foreground job: in a group Ctrl-C signals.
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(60);
+    while !pids.exists() && Instant::now() < until {
+        assert!(child.try_wait().unwrap().is_none(), "lawsuite ended first");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(pids.exists(), "rg never started");
+    let rg_pid: u32 = std::fs::read_to_string(&pids)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let sent = Command::new("kill")
+        .args(["-INT", "--", &format!("-{}", child.id())])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = Command::new("kill")
+                .args(["-KILL", &rg_pid.to_string()])
+                .status();
+            panic!("lawsuite still running 20 s after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    // A killed rg is reaped by init, which may take a moment.
+    let gone = Instant::now() + Duration::from_secs(5);
+    while running(rg_pid) && Instant::now() < gone {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left = running(rg_pid);
+    if left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &rg_pid.to_string()])
+            .status();
+    }
+    assert!(
+        !left,
+        "rg {rg_pid} outlived the interrupted lawsuite: {stderr}"
+    );
+}

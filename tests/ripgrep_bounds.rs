@@ -128,7 +128,7 @@ fn a_sparse_file_is_binary_at_once_in_bounded_memory() {
 }
 
 /// `LAWSUITE_RG_TIMEOUT_MS` is one `rg`'s deadline, through the binary's
-/// door: at 1 ms a search of a 40 MB file is stopped, and the answer
+/// door: at 2 s an `rg` that takes 30 s is stopped, and the answer
 /// (`provider_unavailable`, as native-peer §1 words a timeout) names the
 /// deadline and the variable; unset, the same search answers.
 #[cfg(unix)]
@@ -138,27 +138,45 @@ fn rg_past_its_deadline_is_a_timeout_naming_it() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    // 40 MB of hay and one needle at the end: rg needs more than 1 ms.
-    let text = "hay\n".repeat(10_000_000) + "needle\n";
-    std::fs::write(dir.path().join("a.txt"), text).unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hay\nneedle\n").unwrap();
+    // An `rg` that answers `--version` at once, as rg, and takes 30 s to
+    // start any search: the deadline is what ends it, whatever the
+    // machine's load (a real rg on 40 MB of hay under a 1 ms deadline
+    // also missed the version probe's deadline on a loaded machine).
+    let slow = dir.path().join("slow-rg");
+    let real = Command::new("sh")
+        .args(["-c", "command -v rg"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap();
+    std::fs::write(
+        &slow,
+        format!("#!/bin/sh\ncase \"$1\" in --version) exec '{real}' --version;; esac\nsleep 30\nexec '{real}' \"$@\"\n"),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
     let input = serde_json::json!({
         "pattern": "needle", "root": dir.path(), "fixedStrings": false, "ignoreCase": false,
         "smartCase": false, "globs": [], "beforeContext": 0, "afterContext": 0,
         "filesWithMatches": false, "hidden": false, "noIgnore": false, "symbols": false,
         "limit": 1
     });
-    let call = |timeout: Option<&str>| {
+    let call = |timeout: Option<&str>, rg: &std::path::Path| {
         let mut command = Command::new(LAWSUITE);
         command
             .args(["call", "--peer", "ripgrep", "grep", &input.to_string()])
             .current_dir(dir.path())
+            .env("LAWSUITE_RG", rg)
             .env_remove("LAWSUITE_RG_TIMEOUT_MS");
         if let Some(ms) = timeout {
             command.env("LAWSUITE_RG_TIMEOUT_MS", ms);
         }
         command.output().unwrap()
     };
-    let out = call(Some("1"));
+    let out = call(Some("2000"), &slow);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{stdout}");
     assert!(
@@ -169,7 +187,7 @@ fn rg_past_its_deadline_is_a_timeout_naming_it() {
         stdout.contains("rg was still running at the call's deadline and was killed (LAWSUITE_RG_TIMEOUT_MS sets how long"),
         "{stdout}"
     );
-    let out = call(None);
+    let out = call(None, std::path::Path::new(&real));
     assert!(
         out.status.success(),
         "{}",

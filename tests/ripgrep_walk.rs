@@ -748,6 +748,12 @@ fn negative_glob_prunes_directories() {
     assert!(listed(&answers[0], &root).contains("nested/sub/deep.ts"));
     assert!(!listed(&answers[1], &root).contains("nested/sub/deep.ts"));
     differ("negative_glob_prunes_directories", &answers);
+    // A trailing `/`: rg matches the directory `nested` (found by the
+    // `glob` family of `kit::exhaustive`).
+    let answers = globs(&p, &w, &GlobInput::new("!nested/", root.clone()));
+    assert!(listed(&answers[0], &root).contains("nested/a.ts"));
+    assert!(!listed(&answers[1], &root).contains("nested/a.ts"));
+    differ("negative_glob_prunes_directories", &answers);
 }
 
 #[test]
@@ -902,4 +908,133 @@ fn a_glob_past_the_argument_limit_cannot_reach_rg() {
     let err = answers[1].as_ref().unwrap_err();
     assert_eq!(err.code.as_str(), "provider_unavailable", "{err:?}");
     differ("a_glob_past_the_argument_limit_cannot_reach_rg", &answers);
+}
+
+/// `ripgrep-walk` lists a tree once for the calls that ask about it as it
+/// is (issue 47): the literal retry's second seam call lists nothing, a
+/// call with other globs lists only what the globs change, and a changed
+/// tree (a file added, a `.gitignore` edited) is listed again, so the
+/// answers follow it. `rg` runs behind a wrapper that logs each run.
+#[cfg(unix)]
+#[test]
+fn a_tree_is_listed_once_for_the_calls_on_it() {
+    use lawsuite::contract::GrepRequest;
+    use std::os::unix::fs::PermissionsExt;
+    let Some((portable, walk)) = peers() else {
+        return;
+    };
+    let rg = walk.availability().map(|_| ()).ok();
+    assert!(rg.is_some());
+    let program = lawsuite::testing::rg_options()
+        .expect("the LAWSUITE_RG* variables")
+        .get_program()
+        .to_path_buf();
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("log");
+    let wrapper = bin.path().join("rg");
+    fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            program.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755)).unwrap();
+    let logged = RipgrepWalk::with_options(
+        lawsuite::testing::rg_options()
+            .expect("the LAWSUITE_RG* variables")
+            .program(&wrapper),
+    );
+    let runs = || -> Vec<String> {
+        fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .map(String::from)
+            .collect()
+    };
+    let listings = |from: usize| {
+        runs()[from..]
+            .iter()
+            .filter(|r| r.starts_with("--files"))
+            .count()
+    };
+    let searches = |from: usize| {
+        runs()[from..]
+            .iter()
+            .filter(|r| r.starts_with("--json"))
+            .count()
+    };
+
+    let tree = Tree::new(&[
+        ("a.txt", "f(x)\n"),
+        ("sub/b.txt", "nothing\n"),
+        (".gitignore", "*.log\n"),
+    ]);
+    let request = |pattern: &str, globs: &[&str]| {
+        let mut r = GrepRequest::new(pattern);
+        r.root = Some(tree.root());
+        r.globs = Some(globs.iter().map(|g| g.to_string()).collect());
+        r
+    };
+    let same = |r: &GrepRequest| {
+        let expected = portable.flow_grep(r).unwrap();
+        assert_eq!(logged.flow_grep(r).unwrap(), expected, "{r:?}");
+    };
+    // A regex that finds nothing, retried literally: two searches, one
+    // set of listings for both seam calls (W and N: without globs, A is N).
+    let _ = logged.availability();
+    let from = runs().len();
+    same(&request("f(x)", &[]));
+    assert_eq!(
+        (searches(from), listings(from)),
+        (2, 2),
+        "{:?}",
+        &runs()[from..]
+    );
+    // The same tree with a glob: only A (the glob's admission) is listed.
+    let from = runs().len();
+    same(&request("f(x)", &["*.txt"]));
+    assert_eq!(
+        (searches(from), listings(from)),
+        (2, 1),
+        "{:?}",
+        &runs()[from..]
+    );
+    // `noIgnore` without globs: W is N, kept from the first call.
+    let mut unignored = request("f(x)", &[]);
+    unignored.no_ignore = Some(true);
+    let from = runs().len();
+    same(&unignored);
+    assert_eq!(listings(from), 0, "{:?}", &runs()[from..]);
+    // A file added: the tree is listed again, and the answer has it.
+    tree.write("sub/c.txt", "f(x) too\n");
+    let from = runs().len();
+    same(&request("f(x)", &["*.txt"]));
+    assert_eq!(listings(from), 3, "{:?}", &runs()[from..]);
+    // A `.gitignore` edited to the same length: listed again.
+    tree.write(".gitignore", "*.txt\n");
+    let from = runs().len();
+    same(&request("f(x)", &["*.txt"]));
+    assert_eq!(listings(from), 3, "{:?}", &runs()[from..]);
+    // Another tree, which holds no `.gitignore`: nothing kept is used, and
+    // W is N there (no ignore file to skip), so W and A are listed.
+    let other = Tree::new(&[("a.txt", "f(x)\n"), (".hidden/b.txt", "f(x)\n")]);
+    let mut elsewhere = request("f(x)", &["*.txt"]);
+    elsewhere.root = Some(other.root());
+    let from = runs().len();
+    same(&elsewhere);
+    assert_eq!(listings(from), 2, "{:?}", &runs()[from..]);
+    // Without globs, one listing a call.
+    let mut plain = request("f(x)", &[]);
+    plain.root = Some(other.root());
+    let from = runs().len();
+    same(&plain);
+    assert_eq!(listings(from), 0, "{:?}", &runs()[from..]);
+    let third = Tree::new(&[("a.txt", "f(x)\n")]);
+    plain.root = Some(third.root());
+    let from = runs().len();
+    same(&plain);
+    assert_eq!(listings(from), 1, "{:?}", &runs()[from..]);
 }

@@ -7,7 +7,10 @@
 //! literal, a globbed search, context, `maxCount`, `filesWithMatches`, a
 //! glob listing, `.gitignore` off (`noIgnore`), symbols (§15), a glob with
 //! `?`, and a truncated glob listing with its notice (§14; the budget query
-//! is grep's). Each carries the `rg`
+//! is grep's); and the flows as a caller asks them (`flow/grep` on a regex
+//! that matches nothing, so with its literal retry, and on one whose only
+//! literal is one byte; `flow/glob` with its 1,000-path cap), since a
+//! caller pays for the flow, not the seam. Each carries the `rg`
 //! command line that searches the same files for the same lines, so the
 //! criterion bench can time `rg` itself beside the peers.
 //!
@@ -18,7 +21,7 @@
 //! use lawsuite::bench::calls::{builtin, parse_calls};
 //!
 //! let kinds = builtin("/tmp/corpus");
-//! assert_eq!(kinds.len(), 16);
+//! assert_eq!(kinds.len(), 19);
 //! assert_eq!(kinds[0].name, "rare_literal");
 //!
 //! // A calls file: roots are relative to the corpus.
@@ -35,7 +38,7 @@ use serde_json::Value;
 
 use crate::bench::corpus::RARE;
 use crate::call::Call;
-use crate::contract::{GlobInput, GrepInput, MAX_GREP_MATCHES};
+use crate::contract::{GlobInput, GlobRequest, GrepInput, GrepRequest, MAX_GREP_MATCHES};
 
 /// Large enough that no built-in query but the budget one is truncated.
 pub const NO_LIMIT: u64 = 100_000_000;
@@ -202,7 +205,43 @@ pub fn builtin(root: &str) -> Vec<Query> {
             rg: &["--files", "-g", "*.rs"],
             rg_rows: false,
         },
+        // The flows, as a caller asks them (defaults: limit 200, symbols;
+        // a glob listing of 1,000): what users pay, literal retry and all.
+        // A regex that matches nothing through the seam cost `portable`
+        // 0.85x `rg`, and 1.7x through the flow, whose retry searched the
+        // tree again (issue 47).
+        query(
+            "flow_grep_no_match",
+            flow_grep(r"[a-z]+_handler\.[a-z]+zzq", root),
+            &["-n", "--", r"[a-z]+_handler\.[a-z]+zzq"],
+        ),
+        // A regex whose only literal is one byte: `rg` pays 8 % more than
+        // for a strong literal. Its hits (if any) are cut at 200.
+        Query {
+            name: "flow_grep_one_byte_literal",
+            call: flow_grep("[a-z]{3}[A-Z]{4}[A-Z]{3}q", root),
+            rg: &["-n", "--", "[a-z]{3}[A-Z]{4}[A-Z]{3}q"],
+            rg_rows: false,
+        },
+        Query {
+            name: "flow_glob_listing",
+            call: Call::FlowGlob(GlobRequest {
+                root: Some(root.to_string()),
+                ..GlobRequest::new("**/*.rs")
+            }),
+            rg: &["--files", "-g", "**/*.rs"],
+            rg_rows: false,
+        },
     ]
+}
+
+/// The grep flow on `pattern` under `root`, every other field left to the
+/// flow's defaults.
+fn flow_grep(pattern: &str, root: &str) -> Call {
+    Call::FlowGrep(GrepRequest {
+        root: Some(root.to_string()),
+        ..GrepRequest::new(pattern)
+    })
 }
 
 /// A calls file that cannot be used.
@@ -309,6 +348,25 @@ fn parse_call(item: usize, mut value: Value, corpus: &Path) -> Result<BenchCall,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The flows are timed too, as a caller asks them: a 1.7x hid behind
+    /// the seam's 0.85x (issue 47).
+    #[test]
+    fn the_defaults_time_the_flows() {
+        let kinds = builtin("/r");
+        let retried = kinds.iter().any(|k| match &k.call {
+            Call::FlowGrep(r) => {
+                crate::flow::search::retries_literally(&crate::contract::normalize_grep(r).unwrap())
+            }
+            _ => false,
+        });
+        assert!(retried, "a flow/grep kind the literal retry applies to");
+        assert!(
+            kinds
+                .iter()
+                .any(|k| matches!(&k.call, Call::FlowGlob(r) if r.limit.is_none()))
+        );
+    }
 
     /// A peer that failed 206 trials agreed on all 13 old defaults: they
     /// had no symbols, no `?` glob and no glob notice.

@@ -19,7 +19,7 @@
 //! use lawsuite::registry::Registry;
 //!
 //! let set = PeerSet::from_registry(&Registry::builtins(), &[])?;
-//! assert_eq!(set.reference.name, "portable");
+//! assert_eq!(set.reference.name(), "portable");
 //! // `ripgrep` and `ripgrep-walk` are subjects where `rg` runs, and
 //! // unavailable (with the reason) where it does not.
 //! assert_eq!(set.subjects.len() + set.unavailable.len(), 2);
@@ -189,7 +189,7 @@ pub fn builtin_subject(
 ///
 /// // `model` is no peer of the built-in registry, but it is a built-in.
 /// let (subjects, _) = resolve(&Registry::builtins(), &["portable".into(), "model".into()])?;
-/// let names: Vec<&str> = subjects.iter().map(|s| s.name.as_str()).collect();
+/// let names: Vec<&str> = subjects.iter().map(|s| s.name()).collect();
 /// assert_eq!(names, ["portable", "model"]);
 /// let err = resolve(&Registry::builtins(), &["mine".into()]).unwrap_err();
 /// assert!(err.to_string().contains("no peer named \"mine\" is registered"));

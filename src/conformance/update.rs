@@ -20,7 +20,7 @@
 //!
 //! let dir = tempfile::tempdir()?;
 //! let failing = Outcome {
-//!     id: "law::glob::x::y::mine".into(),
+//!     id: "law::glob::x::y::mine".parse().unwrap(),
 //!     item: "law::glob::x::y".into(),
 //!     kind: Kind::Law,
 //!     peer: Some("mine".into()),

@@ -64,9 +64,13 @@ use super::text::is_js_whitespace;
 /// assert_eq!(rules.len(), 1);
 /// assert!(Gitignore::parse("# only comments\n").is_empty());
 /// ```
+///
+/// Cloning is cheap (the compiled rules are shared), so a walk can keep a
+/// file's rules compiled once and hand them to every scope with the same
+/// file.
 #[derive(Clone, Debug, Default)]
 pub struct Gitignore {
-    rules: Vec<Rule>,
+    rules: std::sync::Arc<[Rule]>,
 }
 
 /// One compiled line.

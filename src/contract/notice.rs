@@ -7,8 +7,9 @@
 use std::fs;
 
 use super::glob::{brace_expansions, canonical_glob, literal_dir_segments};
+use super::order::Smallest;
 use super::skip::{is_hidden, is_skipped};
-use super::{GlobInput, GlobOutput, StdError, join_path, utf16_cmp};
+use super::{GlobInput, GlobOutput, StdError, join_path};
 
 /// What a truncation notice counts (§14; `lines` is the read flow's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -272,14 +273,30 @@ fn root_relative_suffix<'a>(root: &str, canonical: &'a str) -> Option<&'a str> {
 /// §3 steps 2–3): sort them (UTF-16), keep the first `limit`, and add the
 /// truncation notice, or for an empty answer the unsatisfiable/ignore
 /// notice. `ignored` (the walk's §7.5 flag) is asked only when empty.
-/// Every peer builds its glob answer here.
+/// Every peer builds its glob answer here or in [`glob_answer_from`].
 pub fn glob_answer(
     input: &GlobInput,
-    mut paths: Vec<String>,
+    paths: Vec<String>,
     ignored: impl FnOnce() -> Result<bool, StdError>,
 ) -> Result<GlobOutput, StdError> {
-    paths.sort_by(|a, b| utf16_cmp(a, b));
-    let total = paths.len() as u64;
+    let mut kept = Smallest::new(input.limit);
+    for path in paths {
+        kept.offer(path);
+    }
+    glob_answer_from(input, kept, ignored)
+}
+
+/// [`glob_answer`] from the matching paths already cut to the `limit`
+/// smallest as they were found ([`Smallest`], made with `input.limit`):
+/// what a walk that never holds every match hands on.
+pub fn glob_answer_from(
+    input: &GlobInput,
+    kept: Smallest,
+    ignored: impl FnOnce() -> Result<bool, StdError>,
+) -> Result<GlobOutput, StdError> {
+    let total = kept.total();
+    let mut paths = kept.into_sorted();
+    // A selection made with a larger limit is cut here.
     paths.truncate(usize::try_from(input.limit).unwrap_or(usize::MAX));
     let truncated = total > input.limit;
     let notice = if truncated {

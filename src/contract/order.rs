@@ -75,6 +75,108 @@ pub fn sort_utf16<S: AsRef<str>>(items: &mut [S]) {
     items.sort_by(|a, b| utf16_cmp(a.as_ref(), b.as_ref()));
 }
 
+/// The `limit` smallest strings, in UTF-16 order, of all those offered,
+/// and how many were offered: a glob answer's `paths` and `total` (§6.3,
+/// §14) kept as the walk finds them.
+///
+/// A listing returns at most `limit` paths (1,000 through the flow) of all
+/// it counts: `**/*.py` over a Python installation matches 29,082 files.
+/// Sorting every match to return the first 1,000 cost `portable` more than
+/// `rg --files` pays for the whole listing (issue 47), so only the
+/// `limit` smallest so far are kept, in a heap whose top is the largest of
+/// them: an offer costs one comparison once the heap is full, and memory
+/// is the answer's size.
+///
+/// ```
+/// use lawsuite::contract::order::Smallest;
+/// let mut kept = Smallest::new(2);
+/// for path in ["c.rs", "😀.rs", "a.rs", "Ω.rs", "b.rs"] {
+///     kept.offer(path.to_string());
+/// }
+/// assert_eq!(kept.total(), 5);
+/// assert_eq!(kept.into_sorted(), ["a.rs", "b.rs"]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Smallest {
+    limit: usize,
+    heap: std::collections::BinaryHeap<Utf16>,
+    offered: u64,
+}
+
+/// A string ordered by UTF-16 code units.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Utf16(String);
+
+impl Ord for Utf16 {
+    fn cmp(&self, other: &Self) -> Ordering {
+        utf16_cmp(&self.0, &other.0)
+    }
+}
+
+impl PartialOrd for Utf16 {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Smallest {
+    /// Keep the `limit` smallest (a limit beyond memory keeps them all).
+    pub fn new(limit: u64) -> Smallest {
+        Smallest {
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+            heap: std::collections::BinaryHeap::new(),
+            offered: 0,
+        }
+    }
+
+    /// Count `item`, and keep it if it is among the `limit` smallest so far.
+    pub fn offer(&mut self, item: String) {
+        self.offered += 1;
+        if self.heap.len() < self.limit {
+            self.heap.push(Utf16(item));
+        } else if let Some(mut largest) = self.heap.peek_mut()
+            && utf16_cmp(&item, &largest.0) == Ordering::Less
+        {
+            *largest = Utf16(item);
+        }
+    }
+
+    /// How many items were offered.
+    pub fn total(&self) -> u64 {
+        self.offered
+    }
+
+    /// The same selection with `prefix` before every kept item (a walk
+    /// selects relative paths and answers output paths, §6.4): the same
+    /// prefix before two strings leaves their order as it was.
+    ///
+    /// ```
+    /// use lawsuite::contract::order::Smallest;
+    /// let mut kept = Smallest::new(1);
+    /// kept.offer("b.rs".into());
+    /// kept.offer("a.rs".into());
+    /// let kept = kept.prefixed("/r/");
+    /// assert_eq!((kept.total(), kept.into_sorted()), (2, vec!["/r/a.rs".to_string()]));
+    /// ```
+    pub fn prefixed(self, prefix: &str) -> Smallest {
+        let heap = self
+            .heap
+            .into_iter()
+            .map(|Utf16(item)| Utf16([prefix, &item].concat()))
+            .collect();
+        Smallest { heap, ..self }
+    }
+
+    /// The kept items, smallest first.
+    pub fn into_sorted(self) -> Vec<String> {
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|Utf16(s)| s)
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +200,21 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The kept items are the first `limit` of a sort of all of them,
+        /// whatever order they come in.
+        #[test]
+        fn smallest_is_the_head_of_the_sort(items in proptest::collection::vec("[a-c😀Ω/]{0,4}", 0..40), limit in 0u64..45) {
+            let mut kept = Smallest::new(limit);
+            for item in &items {
+                kept.offer(item.clone());
+            }
+            proptest::prop_assert_eq!(kept.total(), items.len() as u64);
+            let mut sorted = items;
+            sort_utf16(&mut sorted);
+            sorted.truncate(limit as usize);
+            proptest::prop_assert_eq!(kept.into_sorted(), sorted);
+        }
+
         #[test]
         fn agrees_with_encode_utf16(a in ".*", b in ".*") {
             proptest::prop_assert_eq!(utf16_cmp(&a, &b), a.encode_utf16().cmp(b.encode_utf16()));

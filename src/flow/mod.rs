@@ -5,7 +5,7 @@
 //!
 //! | module | spec section |
 //! | --- | --- |
-//! | [`search`] | search-contract §3, §5, §18: `grep` and `glob` over a seam function, the literal retry, `effectsFor` |
+//! | [`search`] | search-contract §3, §5, §18: `grep` and `glob` over a seam function, the literal retry (in one pass with the regex where the peer offers it), `effectsFor` |
 //! | [`read`](mod@read) | §1: `read` — input, procedure and errors, the `sourceLines` line model, paging and rendering (2,000 lines, 2,000 scalars, 60,000 bytes), the not-found hint |
 //! | [`ls`](mod@ls) | §2: `ls` — input, entry kinds, directories-first UTF-16 order, paging |
 //! | [`bash`](mod@bash) | §4: `bash` — a reference handler for the capture and timeout rules |
@@ -49,7 +49,7 @@ pub mod search;
 pub use bash::{BashOutput, BashRequest, bash, bash_in};
 pub use ls::{EntryKind, LsEntry, LsOutput, LsRequest, ls, ls_in};
 pub use read::{ReadOutput, ReadRequest, read, read_in};
-pub use search::{glob, grep, reads_for_root};
+pub use search::{WithLiteral, glob, grep, grep_with_literal, reads_for_root};
 
 /// `DEFAULT_READ_LIMIT`: the default page of `read` (lines) and of `ls`
 /// (entries, before the [`MAX_ENTRIES`] cap).

@@ -47,7 +47,7 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use lawsuite::kit::real_tree::{Survey, draw, run};
-//! use lawsuite::peer::Subject;
+//! use lawsuite::peer::{Builtin, Subject};
 //! use lawsuite::portable::Portable;
 //! use lawsuite::ripgrep::Ripgrep;
 //!

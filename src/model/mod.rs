@@ -52,7 +52,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod flow;
+pub(crate) mod flow;
 mod glob;
 mod ignore;
 mod ls;
@@ -78,7 +78,7 @@ use walk::Options;
 /// The model peer: no state, no threads, no caches.
 ///
 /// Its flows are its own: read-ls-flows §1.6's hint, say, comes from the
-/// model's reading of the spec, not from [`crate::flow::read()`].
+/// model's reading of the spec, not from [`crate::flow::read`](mod@crate::flow::read).
 ///
 /// ```
 /// use lawsuite::flow::ReadRequest;

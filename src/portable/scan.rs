@@ -3,9 +3,17 @@
 //!
 //! A file is streamed through a buffer of complete lines; it is never loaded
 //! whole just to search it. Lines that cannot match are skipped with the
-//! matcher's buffer-level candidate search (a literal prefilter, as ripgrep
-//! does) and every candidate line is confirmed with the exact per-line test,
-//! so the candidate regex may over-approximate but never decides an answer.
+//! matcher's buffer-level candidate search (the regex engine's own
+//! accelerated search, or an inner literal prefilter where it has none, as
+//! ripgrep does) and every candidate line is confirmed with the exact
+//! per-line test on its bytes, so the candidate regex may over-approximate
+//! but never decides an answer. As in `grep-searcher`, a line is decoded
+//! (§11.2) only when it is kept, and lines are counted only up to a line
+//! whose number is needed.
+//!
+//! One read may answer several questions ([`scan_path_each`]): the
+//! portable peer asks a regex and its §18 literal retry of each file at
+//! once.
 //!
 //! Memory is bounded by the budget: at most `cap` hits are kept, each with
 //! its context rows, however many lines match; beyond that lines are only
@@ -64,19 +72,47 @@ pub enum FileScan {
 
 /// Scan the file at `path`.
 pub fn scan_path(path: &Path, config: &ScanConfig<'_>) -> FileScan {
+    one(scan_path_each(path, &[config]))
+}
+
+/// Scan the file at `path` for each of `configs`, reading it once: the
+/// answers, in the order of `configs`, are each what [`scan_path`] answers
+/// for that config alone.
+///
+/// The portable peer searches a regex and its literal retry (§18) this way
+/// ([`crate::flow::search::WithLiteral`]): a search of a real tree is
+/// mostly the kernel's work of reading it, so a second read was a second
+/// search's cost.
+pub fn scan_path_each(path: &Path, configs: &[&ScanConfig<'_>]) -> Vec<FileScan> {
+    #[cfg(test)]
+    OPENED.with(|opened| opened.set(opened.get() + 1));
     let Ok(file) = File::open(path) else {
-        return FileScan::Unreadable;
+        return configs.iter().map(|_| FileScan::Unreadable).collect();
     };
-    match scan_reader(file, config) {
-        Ok(scan) => scan,
+    match scan_reader_each(file, configs) {
+        Ok(scans) => scans,
         // §11.1: a streaming read that fails before any byte arrived is
         // retried once as a whole-file read; never combine two reads.
         Err(ReadFailure { bytes_seen: 0 }) => match std::fs::read(path) {
-            Ok(bytes) => scan_reader(&bytes[..], config).unwrap_or(FileScan::Unreadable),
-            Err(_) => FileScan::Unreadable,
+            Ok(bytes) => scan_reader_each(&bytes[..], configs)
+                .unwrap_or_else(|_| configs.iter().map(|_| FileScan::Unreadable).collect()),
+            Err(_) => configs.iter().map(|_| FileScan::Unreadable).collect(),
         },
-        Err(_) => FileScan::Unreadable,
+        Err(_) => configs.iter().map(|_| FileScan::Unreadable).collect(),
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Files this thread opened to scan them, for tests that count reads
+    /// of a tree without timing them (a one-thread search scans on the
+    /// caller's thread).
+    pub(crate) static OPENED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The one answer of a scan asked one question.
+fn one(mut scans: Vec<FileScan>) -> FileScan {
+    scans.pop().unwrap_or(FileScan::Unreadable)
 }
 
 /// A read error, and how many bytes had arrived before it.
@@ -88,6 +124,15 @@ pub struct ReadFailure {
 
 /// Scan any byte stream (the file body) with the rules of §11 and §13.
 pub fn scan_reader<R: Read>(reader: R, config: &ScanConfig<'_>) -> Result<FileScan, ReadFailure> {
+    scan_reader_each(reader, &[config]).map(one)
+}
+
+/// [`scan_reader`] for each of `configs`, over one read of the stream (as
+/// [`scan_path_each`]).
+pub fn scan_reader_each<R: Read>(
+    reader: R,
+    configs: &[&ScanConfig<'_>],
+) -> Result<Vec<FileScan>, ReadFailure> {
     // One buffer per scanning thread: allocating and zero-filling a fresh
     // 64 KiB buffer per file cost more than searching a small file (the
     // M-tree benchmark: 20,000 files, 80 MB).
@@ -97,14 +142,14 @@ pub fn scan_reader<R: Read>(reader: R, config: &ScanConfig<'_>) -> Result<FileSc
     let work = &mut Work::default();
     BUFFER.with(|cell| match cell.try_borrow_mut() {
         Ok(mut buf) => {
-            let result = scan_with(&mut buf, reader, config, work);
+            let result = scan_with(&mut buf, reader, configs, work);
             if buf.len() > 4 * CHUNK {
                 // A file with a huge line grew it; do not keep that memory.
                 *buf = Vec::new();
             }
             result
         }
-        Err(_) => scan_with(&mut Vec::new(), reader, config, work),
+        Err(_) => scan_with(&mut Vec::new(), reader, configs, work),
     })
 }
 
@@ -115,15 +160,18 @@ struct Work {
     // Only tests read it; counting costs one addition per 64 KiB read.
     #[cfg_attr(not(test), allow(dead_code))]
     newline_searched: u64,
+    /// Bytes whose line ends were counted, over every question.
+    #[cfg_attr(not(test), allow(dead_code))]
+    newline_counted: u64,
 }
 
 fn scan_with<R: Read>(
     buf: &mut Vec<u8>,
     mut reader: R,
-    config: &ScanConfig<'_>,
+    configs: &[&ScanConfig<'_>],
     work: &mut Work,
-) -> Result<FileScan, ReadFailure> {
-    let mut state = Scanner::new(config);
+) -> Result<Vec<FileScan>, ReadFailure> {
+    let mut states: Vec<Scanner<'_, '_>> = configs.iter().map(|c| Scanner::new(c)).collect();
     let mut filled = 0usize; // bytes of `buf` holding file data
     let mut scan_from = 0usize; // start of the first unprocessed line in `buf`
     let mut bytes_seen = 0u64;
@@ -149,9 +197,9 @@ fn scan_with<R: Read>(
         bytes_seen += n as u64;
         let eof = n == 0;
         if memchr(0, &buf[fresh]).is_some() {
-            return Ok(FileScan::Binary);
+            return Ok(configs.iter().map(|_| FileScan::Binary).collect());
         }
-        if state.done() {
+        if states.iter().all(Scanner::done) {
             // Only the NUL check is left for the rest of the file.
             filled = 0;
             scan_from = 0;
@@ -199,13 +247,18 @@ fn scan_with<R: Read>(
         // splits a scalar. A matcher with a raw-safe literal set searches
         // the bytes as they are, and only the lines it looks at are decoded
         // (validating every region was 5 % of the CPU time of a rare
-        // literal on the cargo registry's sources).
-        if config.matcher.searches_raw_bytes() {
-            state.region(region, eof);
-        } else {
-            match std::str::from_utf8(region) {
-                Ok(text) => state.region(text.as_bytes(), eof),
-                Err(_) => state.region(String::from_utf8_lossy(region).as_bytes(), eof),
+        // literal on the cargo registry's sources). The region is decoded
+        // at most once, for the scanners that need it.
+        let mut decoded: Option<Cow<'_, [u8]>> = None;
+        for state in states.iter_mut().filter(|s| !s.done()) {
+            if state.config.matcher.searches_raw_bytes() {
+                state.region(region, eof);
+            } else {
+                let text = decoded.get_or_insert_with(|| match std::str::from_utf8(region) {
+                    Ok(_) => Cow::Borrowed(region),
+                    Err(_) => Cow::Owned(String::from_utf8_lossy(region).into_owned().into_bytes()),
+                });
+                state.region(text, eof);
             }
         }
         if eof {
@@ -216,7 +269,8 @@ fn scan_with<R: Read>(
         scan_from = 0;
         no_newline_until = filled;
     }
-    Ok(state.finish())
+    work.newline_counted += states.iter().map(|s| s.newline_counted).sum::<u64>();
+    Ok(states.into_iter().map(Scanner::finish).collect())
 }
 
 /// One line of a region, decoded (§11.2: invalid sequences become U+FFFD).
@@ -224,11 +278,31 @@ fn decode(line: &[u8]) -> Cow<'_, str> {
     String::from_utf8_lossy(line)
 }
 
+/// A line's bytes without its terminator (§11.3): the `\n`, and one `\r`
+/// before it.
+fn line_bytes(line: &[u8]) -> &[u8] {
+    match line.strip_suffix(b"\n") {
+        Some(body) => body.strip_suffix(b"\r").unwrap_or(body),
+        None => line,
+    }
+}
+
 /// The per-file state of §13 step 1.
+///
+/// Lines are counted lazily, as `grep-searcher` counts them: only up to a
+/// line whose number is needed (a kept hit, a context row, the end of a
+/// region that more of the file follows), never up to a candidate line
+/// that turns out not to match. (A one-byte literal's candidates, counted
+/// each, were part of what made it cost 33 % more than a strong literal,
+/// issue 47.)
 struct Scanner<'c, 'a> {
     config: &'c ScanConfig<'a>,
-    /// Line number of the next line to be read.
+    /// The number of the line starting at `counted` in the current region.
     line: u64,
+    /// Where in the current region `line` was counted up to: a line start.
+    /// Between a jump to a candidate line and its confirmation as a kept
+    /// hit, the lines in between are not counted yet.
+    counted: usize,
     count: u64,
     kept: u64,
     rows: Vec<Row>,
@@ -239,6 +313,8 @@ struct Scanner<'c, 'a> {
     /// Previews of the last `before` lines of earlier regions, for
     /// before-context that crosses a region boundary.
     tail: VecDeque<(u64, String)>,
+    /// Bytes counted for line ends ([`Work`]).
+    newline_counted: u64,
 }
 
 impl<'c, 'a> Scanner<'c, 'a> {
@@ -246,12 +322,14 @@ impl<'c, 'a> Scanner<'c, 'a> {
         Scanner {
             config,
             line: 1,
+            counted: 0,
             count: 0,
             kept: 0,
             rows: Vec::new(),
             last_row: 0,
             after_until: 0,
             tail: VecDeque::new(),
+            newline_counted: 0,
         }
     }
 
@@ -268,6 +346,12 @@ impl<'c, 'a> Scanner<'c, 'a> {
     }
 
     /// Nothing left to learn from the text (the NUL check goes on).
+    ///
+    /// (`line` may lag behind the lines looked at, but only past
+    /// `after_until`: it stops being counted on a jump to a candidate,
+    /// which is taken only there, and `after_until` moves only at a kept
+    /// hit, where it is counted again. So this and the after-context test
+    /// of [`Scanner::region`] read the same with the lagging value.)
     fn done(&self) -> bool {
         !self.counting() && self.line > self.after_until
     }
@@ -279,36 +363,37 @@ impl<'c, 'a> Scanner<'c, 'a> {
         }
     }
 
+    /// Count the lines of `text` up to `at` (a line start at or after
+    /// `counted`).
+    fn count_to(&mut self, text: &[u8], at: usize) {
+        self.line += count_newlines(&text[self.counted..at]);
+        self.newline_counted += (at - self.counted) as u64;
+        self.counted = at;
+    }
+
     /// Process a run of complete lines (the last one may be unterminated at
     /// the end of the file). `text` is UTF-8 unless the matcher
-    /// [searches raw bytes](Matcher::searches_raw_bytes); lines are decoded
-    /// when looked at. `last`: the file ends with this region, so the line
+    /// [searches raw bytes](Matcher::searches_raw_bytes); a candidate line
+    /// is confirmed on its bytes ([`Matcher::is_match_bytes`]) and decoded
+    /// only when kept. `last`: the file ends with this region, so the line
     /// count past its last hit is never needed.
     fn region(&mut self, text: &[u8], last: bool) {
+        // The previous region was counted to its end.
         let region_first = self.line;
+        self.counted = 0;
         let mut pos = 0;
         while pos < text.len() {
             if self.line > self.after_until {
                 if !self.counting() {
                     // No hit and no context can follow; skip the rest.
-                    if !last {
-                        self.line += count_lines(&text[pos..]);
-                    }
                     break;
                 }
                 // Jump to the next candidate line.
                 match self.config.matcher.find_line_candidate(text, pos) {
-                    None => {
-                        if !last {
-                            self.line += count_lines(&text[pos..]);
-                        }
-                        break;
-                    }
+                    None => break,
                     Some(at) => {
                         let at = at.min(text.len());
-                        let start = memrchr(b'\n', &text[pos..at]).map_or(pos, |i| pos + i + 1);
-                        self.line += count_newlines(&text[pos..start]);
-                        pos = start;
+                        pos = memrchr(b'\n', &text[pos..at]).map_or(pos, |i| pos + i + 1);
                         if pos == text.len() {
                             // An empty match after the final `\n` is not a line.
                             break;
@@ -319,39 +404,50 @@ impl<'c, 'a> Scanner<'c, 'a> {
             let end = memchr(b'\n', &text[pos..]).map_or(text.len(), |i| pos + i + 1);
             self.line_at(text, region_first, pos, end);
             pos = end;
-            self.line += 1;
         }
         if !last {
+            self.count_to(text, text.len());
             self.remember_tail(text, region_first);
         }
     }
 
     /// Decide one line: hit, context, or nothing (§13 step 1).
     fn line_at(&mut self, text: &[u8], region_first: u64, start: usize, end: usize) {
-        let line = decode(&text[start..end]);
-        let line_text = line_text(&line);
-        let hit = self.counting() && self.config.matcher.is_match(line_text);
+        let bytes = line_bytes(&text[start..end]);
+        let hit = self.counting() && self.config.matcher.is_match_bytes(bytes);
         if hit {
             self.count += 1;
             if self.collecting() {
+                self.count_to(text, start);
                 self.before_context(text, region_first, start);
-                self.push(RowKind::Match, line_text);
+                self.push(RowKind::Match, bytes);
                 self.kept += 1;
                 self.after_until = self.line.saturating_add(self.config.after);
+                self.line += 1;
+                self.counted = end;
                 return;
             }
+        }
+        // Counted up to here only when the line follows a counted one (after
+        // a kept hit): the only lines that can be context.
+        if self.counted != start {
+            return;
         }
         // A hit past the cap is counted, not kept, so near a kept hit it is
         // context like any other line (§13 step 1).
         if self.line <= self.after_until && self.line > self.last_row {
-            self.push(RowKind::Context, line_text);
+            self.push(RowKind::Context, bytes);
         }
+        self.line += 1;
+        self.counted = end;
     }
 
-    fn push(&mut self, kind: RowKind, line_text: &str) {
+    /// Keep line `self.line`, whose text (without terminator) is `bytes`,
+    /// decoded (§11.2) and cut to its preview (§11.4).
+    fn push(&mut self, kind: RowKind, bytes: &[u8]) {
         self.rows.push(Row {
             line: self.line,
-            text: preview(line_text),
+            text: preview(&decode(bytes)),
             kind,
         });
         self.last_row = self.line;
@@ -436,17 +532,6 @@ impl<'c, 'a> Scanner<'c, 'a> {
 
 fn count_newlines(bytes: &[u8]) -> u64 {
     memchr::memchr_iter(b'\n', bytes).count() as u64
-}
-
-/// Lines in a run of text: every `\n` ends one, and a final unterminated
-/// piece is one more (§11.3).
-fn count_lines(text: &[u8]) -> u64 {
-    let n = count_newlines(text);
-    if text.is_empty() || text.ends_with(b"\n") {
-        n
-    } else {
-        n + 1
-    }
 }
 
 #[cfg(test)]
@@ -569,6 +654,37 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// One read for two questions (the portable peer's regex and its
+        /// §18 literal) answers each as a scan of its own does, whichever
+        /// is done first (a `maxCount`, `filesWithMatches`).
+        #[test]
+        fn one_read_answers_each_question_as_its_own_scan(
+            text in body(),
+            step in 1usize..9,
+            before in 0u64..3,
+            after in 0u64..3,
+            max_count in proptest::option::of(1u64..3),
+            caps in (0u64..4, 0u64..4),
+            first_only: (bool, bool),
+            patterns in (0usize..6, 0usize..6),
+        ) {
+            // (pattern, fixedStrings): regexes, searched raw or decoded,
+            // and literals with metacharacters.
+            const PATTERNS: [(&str, bool); 6] = [
+                ("needle", false), ("e.$", false), ("[a-z]{6}", false),
+                ("a needle", true), ("e.", true), ("^[^h] needle", false),
+            ];
+            let matcher = |i: usize| Matcher::new(PATTERNS[i].0, PATTERNS[i].1, false).unwrap();
+            let (a, b) = (matcher(patterns.0), matcher(patterns.1));
+            let config = |matcher, cap, first_only| ScanConfig { matcher, before, after, max_count, cap, first_only };
+            let (a, b) = (config(&a, caps.0, first_only.0), config(&b, caps.1, first_only.1));
+            let both = scan_reader_each(Trickle { data: &text, step }, &[&a, &b]).unwrap();
+            let alone = [&a, &b].map(|c| scan_reader(Trickle { data: &text, step }, c).unwrap());
+            prop_assert_eq!(both, Vec::from(alone));
+        }
+    }
+
     /// A 16 MiB line read 64 KiB at a time: each byte is searched for a
     /// line end once. Searching the whole buffer again after every read (as
     /// the scan once did) examined 2 GiB here, and 128 MiB took 78 s.
@@ -591,7 +707,7 @@ mod tests {
             step: CHUNK,
         };
         let FileScan::Text { count, rows } =
-            scan_with(&mut Vec::new(), reader, &config, &mut work).unwrap()
+            one(scan_with(&mut Vec::new(), reader, &[&config], &mut work).unwrap())
         else {
             panic!("not text");
         };
@@ -603,6 +719,48 @@ mod tests {
             work.newline_searched,
             text.len()
         );
+    }
+
+    /// Lines are counted only up to a line whose number is needed: a file
+    /// whose candidate lines all fail to match counts none. (The scan used
+    /// to count up to every candidate: here every line is one, as the
+    /// case-insensitive `[a-z]+_resume` has no accelerated strategy in
+    /// `meta` and is searched by its inner literal.)
+    #[test]
+    fn lines_are_counted_only_up_to_a_kept_line() {
+        let matcher = Matcher::new("[a-z]+_resume", false, true).unwrap();
+        let config = |cap| ScanConfig {
+            matcher: &matcher,
+            before: 0,
+            after: 0,
+            max_count: None,
+            cap,
+            first_only: false,
+        };
+        // Candidates (the literal, no letter before it) between lines that
+        // are none.
+        let misses = "filler\n _resume\n".repeat(1000);
+        let mut work = Work::default();
+        let scan =
+            one(scan_with(&mut Vec::new(), misses.as_bytes(), &[&config(1)], &mut work).unwrap());
+        assert_eq!(
+            scan,
+            FileScan::Text {
+                count: 0,
+                rows: vec![]
+            }
+        );
+        assert_eq!(work.newline_counted, 0);
+        // A hit on the last line counts the lines above it, once.
+        let text = format!("{misses}x_resume\n");
+        let mut work = Work::default();
+        let FileScan::Text { count, rows } =
+            one(scan_with(&mut Vec::new(), text.as_bytes(), &[&config(1)], &mut work).unwrap())
+        else {
+            panic!("not text");
+        };
+        assert_eq!((count, rows[0].line), (1, 2001));
+        assert_eq!(work.newline_counted, misses.len() as u64);
     }
 
     #[test]

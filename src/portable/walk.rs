@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use crate::contract::gitignore::{Gitignore, Scope, is_ignored};
 use crate::contract::glob::GlobList;
 use crate::contract::skip::{is_hidden, is_skipped};
-use crate::contract::{StdError, join_path, normalize_path, utf16_cmp};
+use crate::contract::{StdError, join_path, normalize_path, order, utf16_cmp};
 
 use super::pool;
 
@@ -156,8 +156,18 @@ pub(crate) fn walk_visiting<T: Send>(
             (candidate, visited)
         }))
     };
-    let (mut kept, visited, ignored) =
-        descend_all(options, threads, root_path.clone(), listing, admit);
+    let kept = Mutex::new(Vec::new());
+    let (visited, ignored) = descend_all(
+        options,
+        threads,
+        root_path.clone(),
+        listing,
+        admit,
+        |found| lock(&kept).extend(found),
+    );
+    let mut kept = kept
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     // Every output path is the same prefix and the relative path, so the
     // shorter relative paths sort the same.
     kept.sort_by(|(a, _), (b, _)| utf16_cmp(&a.relative, &b.relative));
@@ -167,6 +177,75 @@ pub(crate) fn walk_visiting<T: Send>(
         explicit_file: false,
         ignored,
     })
+}
+
+/// The value behind `mutex`, even if a panicking walk thread poisoned it:
+/// every update is a whole `extend` or `offer`, so it is never torn.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A walk's candidates cut to the `limit` first in §7.6 order as they
+/// are found ([`walk_smallest`]), their output paths, and how many there
+/// were.
+#[derive(Debug)]
+pub struct Smallest {
+    /// The output paths (§6.4) of the `limit` first candidates, and the
+    /// count of all.
+    pub paths: order::Smallest,
+    /// Ignore rules dropped a directory or a file the globs would admit.
+    pub ignored: bool,
+}
+
+/// [`walk`] for a listing that returns `limit` candidates of all it
+/// counts (a `glob` answer, §6.3): only the `limit` first in §7.6 order
+/// are kept as the walk finds them ([`order::Smallest`]), and nothing is
+/// built for the others beyond the relative path the walk already made.
+/// Sorting all 29,082 matches of `**/*.py` over a Python installation to
+/// return 1,000 cost more than `rg --files` paid for the listing (issue 47).
+pub fn walk_smallest(
+    options: &WalkOptions<'_>,
+    threads: usize,
+    limit: u64,
+) -> Result<Smallest, StdError> {
+    let root = options.root;
+    let meta = fs::metadata(root).map_err(|e| StdError::cannot_search(root, &e))?;
+    if meta.is_file() {
+        // §7.1 step 2: whatever the globs, hidden flag, skip list or rules say.
+        let mut paths = order::Smallest::new(limit);
+        paths.offer(normalize_path(root));
+        return Ok(Smallest {
+            paths,
+            ignored: false,
+        });
+    }
+    let root_path = PathBuf::from(root);
+    // §7.1 step 3: listing the root itself fails like `stat` did.
+    let listing = fs::read_dir(&root_path).map_err(|e| StdError::cannot_search(root, &e))?;
+    let admit = |file: Walked, _: &mut PathBuf| {
+        // §8.4 glob admission, then §7.4: a symlink to a file is dropped.
+        let admitted = !file.symlink
+            && options
+                .globs
+                .includes(&file.relative, basename(&file.relative));
+        admitted.then_some(Some(file.relative))
+    };
+    // Every output path is the same prefix and the relative path, so the
+    // relative paths select the same ones; the prefix is added to those.
+    let kept = Mutex::new(order::Smallest::new(limit));
+    let (_, ignored) = descend_all(options, threads, root_path, listing, admit, |found| {
+        let mut kept = lock(&kept);
+        for relative in found {
+            kept.offer(relative);
+        }
+    });
+    let paths = kept
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .prefixed(&output_prefix(root));
+    Ok(Smallest { paths, ignored })
 }
 
 /// What `join_path(root, relative)` puts before `relative` (§6.4).
@@ -222,19 +301,21 @@ struct Job {
 /// Walk every directory below the root, on several threads (directories
 /// are independent: each carries its own scope stack), handing each walked
 /// file to `admit` on a pool thread once its directory is listed (mostly
-/// the thread that listed it). The order of discovery does
-/// not matter, because the caller sorts and `ignored` is an "any" (§7.6,
-/// §7.5).
+/// the thread that listed it), and what one listing's files gave to
+/// `keep`, at once. The order of discovery does not matter, because the
+/// caller sorts (or selects) and `ignored` is an "any" (§7.6, §7.5).
+/// Answers how many files were admitted, and the `ignored` flag.
 fn descend_all<R: Send>(
     options: &WalkOptions<'_>,
     threads: usize,
     root: PathBuf,
     listing: fs::ReadDir,
     admit: impl Fn(Walked, &mut PathBuf) -> Option<Option<R>> + Sync,
-) -> (Vec<R>, usize, bool) {
-    let kept = Mutex::new(Vec::new());
+    keep: impl Fn(Vec<R>) + Sync,
+) -> (usize, bool) {
     let admitted = AtomicUsize::new(0);
     let ignored = AtomicBool::new(false);
+    let rules = Rules::start();
     let seed = Job {
         dir: root,
         rel: String::new(),
@@ -243,7 +324,7 @@ fn descend_all<R: Send>(
     };
     pool::drain(vec![Task::List(seed)], threads, |task| match task {
         Task::List(job) => {
-            let (files, children, dropped) = list_dir(options, job);
+            let (files, children, dropped) = list_dir(options, &rules, job);
             if dropped {
                 ignored.store(true, Ordering::Relaxed);
             }
@@ -267,22 +348,77 @@ fn descend_all<R: Send>(
                 .collect();
             admitted.fetch_add(count, Ordering::Relaxed);
             if !found.is_empty() {
-                kept.lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
-                    .extend(found);
+                keep(found);
             }
             Vec::new()
         }
     });
-    let kept = kept
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    (kept, admitted.into_inner(), ignored.into_inner())
+    rules.keep();
+    (admitted.into_inner(), ignored.into_inner())
+}
+
+/// `.gitignore` files compiled by their bytes, kept from one walk to the
+/// next: the rules of a tree are compiled once for the calls on it, not
+/// once a walk (issue 47). Parsing is a function of the bytes alone
+/// (§9.2), so a file whose bytes are kept gets the rules compiled from
+/// them, whatever its path or age: nothing can be stale.
+///
+/// Each thread that starts walks keeps the rules its last walk used, so
+/// memory is one tree's rules a thread, and a walk of another tree
+/// replaces them.
+#[derive(Debug)]
+struct Rules {
+    /// The rules the calling thread's last walk used.
+    last: Arc<RulesByBytes>,
+    /// This walk's, by their bytes.
+    used: Mutex<RulesByBytes>,
+}
+
+type RulesByBytes = std::collections::HashMap<Vec<u8>, Gitignore>;
+
+thread_local! {
+    /// The rules the last walk this thread started used ([`Rules`]).
+    static LAST_RULES: std::cell::RefCell<Arc<RulesByBytes>> = std::cell::RefCell::default();
+}
+
+impl Rules {
+    /// The rules a walk starting on this thread may reuse.
+    fn start() -> Rules {
+        Rules {
+            last: LAST_RULES.with(|last| Arc::clone(&last.borrow())),
+            used: Mutex::default(),
+        }
+    }
+
+    /// The rules of a `.gitignore` whose bytes are `content`, compiled
+    /// unless this walk or the last one already did.
+    fn compile(&self, content: Vec<u8>) -> Gitignore {
+        if let Some(rules) = lock(&self.used).get(&content) {
+            return rules.clone();
+        }
+        let rules = self.last.get(&content).cloned().unwrap_or_else(|| {
+            #[cfg(test)]
+            tests::COMPILED.with(|n| n.set(n.get() + 1));
+            Gitignore::parse(&String::from_utf8_lossy(&content))
+        });
+        lock(&self.used).insert(content, rules.clone());
+        rules
+    }
+
+    /// Keep this walk's rules for the next walk this thread starts (called
+    /// on the thread that started it).
+    fn keep(self) {
+        let used = self
+            .used
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        LAST_RULES.with(|last| *last.borrow_mut() = Arc::new(used));
+    }
 }
 
 /// §7.2 for one directory: its walked files, its subdirectories to walk,
 /// and whether ignore rules dropped something that sets the `ignored` flag.
-fn list_dir(options: &WalkOptions<'_>, job: Job) -> (Vec<Walked>, Vec<Job>, bool) {
+fn list_dir(options: &WalkOptions<'_>, rules: &Rules, job: Job) -> (Vec<Walked>, Vec<Job>, bool) {
     let mut files = Vec::new();
     let mut children = Vec::new();
     let mut ignored = false;
@@ -307,7 +443,7 @@ fn list_dir(options: &WalkOptions<'_>, job: Job) -> (Vec<Walked>, Vec<Job>, bool
     let mut scopes = job.scopes;
     if !options.no_ignore && has_gitignore {
         let content = fs::read(job.dir.join(".gitignore")).unwrap_or_default();
-        let rules = Gitignore::parse(&String::from_utf8_lossy(&content));
+        let rules = rules.compile(content);
         if !rules.is_empty() {
             let mut deeper: Vec<Arc<Scope>> = scopes.as_ref().clone();
             deeper.push(Arc::new(Scope {
@@ -394,6 +530,100 @@ fn child_kind(entry: &fs::DirEntry) -> Option<(Kind, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// `.gitignore` files this thread compiled (a one-thread walk
+        /// compiles on the thread that starts it).
+        pub(super) static COMPILED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// A tree's `.gitignore` files are compiled by its first walk, not by
+    /// the next ones; an edited file, and a tree walked after another,
+    /// are compiled again (the kept rules are one tree's).
+    #[test]
+    fn a_trees_gitignore_files_are_compiled_once() {
+        let tree = |files: &[(&str, &str)]| {
+            let dir = tempfile::tempdir().unwrap();
+            for (path, text) in files {
+                let path = dir.path().join(path);
+                fs::create_dir_all(path.parent().unwrap()).unwrap();
+                fs::write(path, text).unwrap();
+            }
+            dir
+        };
+        let first = tree(&[
+            (".gitignore", "*.log\n"),
+            ("a/.gitignore", "b[0-9].txt\n"),
+            ("c/.gitignore", "b[0-9].txt\n"),
+            ("a/b1.txt", ""),
+            ("a/b.txt", ""),
+        ]);
+        let other = tree(&[(".gitignore", "*.tmp\n")]);
+        let globs = GlobList::new(&[]).unwrap();
+        let compiled = |dir: &tempfile::TempDir| {
+            let root = dir.path().to_str().unwrap().to_string();
+            let options = WalkOptions {
+                root: &root,
+                hidden: false,
+                no_ignore: false,
+                globs: &globs,
+            };
+            let before = COMPILED.with(|n| n.get());
+            let walked = walk_visiting(&options, 1, |_| Some(())).unwrap();
+            let names: Vec<String> = walked.kept.into_iter().map(|(c, ())| c.relative).collect();
+            (COMPILED.with(|n| n.get()) - before, names)
+        };
+        // Two files with the same bytes are compiled once.
+        assert_eq!(compiled(&first), (2, vec!["a/b.txt".to_string()]));
+        assert_eq!(compiled(&first), (0, vec!["a/b.txt".to_string()]));
+        fs::write(first.path().join("a/.gitignore"), "b.txt\n").unwrap();
+        assert_eq!(compiled(&first), (1, vec!["a/b1.txt".to_string()]));
+        assert_eq!(compiled(&other).0, 1);
+        assert_eq!(compiled(&first).0, 3);
+    }
+
+    /// A listing cut as it is walked returns what a sort of the whole walk
+    /// returns, and counts all of it, at every limit and thread count.
+    #[test]
+    fn the_smallest_are_the_head_of_the_whole_walk() {
+        let dir = tempfile::tempdir().unwrap();
+        for (i, name) in ["b", "a-b", "a", "Z", "é", "😀", "Ω", "a/b"]
+            .iter()
+            .enumerate()
+        {
+            let sub = dir.path().join(name);
+            fs::create_dir_all(&sub).unwrap();
+            for j in 0..4 {
+                fs::write(sub.join(format!("{j}{i}.rs")), "").unwrap();
+            }
+            fs::write(sub.join("skip.txt"), "").unwrap();
+        }
+        fs::write(dir.path().join(".gitignore"), "Z/\n").unwrap();
+        let root = format!("{}/./", dir.path().display());
+        let globs = GlobList::new(&["*.rs".to_string()]).unwrap();
+        let options = WalkOptions {
+            root: &root,
+            hidden: false,
+            no_ignore: false,
+            globs: &globs,
+        };
+        let whole = walk(&options).unwrap();
+        let all: Vec<String> = whole.candidates.into_iter().map(|c| c.path).collect();
+        assert_eq!(all.len(), 28);
+        for threads in [1, 3] {
+            for limit in [0, 1, 5, 27, 28, 1000] {
+                let cut = walk_smallest(&options, threads, limit).unwrap();
+                assert_eq!(cut.ignored, whole.ignored, "{limit}");
+                assert_eq!(cut.paths.total(), 28, "{limit}");
+                let head: Vec<String> = all.iter().take(limit as usize).cloned().collect();
+                assert_eq!(
+                    cut.paths.into_sorted(),
+                    head,
+                    "{limit} on {threads} threads"
+                );
+            }
+        }
+    }
 
     proptest::proptest! {
         /// The prefix shortcut spells every candidate as the join does,

@@ -15,7 +15,7 @@
 //! use lawsuite::report::results::Results;
 //!
 //! let outcome = |id: &str, verdict: Verdict| Outcome {
-//!     id: id.into(),
+//!     id: id.parse().unwrap(),
 //!     item: id.rsplit_once("::").unwrap().0.into(),
 //!     kind: Kind::Law,
 //!     peer: Some("mine".into()),

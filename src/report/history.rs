@@ -14,7 +14,7 @@
 //!
 //! let run = |verdict: Verdict| {
 //!     let outcome = Outcome {
-//!         id: "law::a::mine".into(),
+//!         id: "law::a::mine".parse().unwrap(),
 //!         item: "law::a".into(),
 //!         kind: Kind::Law,
 //!         peer: Some("mine".into()),

@@ -46,6 +46,7 @@ fn matrix_row(o: &Outcome) -> String {
         (Some(spec), _) => spec.clone(),
         (None, Kind::Regression) => "regressions".into(),
         (None, Kind::Seed) => "seeds".into(),
+        (None, Kind::Exhaustive) => "exhaustive families".into(),
         _ => "checks".into(),
     }
 }

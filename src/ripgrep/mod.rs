@@ -39,9 +39,11 @@
 //! `provider_unavailable`, and [`Ripgrep::availability`] tells a person how
 //! to install one.
 
+mod child;
 pub mod json;
 mod nul;
 pub mod process;
+mod walk_cache;
 pub mod walk_peer;
 
 use std::collections::HashSet;

@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use super::child;
 use crate::contract::{ErrorCode, StdError};
 
 /// `MAX_CAPTURE_BYTES` (native-peer §1): each stream of one invocation, and
@@ -132,24 +133,28 @@ impl RgOptions {
         self.memory_mb
     }
 
-    /// The command that runs the program under the memory bound: through
-    /// `sh`, whose `ulimit -v` sets `RLIMIT_AS` before it `exec`s `rg` (the
-    /// crate forbids the unsafe code a `pre_exec` hook would need). Where
-    /// there is no bound, or no unix `sh`, the program is run as it is.
+    /// The command that runs the program itself, in a process group of
+    /// its own (the private `child` module, which also sets the memory
+    /// bound, [`RgOptions::memory_bytes`], as it starts it). It used to go
+    /// through `/bin/sh -c 'ulimit -v …; exec rg'`: a shell for every `rg`.
     fn command(&self) -> Command {
-        #[cfg(unix)]
-        if let Some(mb) = self.memory_mb {
-            let mut command = Command::new("/bin/sh");
-            command
-                .arg("-c")
-                .arg("ulimit -v \"$1\" || exit 125; shift; exec \"$@\"")
-                .arg("sh")
-                .arg((mb.saturating_mul(1024)).to_string())
-                .arg(&self.program);
-            return command;
-        }
-        Command::new(&self.program)
+        let mut command = Command::new(&self.program);
+        child::configure(&mut command);
+        command
     }
+
+    /// The per-`rg` address-space bound in bytes, if there is one.
+    fn memory_bytes(&self) -> Option<u64> {
+        self.memory_mb.map(|mb| mb.saturating_mul(1024 * 1024))
+    }
+}
+
+/// End every `rg` lawsuite runs now, each with its process group, and
+/// start none again: what an interrupted `lawsuite` does on its way out
+/// (`rg` runs in a group of its own, so a terminal's Ctrl-C does not reach
+/// it). Returns how many were ended.
+pub fn stop_all_rg() -> usize {
+    child::stop_all()
 }
 
 /// The result of one or more invocations, combined (§1.1).
@@ -260,15 +265,15 @@ fn run_once(
 ) -> Result<Output, StdError> {
     let mut argv: Vec<OsString> = args.iter().map(OsString::from).collect();
     argv.extend(batch.iter().map(OsString::from));
-    let mut child = rg
-        .command()
+    let mut command = rg.command();
+    command
         .args(&argv)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|_| cannot_start())?;
+        .stderr(Stdio::piped());
+    let mut rg_child = child::spawn(&mut command, rg.memory_bytes()).map_err(|_| cannot_start())?;
+    let child = rg_child.child();
     // Readers on their own threads report over a channel, so the wait for
     // them can end at the deadline; a reader left behind ends when the
     // killed child's pipe closes.
@@ -293,21 +298,29 @@ fn run_once(
             // A reader died without reporting: its stream counts as lost.
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                // SIGKILL, so `wait` returns at once and reaps it.
-                let _ = child.kill();
-                let _ = child.wait();
+                // SIGKILL to its group, so `wait` returns at once and
+                // reaps it.
+                rg_child.kill();
+                let _ = rg_child.wait();
                 return Err(timed_out());
             }
         }
         if matches!(stdout, Some(Err(_))) || matches!(stderr, Some(Err(_))) {
-            // Overflowed: stop a child that is still writing (ignore
-            // "already exited"); the other reader then sees the end.
-            let _ = child.kill();
+            // Overflowed: stop a child that is still writing; the other
+            // reader then sees the end.
+            rg_child.kill();
         }
     }
     let stdout = stdout.unwrap_or(Err(Overflow));
     let stderr = stderr.unwrap_or(Err(Overflow));
-    let status = child.wait().map_err(|_| cannot_start())?;
+    let status = rg_child.wait().map_err(|_| cannot_start())?;
+    if child::stopping() {
+        // Ended by `stop_all_rg`: what it printed is no answer.
+        return Err(StdError::new(
+            ErrorCode::ProviderUnavailable,
+            format!("{CANNOT_START}: lawsuite is stopping, and ended it"),
+        ));
+    }
     let (stdout, stderr) = match (stdout, stderr) {
         (Ok(out), Ok(err)) => (out, err),
         (out, err) => {
@@ -324,13 +337,6 @@ fn run_once(
             ));
         }
     };
-    // Through `sh`, an `rg` that cannot be run is `sh`'s 126 (not
-    // executable) or 127 (not found), which `rg` itself never exits with:
-    // the same answer as a spawn failure.
-    #[cfg(unix)]
-    if rg.memory_mb.is_some() && matches!(status.code(), Some(126 | 127)) {
-        return Err(cannot_start());
-    }
     #[cfg(unix)]
     if let Some(why) = rg
         .memory_mb
@@ -456,16 +462,15 @@ pub fn version_line(
         .checked_add(timeout)
         .unwrap_or(started + DEFAULT_RG_TIMEOUT);
     let mut command = Command::new(program);
+    child::configure(&mut command);
     command
         .arg("--version")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let mut child = command.spawn()?;
+    let mut rg_child = child::spawn(&mut command, None)?;
     let (tx, rx) = mpsc::channel();
-    if let Some(stdout) = child.stdout.take() {
+    if let Some(stdout) = rg_child.child().stdout.take() {
         // On a thread, so the wait for it can end at the deadline; it ends
         // when the pipe closes (the killed group's end) or at the line.
         std::thread::spawn(move || {
@@ -482,7 +487,7 @@ pub fn version_line(
     // The line is read and its pipe closed: give the program until the
     // deadline to exit, then end its group.
     let exited = loop {
-        match child.try_wait() {
+        match rg_child.child().try_wait() {
             Ok(Some(_)) => break true,
             Ok(None) if Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(5));
@@ -491,10 +496,9 @@ pub fn version_line(
         }
     };
     if !exited {
-        kill_group(&child);
-        let _ = child.kill();
-        let _ = child.wait();
+        rg_child.kill();
     }
+    let _ = rg_child.wait();
     Ok(found)
 }
 
@@ -517,24 +521,12 @@ fn first_line<R: Read>(stream: R) -> Result<String, ProbeFailure> {
     Ok(String::from_utf8_lossy(&line).into_owned())
 }
 
-/// SIGKILL to `child`'s process group (its id is the child's pid), through
-/// the `kill` program: the crate forbids unsafe code and has no libc
-/// binding. The helper runs in a group of its own, so a signal to the
-/// harness's group cannot stop it half-way (as in `protocol::process`).
-#[cfg(unix)]
+/// SIGKILL to `child`'s process group (its id is the child's pid, as for
+/// every child started in a group of its own): what the `git` peer ends
+/// its git with at a deadline.
 pub(crate) fn kill_group(child: &std::process::Child) {
-    use std::os::unix::process::CommandExt;
-    let _ = Command::new("kill")
-        .process_group(0)
-        .args(["-KILL", "--", &format!("-{}", child.id())])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    child::kill_group(child.id());
 }
-
-#[cfg(not(unix))]
-pub(crate) fn kill_group(_: &std::process::Child) {}
 
 /// Parse `rg --version`'s first line, e.g. `ripgrep 15.2.0 (rev ...)`.
 pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
@@ -784,6 +776,39 @@ mod tests {
         );
         assert_eq!(parse_version("ripgrep 14.1.1\n"), Some((14, 1, 1)));
         assert_eq!(parse_version("nonsense"), None);
+    }
+
+    /// `rg` is started itself: no shell sets its memory bound any more
+    /// (one per `rg`, about 1 ms of CPU each, issue 47).
+    #[test]
+    fn the_command_is_rg_itself() {
+        for bound in [Some(DEFAULT_MEMORY_MB), None] {
+            let options = RgOptions::default().program("/opt/rg").memory_bound(bound);
+            let command = options.command();
+            assert_eq!(command.get_program(), "/opt/rg");
+            assert_eq!(command.get_args().count(), 0);
+        }
+    }
+
+    /// Each `rg` runs in a process group of its own (its id is its pid),
+    /// so a terminal's Ctrl-C, sent to lawsuite's group, does not reach it.
+    #[cfg(unix)]
+    #[test]
+    fn rg_runs_in_a_process_group_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let out = run_once(
+            &RgOptions::default().program("/bin/sh"),
+            dir.path(),
+            &["-c", "echo $$ $(cut -d' ' -f5 /proc/$$/stat)"],
+            &[],
+            deadline,
+        )
+        .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let ids: Vec<&str> = text.split_whitespace().collect();
+        assert_eq!(ids.len(), 2, "{text}");
+        assert_eq!(ids[0], ids[1], "pid and process group of rg: {text}");
     }
 
     /// Each `rg` runs under the memory bound, set before it starts.

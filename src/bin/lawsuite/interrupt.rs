@@ -27,8 +27,10 @@
 //!   and the peers shut down, which ends by itself; a second signal exits
 //!   at once.
 //!
-//! Every way out ends the same: [`stop_all_peers`] and
-//! [`remove_live_trees`], which know every peer group and every
+//! Every way out ends the same: [`stop_all_peers`], [`stop_all_rg`] and
+//! [`remove_live_trees`], which know every peer group, every `rg` of the
+//! `rg`-driven peers (each in a group of its own too, so a terminal's
+//! Ctrl-C reaches lawsuite, not the `rg` of a call in flight) and every
 //! [`TempTree`](lawsuite::kit::materialize::TempTree) of the process.
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -36,6 +38,7 @@ use std::time::Duration;
 
 use lawsuite::kit::materialize::remove_live_trees;
 use lawsuite::protocol::client::stop_all_peers;
+use lawsuite::ripgrep::process::stop_all_rg;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
 /// The exit status of an interrupted command (`128 + SIGINT`, as a shell
@@ -169,6 +172,7 @@ async fn handle(mut signals: Signals, grace: Duration) {
         grace.as_secs_f64()
     );
     stop_all_peers(Duration::from_millis(500));
+    stop_all_rg();
     tokio::select! {
         _ = signals.next() => {}
         _ = tokio::time::sleep(AFTER_STOP) => {}
@@ -205,7 +209,7 @@ pub fn was_interrupted() -> bool {
 /// will not run their drops.
 fn exit_now() -> ! {
     EXITING.store(true, Ordering::SeqCst);
-    let peers = stop_all_peers(Duration::ZERO);
+    let peers = stop_all_peers(Duration::ZERO) + stop_all_rg();
     let trees = remove_live_trees();
     eprintln!("stopped {peers} peer process group(s) and removed {trees} temporary tree(s)");
     std::process::exit(i32::from(EXIT_CODE));

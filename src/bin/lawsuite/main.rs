@@ -527,6 +527,16 @@ struct RunArgs {
     /// ls and flow calls); laws and regressions are not run.
     #[arg(long)]
     call: Option<usize>,
+    /// Run the bounded-exhaustive families (glob, gitignore, pattern:
+    /// every shape up to a size) at their default sizes (glob 3, gitignore
+    /// 4, pattern 3): about 15,000 calls a peer. Off unless asked for.
+    #[arg(long)]
+    exhaustive: bool,
+    /// Every bounded-exhaustive family at size N (every shape of at most N
+    /// tokens); 0 runs none. Each size's cost and reach: lawsuite's
+    /// exhaustive guide.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=lawsuite::kit::exhaustive::MAX_SIZE as u64))]
+    exhaustive_size: Option<u64>,
     /// Threads running trials at once.
     #[arg(long, default_value_t = default_jobs())]
     jobs: usize,

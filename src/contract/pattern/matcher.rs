@@ -115,10 +115,12 @@ impl Matcher {
     fn compile(ast: &Ast, insensitive: bool) -> Option<Matcher> {
         let exact_hir = parse(&translate(ast, Flavor::Line), insensitive)?;
         let candidate_hir = parse(&translate(ast, Flavor::Buffer), insensitive)?;
+        let candidate = build(&candidate_hir)?;
         let prefix = prefix_prefilter(&candidate_hir).filter(|pre| pre.filter.is_fast());
-        let inner = match prefix {
-            Some(_) => None,
-            None => inner_prefilter(&candidate_hir),
+        let inner = if prefix.is_some() || regex_is_fast_alone(&candidate, &candidate_hir) {
+            None
+        } else {
+            inner_prefilter(&candidate_hir)
         };
         let gate = [&inner, &prefix]
             .into_iter()
@@ -127,7 +129,7 @@ impl Matcher {
             .map(|pre| pre.filter.clone());
         Some(Matcher {
             exact: build(&exact_hir)?,
-            candidate: build(&candidate_hir)?,
+            candidate,
             inner: inner.map(|pre| pre.filter),
             gate,
             raw_regex: !may_match_replacement(&candidate_hir),
@@ -140,6 +142,35 @@ impl Matcher {
     /// The empty pattern matches every line, the empty one included.
     pub fn is_match(&self, line: &str) -> bool {
         self.exact.is_match(line)
+    }
+
+    /// [`is_match`](Matcher::is_match) of the lossy decoding (§11.2) of
+    /// `line`, a line's bytes without terminator, decoding only when the
+    /// answer could depend on it.
+    ///
+    /// A line of UTF-8 is its own decoding. A line that is not is asked as
+    /// it is when no part of the pattern can match U+FFFD (see
+    /// [`searches_raw_bytes`](Matcher::searches_raw_bytes)): a match in the
+    /// decoded line is then made of characters the bytes hold verbatim,
+    /// and an invalid byte, like the U+FFFD standing for it, is matched by
+    /// no atom. So a scanner confirms candidate lines on their bytes and
+    /// decodes only the lines it keeps, as `grep-searcher` does.
+    ///
+    /// ```
+    /// use lawsuite::contract::Matcher;
+    /// let m = Matcher::new("a.c", false, false)?;
+    /// assert!(m.is_match_bytes(b"xa\xffc"));            // `.` matches the U+FFFD
+    /// assert!(!Matcher::new("ac", false, false)?.is_match_bytes(b"a\xffc"));
+    /// assert!(Matcher::new("^needle$", false, false)?.is_match_bytes(b"needle"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn is_match_bytes(&self, line: &[u8]) -> bool {
+        if self.raw_regex || std::str::from_utf8(line).is_ok() {
+            self.exact.is_match(line)
+        } else {
+            self.exact
+                .is_match(String::from_utf8_lossy(line).as_bytes())
+        }
     }
 
     /// The first place at or after `from` where a matching line may start
@@ -171,10 +202,10 @@ impl Matcher {
     /// `[a-z]+_resume` (the literal becomes case variants, and the single
     /// class prefix gives no separator proof) falls back to the plain core
     /// engines. So, like ripgrep, this module extracts the required inner
-    /// literals itself and, whenever the pattern has no fast prefix
-    /// prefilter, scans for them with a `regex-automata` prefilter and
-    /// answers the start of the line holding the first hit; the caller's
-    /// `is_match` replaces `meta`'s reverse confirmation.
+    /// literals itself where `meta` has no accelerated strategy, scans for
+    /// them with a `regex-automata` prefilter and answers the start of the
+    /// line holding the first hit; the caller's `is_match` replaces `meta`'s
+    /// reverse confirmation.
     ///
     /// Worst case (no usable literal, a pattern near the 8192-state budget,
     /// a very long line) the search is linear in the line times the NFA
@@ -273,8 +304,28 @@ fn build(hir: &Hir) -> Option<Regex> {
         .ok()
 }
 
+/// Whether the candidate regex needs no inner literal prefilter of ours,
+/// as ripgrep decides (`grep-regex`'s `InnerLiterals::new`): `meta` says it
+/// is accelerated (a prefix prefilter, or a reverse suffix or inner
+/// literal strategy it proved safe) and no Unicode word boundary could make
+/// it fall back to a slower engine; or the pattern is an alternation of
+/// literals, which `meta` searches as well as anything would.
+///
+/// Our own inner literal search answers the start of each line holding a
+/// literal, which the scanner then confirms with the per-line regex: where
+/// the literal is common, that is a line's work for every occurrence. A
+/// one-byte literal (`[a-z]{3}[A-Z]{4}[A-Z]{3}q`) cost 33 % more CPU than a
+/// strong one, where `rg` pays 8 % (issue 47); `meta`'s reverse suffix
+/// search checks each occurrence with a few bytes of a reverse DFA.
+fn regex_is_fast_alone(candidate: &Regex, hir: &Hir) -> bool {
+    let looks = hir.properties().look_set();
+    (candidate.is_accelerated() && !looks.contains_word_unicode())
+        || hir.properties().is_alternation_literal()
+}
+
 /// The required inner literals of `hir`, as a fast prefilter (asked only
-/// when `hir` has no fast prefix prefilter: `meta` searches that one).
+/// when `hir` has no fast prefix prefilter, and `meta` has no accelerated
+/// strategy of its own: see [`regex_is_fast_alone`]).
 ///
 /// Sound because every match of a top-level concatenation contains a match
 /// of each of its children, and the prefix literal set of a child is

@@ -168,7 +168,8 @@ fn find_candidate_examples() {
     let at = m.find_candidate(haystack, 0).expect("line 3 matches");
     assert!((6..=36).contains(&at), "{at}");
     assert!(!m.is_match("BETA_RESUME"));
-    assert_eq!(m.find_candidate(haystack, 19), Some(19));
+    // `meta`'s reverse suffix search answers the match's own start.
+    assert_eq!(m.find_candidate(haystack, 19), Some(21));
 
     // `$` before CRLF, and not on a bare final `\r` (§11.3).
     let m = matcher("end$", false, false);
@@ -219,15 +220,22 @@ fn inner_literal_prefilters() {
             .to_string();
         (strategy, m.has_inner_prefilter())
     };
-    // A literal suffix or a truly inner literal: `meta` alone would be fast.
+    // A literal suffix or a truly inner literal: `meta` alone is fast, and
+    // is left to it (as ripgrep leaves it), a one-byte suffix too.
     assert_eq!(
         strategy("[a-z]+_RESUME", false),
-        ("ReverseSuffix".into(), true)
+        ("ReverseSuffix".into(), false)
     );
     assert_eq!(
         strategy("[a-z]+_RESUME[0-9]", false),
-        ("ReverseInner".into(), true)
+        ("ReverseInner".into(), false)
     );
+    assert_eq!(
+        strategy("[a-z]{3}[A-Z]{4}[A-Z]{3}q", false),
+        ("ReverseSuffix".into(), false)
+    );
+    // An alternation of literals is `meta`'s.
+    assert!(!strategy("zzq_handler|xyzzyq", true).1);
     // Case-insensitive, the literal becomes case variants and `meta` falls
     // back to its core engines; the inner prefilter keeps the scan fast.
     assert_eq!(strategy("[a-z]+_resume", true), ("Core".into(), true));
@@ -413,6 +421,34 @@ proptest! {
         }
         let expected: Vec<usize> = (skip..spans.len()).filter(|&i| m.is_match(&spans[i].2)).collect();
         prop_assert_eq!(seen, expected);
+    }
+
+    /// A line confirmed on its bytes gets the answer of its lossy decoding
+    /// (§11.2), invalid sequences and all.
+    #[test]
+    fn a_line_confirmed_on_its_bytes_is_confirmed_as_decoded(
+        pattern in grammar_pattern(),
+        fixed in any::<bool>(),
+        insensitive in any::<bool>(),
+        pieces in prop::collection::vec(
+            prop_oneof![
+                line_text().prop_map(String::into_bytes),
+                prop::sample::select(vec![
+                    b"\xff".to_vec(), b"\xef\xbf".to_vec(), b"\xc3".to_vec(), b"\xed\xa0\x80".to_vec(),
+                ]),
+            ],
+            0..5,
+        ),
+    ) {
+        let Ok(m) = Matcher::new(&pattern, fixed, insensitive) else {
+            return Ok(());
+        };
+        let line = pieces.concat();
+        prop_assert_eq!(
+            m.is_match_bytes(&line),
+            m.is_match(&String::from_utf8_lossy(&line)),
+            "{:?} on {:?}", pattern, line
+        );
     }
 }
 
