@@ -62,6 +62,11 @@ pub const VARIABLES: &[Variable] = &[
         flag: Some("ground"),
     },
     Variable {
+        name: EXHAUSTIVE_SIZE,
+        meaning: "a number from 0 to 8: every bounded-exhaustive family (glob, gitignore, pattern) at that size instead of its default (0 runs none)",
+        flag: Some("exhaustive-size"),
+    },
+    Variable {
         name: RECORD,
         meaning: "1: a failing seed shrinks its divergences and records them in the project's regression directory",
         flag: None,
@@ -105,6 +110,7 @@ pub const VARIABLES: &[Variable] = &[
 
 const SEEDS: &str = "LAWSUITE_SEEDS";
 const GROUND: &str = "LAWSUITE_GROUND";
+const EXHAUSTIVE_SIZE: &str = "LAWSUITE_EXHAUSTIVE_SIZE";
 const RECORD: &str = "LAWSUITE_RECORD";
 const SLOW_SECS: &str = "LAWSUITE_SLOW_SECS";
 const INTERRUPT_GRACE_SECS: &str = "LAWSUITE_INTERRUPT_GRACE_SECS";
@@ -163,6 +169,7 @@ impl std::error::Error for EnvError {}
 pub struct Environment {
     seeds: Option<Range<u64>>,
     ground: Option<Ground>,
+    exhaustive_size: Option<usize>,
     record: bool,
     slow_period: Option<Option<Duration>>,
     interrupt_grace: Option<Duration>,
@@ -221,6 +228,11 @@ impl Environment {
                 parse_seeds,
             ),
             ground: var.read(GROUND, "shared or full", |v| v.parse().ok()),
+            exhaustive_size: var.read(EXHAUSTIVE_SIZE, "a whole number from 0 to 8", |v| {
+                v.parse()
+                    .ok()
+                    .filter(|n: &usize| *n <= crate::kit::exhaustive::MAX_SIZE)
+            }),
             record: var
                 .read(RECORD, "1 (or unset)", |v| {
                     (v == "1" || v == "0").then(|| v == "1")
@@ -267,6 +279,12 @@ impl Environment {
     /// `LAWSUITE_GROUND`: the `lawsuite` generator's ground.
     pub fn ground(&self) -> Option<Ground> {
         self.ground
+    }
+
+    /// `LAWSUITE_EXHAUSTIVE_SIZE`: every bounded-exhaustive family's size
+    /// (`Some(0)`: none).
+    pub fn exhaustive_size(&self) -> Option<usize> {
+        self.exhaustive_size
     }
 
     /// `LAWSUITE_RECORD=1`: failing seeds are recorded.
@@ -477,6 +495,24 @@ mod tests {
         assert_eq!(env.slow_period(), Some(None));
         assert_eq!(env.rg_memory_mb(), Some(0));
         assert_eq!(env.rg_program(), Some(Path::new("/opt/rg")));
+    }
+
+    /// Both sides of the largest size, and what a size is not.
+    #[test]
+    fn the_exhaustive_size_is_a_number_up_to_the_largest() {
+        let env = Environment::from_vars([("LAWSUITE_EXHAUSTIVE_SIZE", "8")]).unwrap();
+        assert_eq!(env.exhaustive_size(), Some(8));
+        let env = Environment::from_vars([("LAWSUITE_EXHAUSTIVE_SIZE", "0")]).unwrap();
+        assert_eq!(env.exhaustive_size(), Some(0));
+        for bad in ["9", "-1", "three"] {
+            let errors = Environment::from_vars([("LAWSUITE_EXHAUSTIVE_SIZE", bad)]).unwrap_err();
+            assert_eq!(errors[0].variable, "LAWSUITE_EXHAUSTIVE_SIZE", "{bad}");
+            assert!(
+                errors[0].to_string().contains("from 0 to 8"),
+                "{}",
+                errors[0]
+            );
+        }
     }
 
     #[test]

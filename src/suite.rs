@@ -31,7 +31,9 @@
 //! as proptest keeps its regressions beside the caller's source.
 //!
 //! Trials are named `law::<area>::<file>::<law>::<peer>`,
-//! `regression::<file>::<peer>` and `seed::<generator>::<seed>::<peer>`
+//! `regression::<file>::<peer>`, `seed::<generator>::<seed>::<peer>` and
+//! `exhaustive::<family>::<size>::<peer>` (every shape of a family up to a
+//! size: [`crate::kit::exhaustive`])
 //! (a law whose method a peer does not answer is an ignored trial, never a
 //! failure), so `cargo test -- law::glob::` or `cargo test -- ::mine` select
 //! them; `--list`, `--exact` and `--format json` work as with libtest, and
@@ -47,6 +49,9 @@
 //!   make, since libtest holds every trial it lists; `lawsuite run
 //!   --seeds A..B` runs a sweep of any width, making each trial as it runs
 //!   it.
+//! * `LAWSUITE_EXHAUSTIVE_SIZE=N` runs every bounded-exhaustive family at
+//!   size N instead of each at its default (`0`: none;
+//!   [`Suite::exhaustive_size`] wins over it).
 //! * `LAWSUITE_RECORD=1`: a failing seed trial shrinks its first
 //!   divergences and writes them into the project's regression directory.
 //! * `LAWSUITE_MAX_REPORTS=N`: the first N failing calls are printed in
@@ -471,6 +476,35 @@ impl Suite {
     ) -> Suite {
         let seeds = Seeds::of(seeds.into_iter().collect());
         self.config = self.config.generator_seeds(generator, seeds);
+        self
+    }
+
+    /// Run every bounded-exhaustive family ([`crate::kit::exhaustive`]:
+    /// every glob, `.gitignore` rule and pattern up to a size, against
+    /// every path or line of a small tree) at `size` instead of each at
+    /// its default size; `0` runs none. `LAWSUITE_EXHAUSTIVE_SIZE` sets the
+    /// same from the environment; this wins over it.
+    pub fn exhaustive_size(mut self, size: usize) -> Suite {
+        self.config = self.config.exhaustive_size(size);
+        self
+    }
+
+    /// Run every bounded-exhaustive family at its own default size
+    /// ([`crate::conformance::ConfigBuilder::exhaustive_at_family_sizes`]);
+    /// without it, or a size, a suite holds none.
+    pub fn exhaustive(mut self) -> Suite {
+        self.config = self.config.exhaustive_at_family_sizes();
+        self
+    }
+
+    /// The size of every bounded-exhaustive family when neither
+    /// [`Suite::exhaustive_size`] nor `LAWSUITE_EXHAUSTIVE_SIZE` gives one
+    /// (`0`: none), instead of each family's own default. The skeleton
+    /// `lawsuite init --lang rust` writes sets `0`, so a peer author's
+    /// first run stays within a minute, and
+    /// `LAWSUITE_EXHAUSTIVE_SIZE=3 cargo test` still runs them.
+    pub fn default_exhaustive_size(mut self, size: usize) -> Suite {
+        self.config = self.config.default_exhaustive_size(size);
         self
     }
 

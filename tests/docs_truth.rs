@@ -405,3 +405,35 @@ fn thousands(n: usize) -> String {
     }
     out
 }
+
+/// A law's decision is what a failure says under `why:`: it explains in
+/// the contract's words (its reasons NotFound, PermissionDenied and "any
+/// other reason", an errno where one is meant), never in a host library's
+/// (issue 49: a Node author's first failure said "@effect/platform-node
+/// maps it to reason BadResource").
+#[test]
+fn law_decisions_explain_in_the_contracts_words() {
+    let (laws, problems) = lawsuite::law::shipped();
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(laws.len() > 1000, "{} laws", laws.len());
+    let host_words = [
+        "@effect",
+        "platform-node",
+        "BadResource",
+        "PlatformError",
+        "SystemError",
+    ];
+    let mut found = Vec::new();
+    for law in &laws {
+        let decision = law.law.decision.as_deref().unwrap_or_default();
+        for word in host_words {
+            if decision.contains(word) {
+                found.push(format!("{}: {word}", law.id));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "decisions in a host library's words: {found:#?}"
+    );
+}

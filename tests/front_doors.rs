@@ -810,61 +810,85 @@ fn a_law_filter_that_names_no_law_is_refused() {
     );
 }
 
-/// A seed's JUnit test cases are named by the plan's call index, the `N`
-/// of the case title's `call N` and of the replay's `--call N`, so a CI
-/// page names the call to replay. They used to count divergent calls
-/// (`call-0`, `call-1`…) whatever calls diverged.
+/// JUnit counts what the console counts: one test case per trial (a
+/// failing seed was one test case per divergent call: 3,761 test cases
+/// for a run of 2,227 trials). A failing seed's one test case is named by
+/// its trial id, lists every divergent call by its title (the plan's
+/// `call N`, as `--call N` replays it), and shows the first in full with
+/// its replay command.
 #[test]
-fn junit_names_a_seeds_cases_by_their_call_index() {
+fn junit_has_one_test_case_per_trial_as_the_console_counts() {
     let marker_dir = tempfile::tempdir().unwrap();
     // The marker exists: no crash, only wrong answers.
     let marker = marker_dir.path().join("done");
     std::fs::write(&marker, "").unwrap();
     let dir = project(&wrong_peer("wrong", &marker));
-    let out = lawsuite(
-        dir.path(),
-        &[
-            "run",
-            "--no-laws",
-            "--generator",
-            "lawsuite",
-            "--seeds",
-            "1..3",
-            "--format",
-            "junit",
-        ],
-    );
+    let args = [
+        "run",
+        "--no-laws",
+        "--generator",
+        "lawsuite",
+        "--seeds",
+        "1..3",
+    ];
+    let out = lawsuite(dir.path(), &[&args[..], &["--format", "junit"]].concat());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     let doc = roxmltree::Document::parse(&stdout).expect("the JUnit is valid XML");
-    let mut named = 0;
-    for case in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
-        let name = case.attribute("name").unwrap_or_default();
-        let Some((_, index)) = name.rsplit_once("::call-") else {
-            continue;
-        };
-        let failure = case.children().find(|n| n.has_tag_name("failure")).unwrap();
-        let title = failure.attribute("message").unwrap_or_default();
-        assert!(
-            title.contains(&format!(", call {index} (")),
-            "{name}: {title}"
-        );
-        let body = failure.text().unwrap_or_default();
-        assert!(
-            body.contains(&format!("--call {index} "))
-                || body.contains(&format!("--call {index}\n")),
-            "{name}: {body}"
-        );
-        named += 1;
-    }
-    assert!(named > 1, "{stdout}");
-    // And the totals are the suites' summed on a real run.
     let root = doc.root_element();
     let count = |n: roxmltree::Node, a: &str| -> usize {
         n.attribute(a)
             .and_then(|v| v.parse().ok())
             .unwrap_or(usize::MAX)
     };
+    // The console's count of trials, from the same run in the human format.
+    let human = lawsuite(dir.path(), &args);
+    let said = String::from_utf8_lossy(&human.stdout);
+    let trials: usize = said
+        .lines()
+        .find_map(|l| {
+            l.split_once(" trials in ")
+                .map(|(n, _)| n.trim().parse().unwrap())
+        })
+        .unwrap_or_else(|| panic!("no count of trials in {said}"));
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(cases.len(), trials, "{stdout}");
+    assert_eq!(count(root, "tests"), trials, "{stdout}");
+    let mut seeds = 0;
+    for case in &cases {
+        let name = case.attribute("name").unwrap_or_default();
+        let Some(failure) = case.children().find(|n| n.has_tag_name("failure")) else {
+            continue;
+        };
+        assert!(name.starts_with("seed::lawsuite::"), "{name}");
+        assert!(!name.contains("::call-"), "{name}");
+        assert_eq!(failure.attribute("type"), Some("divergence"));
+        let body = failure.text().unwrap_or_default();
+        // The list: the lines after its heading, up to the blank line.
+        let listed: Vec<&str> = body
+            .lines()
+            .skip_while(|l| !l.starts_with("  divergent calls ("))
+            .skip(1)
+            .map_while(|l| l.strip_prefix("  - "))
+            .collect();
+        let diverge: usize = failure
+            .attribute("message")
+            .and_then(|m| m.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{name}: {body}"));
+        assert_eq!(listed.len(), diverge, "{name}: {body}");
+        let first = listed[0]
+            .split_once(", call ")
+            .and_then(|(_, rest)| rest.split(' ').next())
+            .unwrap_or_else(|| panic!("{name}: {body}"));
+        assert!(body.contains(&format!("--call {first} ")), "{name}: {body}");
+        seeds += 1;
+    }
+    assert!(seeds > 1, "{stdout}");
+    // And the totals are the suites' summed on a real run.
     let suites: Vec<_> = root
         .children()
         .filter(|n| n.has_tag_name("testsuite"))

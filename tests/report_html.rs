@@ -151,3 +151,80 @@ fn chromium_renders_the_matrix_with_the_right_counts() {
     );
     assert!(shot.is_file(), "{}", String::from_utf8_lossy(&taken.stderr));
 }
+
+/// The page of a run like issue 49's (a peer failing most laws it is
+/// asked and most default seeds): under 1.5 MB. A failing seed wrote each
+/// divergent call in full, its diff and its tree (2.5 MB for a Python
+/// skeleton's first run, 5.9–8.4 MB for a TypeScript peer's); it now lists
+/// them one line each with their kind of difference and writes the first in
+/// full, and each tree once. The wrong peer is in-process
+/// (`lawsuite::testing::Altered`): every glob lists its paths backwards and
+/// one more, every grep adds a `!` to every match's text and counts one
+/// file more, so every call diverges and a divergent answer's diff is as
+/// long as the answer, as a wrong peer's often is.
+#[test]
+fn the_page_of_a_peer_failing_most_seeds_stays_under_1_5_mb() {
+    use lawsuite::conformance::{Engine, Subject, Summary, Verdict};
+    use lawsuite::kit::Generator;
+    use lawsuite::peer::Ground;
+    use lawsuite::portable::Portable;
+    use lawsuite::testing::Altered;
+
+    let wrong = Altered::new("wrong")
+        .on_glob(|input, answer| {
+            let mut answer = answer?;
+            answer.paths.reverse();
+            answer.paths.push(format!("{}/not-in-the-tree", input.root));
+            Ok(answer)
+        })
+        .on_grep(|_, answer| {
+            let mut answer = answer?;
+            for m in &mut answer.matches {
+                m.text.push('!');
+            }
+            answer.files_searched += 1;
+            Ok(answer)
+        });
+    let mut engine = Engine::new(
+        Subject::new("portable", Portable::default()),
+        vec![Subject::new("wrong", wrong)],
+    );
+    let (laws, problems) =
+        lawsuite::law::shipped_where(|id| id.starts_with("glob::") || id.starts_with("grep::"));
+    engine.add_laws(laws, problems);
+    for generator in [Generator::Smthrs, Generator::Lawsuite] {
+        engine.add_seeds(generator, Ground::Shared, &generator.default_seeds(), None);
+    }
+    let outcomes: Vec<_> = engine
+        .trials()
+        .iter()
+        .map(|trial| engine.run_trial(trial))
+        .collect();
+    let failing = |kind: &str| {
+        outcomes
+            .iter()
+            .filter(|o| o.kind.name() == kind && matches!(o.verdict, Verdict::Fail { .. }))
+            .count()
+    };
+    // As issue 49's run: 20 law failures and more, 73 seeds of 76 and more.
+    assert!(failing("law") >= 20, "{} laws fail", failing("law"));
+    assert!(failing("seed") >= 73, "{} seeds fail", failing("seed"));
+    let summary = Summary::of(&outcomes, std::time::Duration::ZERO, Vec::new());
+    let page = lawsuite::report::html(&lawsuite::report::RunInfo::default(), &outcomes, &summary);
+    eprintln!(
+        "{} laws and {} seeds fail: a page of {} bytes",
+        failing("law"),
+        failing("seed"),
+        page.len()
+    );
+    assert!(page.len() < 1_500_000, "{} bytes", page.len());
+    // Every tree a failure links to is on the page, once.
+    for link in page.split("href=\"#tree-").skip(1) {
+        let n = link.split('"').next().unwrap_or_default();
+        assert_eq!(
+            page.matches(&format!("id=\"tree-{n}\"")).count(),
+            1,
+            "tree {n}"
+        );
+    }
+}

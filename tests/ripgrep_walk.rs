@@ -748,6 +748,12 @@ fn negative_glob_prunes_directories() {
     assert!(listed(&answers[0], &root).contains("nested/sub/deep.ts"));
     assert!(!listed(&answers[1], &root).contains("nested/sub/deep.ts"));
     differ("negative_glob_prunes_directories", &answers);
+    // A trailing `/`: rg matches the directory `nested` (found by the
+    // `glob` family of `kit::exhaustive`).
+    let answers = globs(&p, &w, &GlobInput::new("!nested/", root.clone()));
+    assert!(listed(&answers[0], &root).contains("nested/a.ts"));
+    assert!(!listed(&answers[1], &root).contains("nested/a.ts"));
+    differ("negative_glob_prunes_directories", &answers);
 }
 
 #[test]

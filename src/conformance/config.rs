@@ -55,6 +55,7 @@ use std::time::Duration;
 
 use crate::environment::Environment;
 use crate::kit::Generator;
+use crate::kit::exhaustive::Family;
 use crate::peer::Ground;
 use crate::project::Project;
 use crate::registry::PeerOptions;
@@ -280,6 +281,8 @@ pub struct Config {
     expected_dirs: Vec<PathBuf>,
     expected: Vec<ListedFailure>,
     seeds: Vec<SeedSet>,
+    /// The bounded-exhaustive families and their sizes.
+    exhaustive: Vec<(Family, usize)>,
     /// The range `LAWSUITE_SEEDS` put on every generator, when it did.
     seeds_from_env: Option<Range<u64>>,
     only_call: Option<usize>,
@@ -331,6 +334,9 @@ pub struct ConfigBuilder {
     seed_sets: Option<Vec<SeedSet>>,
     ground: Option<Ground>,
     no_seeds: bool,
+    exhaustive_size: Option<usize>,
+    default_exhaustive_size: Option<usize>,
+    family_sizes: bool,
     only_call: Option<usize>,
     record: Option<PathBuf>,
     replay: Option<Replay>,
@@ -448,6 +454,36 @@ impl ConfigBuilder {
     /// Run no seeds.
     pub fn no_seeds(mut self) -> ConfigBuilder {
         self.no_seeds = true;
+        self
+    }
+
+    /// Run every bounded-exhaustive family at `size` (`0`: none) instead
+    /// of each at its default size ([`crate::kit::exhaustive::Family::default_size`]).
+    pub fn exhaustive_size(mut self, size: usize) -> ConfigBuilder {
+        self.exhaustive_size = Some(size);
+        self
+    }
+
+    /// Run every bounded-exhaustive family at its own default size
+    /// ([`crate::kit::exhaustive::Family::default_size`]: glob 3, gitignore
+    /// 4, pattern 3) when no size is given. Without it (and without a
+    /// size) a run holds none: at those sizes the families add about 10
+    /// CPU-s on `portable` and `model`, but one process per call on the
+    /// `rg` built-ins (about 32 CPU-s on `ripgrep`, 160 on `ripgrep-walk`)
+    /// and about 15,000 calls on any peer, so they are asked for
+    /// (`lawsuite run --exhaustive`, [`crate::suite::Suite::exhaustive`]).
+    pub fn exhaustive_at_family_sizes(mut self) -> ConfigBuilder {
+        self.family_sizes = true;
+        self
+    }
+
+    /// The size every bounded-exhaustive family takes when neither an
+    /// explicit [`ConfigBuilder::exhaustive_size`] nor
+    /// `LAWSUITE_EXHAUSTIVE_SIZE` gives one (`0`: none), instead of each
+    /// family's own default: a peer crate's first run turns them off this
+    /// way and the variable still turns them on.
+    pub fn default_exhaustive_size(mut self, size: usize) -> ConfigBuilder {
+        self.default_exhaustive_size = Some(size);
         self
     }
 
@@ -608,6 +644,18 @@ impl ConfigBuilder {
                 (sets, from_env)
             }
         };
+        // Generated plans, like the seeds: none with `no_seeds` or a
+        // single call.
+        let exhaustive = if self.no_seeds || self.only_call.is_some() {
+            Vec::new()
+        } else {
+            let size = self
+                .exhaustive_size
+                .or(env.exhaustive_size())
+                .or(self.default_exhaustive_size)
+                .or((!self.family_sizes).then_some(0));
+            Config::exhaustive_families(size)
+        };
         let record = self
             .record
             .or_else(|| regressions.clone().filter(|_| env.record()));
@@ -620,6 +668,7 @@ impl ConfigBuilder {
             expected_dirs: self.expected_dirs,
             expected: self.expected,
             seeds,
+            exhaustive,
             seeds_from_env,
             only_call: self.only_call,
             record,
@@ -681,6 +730,31 @@ impl Config {
                 },
             })
             .collect()
+    }
+
+    /// The bounded-exhaustive families a run holds: each at `size`, or
+    /// at its default size when none is given; none at size 0. Both front
+    /// doors hold them (`--exhaustive-size`, `LAWSUITE_EXHAUSTIVE_SIZE`).
+    ///
+    /// ```
+    /// use lawsuite::conformance::config::Config;
+    /// use lawsuite::kit::exhaustive::Family;
+    /// let defaults = Config::exhaustive_families(None);
+    /// assert_eq!(defaults, [(Family::Glob, 3), (Family::Gitignore, 4), (Family::Pattern, 3)]);
+    /// assert!(Config::exhaustive_families(Some(0)).is_empty());
+    /// assert!(Config::exhaustive_families(Some(5)).iter().all(|(_, k)| *k == 5));
+    /// ```
+    pub fn exhaustive_families(size: Option<usize>) -> Vec<(Family, usize)> {
+        match size {
+            Some(0) => Vec::new(),
+            Some(size) => Family::ALL.iter().map(|f| (*f, size)).collect(),
+            None => Family::ALL.iter().map(|f| (*f, f.default_size())).collect(),
+        }
+    }
+
+    /// The bounded-exhaustive families this run holds, with their sizes.
+    pub fn exhaustive(&self) -> &[(Family, usize)] {
+        &self.exhaustive
     }
 
     /// Whether laws run at all.
@@ -878,6 +952,11 @@ impl Config {
                 }
             }
         }
+        if wants(|i| matches!(i, ItemId::Exhaustive { .. })) {
+            for (family, size) in &self.exhaustive {
+                engine.add_exhaustive(*family, *size);
+            }
+        }
         engine.set_expectations(self.expectations());
         if self.laws
             && wants(|i| {
@@ -1058,6 +1137,60 @@ mod tests {
             "{:?}",
             set.unavailable
         );
+    }
+
+    /// Explicit over the environment over a default size over each
+    /// family's own; no families without seeds or with one call.
+    #[test]
+    fn exhaustive_sizes_resolve_in_order() {
+        let sizes = |config: &Config| -> Vec<usize> {
+            config.exhaustive().iter().map(|(_, k)| *k).collect()
+        };
+        let env = Environment::from_vars([("LAWSUITE_EXHAUSTIVE_SIZE", "2")]).unwrap();
+        // Off unless asked for; asked for, each family at its own size.
+        assert!(sizes(&Config::builder().build().unwrap()).is_empty());
+        assert_eq!(
+            sizes(
+                &Config::builder()
+                    .exhaustive_at_family_sizes()
+                    .build()
+                    .unwrap()
+            ),
+            [3, 4, 3]
+        );
+        let off = Config::builder()
+            .exhaustive_at_family_sizes()
+            .default_exhaustive_size(0)
+            .build()
+            .unwrap();
+        assert!(off.exhaustive().is_empty());
+        let from_env = Config::builder()
+            .default_exhaustive_size(0)
+            .environment(env.clone())
+            .build()
+            .unwrap();
+        assert_eq!(sizes(&from_env), [2, 2, 2]);
+        let explicit = Config::builder()
+            .environment(env)
+            .exhaustive_size(1)
+            .build()
+            .unwrap();
+        assert_eq!(sizes(&explicit), [1, 1, 1]);
+        assert!(
+            Config::builder()
+                .exhaustive_at_family_sizes()
+                .no_seeds()
+                .build()
+                .unwrap()
+                .exhaustive()
+                .is_empty()
+        );
+        let one_call = Config::builder()
+            .exhaustive_at_family_sizes()
+            .only_call(Some(3))
+            .build()
+            .unwrap();
+        assert!(one_call.exhaustive().is_empty());
     }
 
     #[test]

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::Verdict;
 use super::trial_id::{ItemId, TrialId};
 use crate::kit::Generator;
+use crate::kit::exhaustive::Family;
 use crate::kit::regression::Regression;
 use crate::law::LoadedLaw;
 use crate::peer::Ground;
@@ -26,18 +27,22 @@ pub enum Kind {
     Regression,
     /// A generated plan.
     Seed,
+    /// A bounded-exhaustive family at one size: every shape up to it
+    /// ([`crate::kit::exhaustive`]).
+    Exhaustive,
     /// A check of the run itself: law coverage, a broken file, a peer that
     /// cannot run.
     Check,
 }
 
 impl Kind {
-    /// `law`, `regression`, `seed` or `check`.
+    /// `law`, `regression`, `seed`, `exhaustive` or `check`.
     pub fn name(self) -> &'static str {
         match self {
             Kind::Law => "law",
             Kind::Regression => "regression",
             Kind::Seed => "seed",
+            Kind::Exhaustive => "exhaustive",
             Kind::Check => "check",
         }
     }
@@ -100,6 +105,33 @@ impl SeedItem {
     }
 }
 
+/// A bounded-exhaustive family at one size, asked of every subject
+/// against the reference ([`crate::kit::exhaustive`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExhaustiveItem {
+    /// The family.
+    pub family: Family,
+    /// Its size: every shape of at most this many tokens.
+    pub size: usize,
+}
+
+impl ExhaustiveItem {
+    /// Its [`ItemId`]: `exhaustive::glob::3`.
+    ///
+    /// ```
+    /// use lawsuite::conformance::ExhaustiveItem;
+    /// use lawsuite::kit::exhaustive::Family;
+    /// let item = ExhaustiveItem { family: Family::Gitignore, size: 4 };
+    /// assert_eq!(item.item_id().to_string(), "exhaustive::gitignore::4");
+    /// ```
+    pub fn item_id(&self) -> ItemId {
+        ItemId::Exhaustive {
+            family: self.family,
+            size: self.size,
+        }
+    }
+}
+
 /// Every seed of a range, as one item: a sweep of a hundred million seeds
 /// is one of these, not a hundred million items made before anything
 /// runs. Its trials are those of [`Item::Seed`] for each seed, in order,
@@ -156,6 +188,9 @@ pub enum Item {
     Seed(SeedItem),
     /// A range of plans, each on every subject against the reference.
     Seeds(SeedRange),
+    /// A bounded-exhaustive family, on every subject against the
+    /// reference.
+    Exhaustive(ExhaustiveItem),
     /// Every section of the spec has a law.
     Coverage {
         /// The sections no law pins.
@@ -198,6 +233,7 @@ impl Item {
                 ground: r.ground,
                 seeds: r.seeds.clone(),
             },
+            Item::Exhaustive(e) => e.item_id(),
             Item::Coverage { .. } => ItemId::Coverage,
             Item::Problem { id, .. } => id.clone(),
             Item::Unavailable { name, .. } => ItemId::Unavailable(name.clone()),
@@ -215,6 +251,7 @@ impl Item {
             Item::Law(_) => Kind::Law,
             Item::Regression { .. } => Kind::Regression,
             Item::Seed(_) | Item::Seeds(_) => Kind::Seed,
+            Item::Exhaustive(_) => Kind::Exhaustive,
             _ => Kind::Check,
         }
     }
@@ -359,6 +396,11 @@ impl Replay {
                         words.extend(["--call".into(), c.to_string()]);
                     }
                 }
+                if let Item::Exhaustive(e) = item
+                    && e.size != e.family.default_size()
+                {
+                    words.extend(["--exhaustive-size".into(), e.size.to_string()]);
+                }
                 words.extend(["--peer".into(), shell_word(peer)]);
                 words.extend(flags.iter().map(|f| shell_word(f)));
                 words.extend(["--exact".into(), shell_word(trial)]);
@@ -373,6 +415,11 @@ impl Replay {
                     if s.ground == Ground::Full && s.generator == Generator::Lawsuite {
                         env.push_str("LAWSUITE_GROUND=full ");
                     }
+                }
+                if let Item::Exhaustive(e) = item
+                    && e.size != e.family.default_size()
+                {
+                    env.push_str(&format!("LAWSUITE_EXHAUSTIVE_SIZE={} ", e.size));
                 }
                 let target = target
                     .as_ref()

@@ -43,6 +43,7 @@
 //! ```
 
 pub mod config;
+mod exhaustive;
 pub mod expect;
 mod item;
 pub mod peers;
@@ -66,7 +67,9 @@ use std::time::Instant;
 use serde_json::Value;
 
 pub use expect::{Expectations, Expected, InvalidListing};
-pub use item::{Item, Kind, Outcome, PeerRef, Replay, SeedItem, SeedRange, Trial, shell_word};
+pub use item::{
+    ExhaustiveItem, Item, Kind, Outcome, PeerRef, Replay, SeedItem, SeedRange, Trial, shell_word,
+};
 pub use peers::Subject;
 use seed::faults_since;
 pub use summary::{Counts, Summary, section_of};
@@ -357,6 +360,12 @@ impl Engine {
         }
     }
 
+    /// Add a bounded-exhaustive family at `size`, asked of every subject
+    /// against the reference ([`crate::kit::exhaustive`]).
+    pub fn add_exhaustive(&mut self, family: crate::kit::exhaustive::Family, size: usize) {
+        self.push(Item::Exhaustive(ExhaustiveItem { family, size }));
+    }
+
     /// Add a broken check for every problem of the expectations, and for
     /// every listed id that names no law or regression of this engine.
     pub fn check_expectations(&mut self) {
@@ -460,6 +469,14 @@ impl Engine {
             }
             // Every seed of a range is skipped alike.
             Item::Seeds(r) => self.skip(&Item::Seed(r.seed(r.seeds.start)), subject),
+            // A refused shape is asked of the method's flow, which a peer
+            // answering the method answers too.
+            Item::Exhaustive(e) if !peer.supports(e.family.method()) => Some(format!(
+                "{} does not answer {}, the method of the {} family",
+                subject.name(),
+                e.family.method(),
+                e.family
+            )),
             _ => None,
         }
     }
@@ -529,6 +546,7 @@ impl Engine {
         });
         match item {
             Item::Seed(seed) => self.run_seed(item, seed, peers, started),
+            Item::Exhaustive(e) => self.run_exhaustive(item, e, peers, started),
             Item::Seeds(_) => peers
                 .iter()
                 .map(|&p| {

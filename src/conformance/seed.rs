@@ -169,17 +169,23 @@ impl Engine {
                 None => (Verdict::Pass, documented),
             };
         }
-        (self.seed_failure(trial, cases, reference_fault), documented)
+        let mut recorded = BTreeMap::new();
+        (
+            self.seed_failure(trial, cases, reference_fault, &mut recorded),
+            documented,
+        )
     }
 
     /// The failure of a subject that diverged on `cases`: one report case
     /// a call, the seed's tree shown once, each method's first divergence
-    /// recorded when asked.
-    fn seed_failure(
+    /// recorded when asked (unless `recorded` already holds the method: a
+    /// family's batches share one map, so a trial records a method once).
+    pub(super) fn seed_failure(
         &self,
         trial: &SeedTrial<'_>,
         cases: Vec<(&Divergence, &Answer)>,
         reference_fault: Option<String>,
+        recorded_methods: &mut BTreeMap<crate::peer::Method, usize>,
     ) -> Verdict {
         let SeedTrial {
             item,
@@ -224,13 +230,14 @@ impl Engine {
         // a file of that method already fails
         // ([`crate::kit::regression::pinned_by`]); the others would pin the
         // same bug again.
-        let mut recorded_methods: BTreeMap<crate::peer::Method, usize> = BTreeMap::new();
         let mut report_cases = Vec::new();
         for (n, (d, actual)) in cases.into_iter().enumerate() {
+            // Two answers that do not agree always differ somewhere; a
+            // kind is only missing where the reference gave no answer.
             let kind = d
                 .reference_answer()
                 .and_then(|expected| crate::kit::difference::difference_kind(expected, actual))
-                .unwrap_or_default();
+                .unwrap_or_else(|| "differs".to_string());
             let actual_shown = actual.shown();
             let expected_shown = d.reference_answer().map_or(Value::Null, Answer::shown);
             let recorded = self.record.as_ref().map(|dir| {
@@ -273,10 +280,16 @@ impl Engine {
                     Some(format!("the seed's tree is shown with call {first_call}")),
                 )
             };
+            // A family's numbered plans are its batches.
+            let unit = if crate::kit::exhaustive::is_family_plan(&d.generator) {
+                "batch"
+            } else {
+                "seed"
+            };
             report_cases.push(
                 Case::new(
                     format!(
-                        "{} seed {}, call {} ({})",
+                        "{} {unit} {}, call {} ({})",
                         d.generator,
                         d.seed,
                         d.call_index,
@@ -291,6 +304,7 @@ impl Engine {
                 )
                 .tree(tree, tree_note)
                 .call_index(d.call_index)
+                .kind(kind.clone())
                 .problem(format!(
                     "{} answers differently from the reference {}: {kind}",
                     subject.name(),
@@ -344,18 +358,18 @@ pub(super) struct SeedTrial<'a> {
 }
 
 /// What a subject's answers to a seed show.
-struct Read<'a> {
+pub(super) struct Read<'a> {
     /// Its divergent calls, with its answer.
-    cases: Vec<(&'a Divergence, &'a Answer)>,
+    pub cases: Vec<(&'a Divergence, &'a Answer)>,
     /// Calls it was asked that the reference did not answer.
-    unanswered: Vec<&'a Divergence>,
+    pub unanswered: Vec<&'a Divergence>,
     /// Divergences its built-in's listed differences explain, by id.
-    documented: BTreeMap<String, usize>,
+    pub documented: BTreeMap<String, usize>,
 }
 
 impl<'a> SeedTrial<'a> {
     /// This subject's answer to each divergent call, sorted.
-    fn read(&self) -> Read<'a> {
+    pub(super) fn read(&self) -> Read<'a> {
         let SeedTrial {
             divergences,
             compared,

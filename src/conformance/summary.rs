@@ -94,6 +94,12 @@ pub struct Summary {
     pub by_section: BTreeMap<String, Counts>,
     /// Divergent calls over every seed.
     pub divergent_calls: usize,
+    /// Divergent seed calls by subject, then by kind of difference
+    /// ([`super::Case::kind`]), as `lawsuite differ` counts them: why a
+    /// subject's seeds fail, where `divergent_calls` says only how often.
+    /// Absent from the results of earlier versions.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub divergent_kinds: BTreeMap<String, BTreeMap<String, usize>>,
     /// Calls compared with the reference over every seed and subject.
     #[serde(default)]
     pub compared_calls: usize,
@@ -138,6 +144,15 @@ impl Summary {
                 s.compared_calls += o.compared;
                 if let Verdict::Fail { report } = &o.verdict {
                     s.divergent_calls += report.cases.len();
+                    let kinds = s
+                        .divergent_kinds
+                        .entry(o.peer.clone().unwrap_or_default())
+                        .or_default();
+                    for case in &report.cases {
+                        *kinds
+                            .entry(case.kind_or_unclassified().to_string())
+                            .or_default() += 1;
+                    }
                 }
             }
         }
@@ -161,6 +176,30 @@ impl Summary {
             .into_iter()
             .map(|(s, n)| format!("{s} ({n})"))
             .collect()
+    }
+
+    /// `peer`'s divergent seed calls by kind, the most frequent first
+    /// (ties by kind), as `lawsuite differ` lists them.
+    ///
+    /// ```
+    /// use lawsuite::conformance::Summary;
+    /// let mut summary = Summary::default();
+    /// let kinds = summary.divergent_kinds.entry("mine".into()).or_default();
+    /// kinds.insert("/paths: items added".into(), 3);
+    /// kinds.insert("error code timeout vs answer".into(), 9);
+    /// assert_eq!(
+    ///     summary.kinds_of("mine"),
+    ///     [("error code timeout vs answer", 9), ("/paths: items added", 3)]
+    /// );
+    /// ```
+    pub fn kinds_of(&self, peer: &str) -> Vec<(&str, usize)> {
+        let mut kinds: Vec<(&str, usize)> = self
+            .divergent_kinds
+            .get(peer)
+            .map(|k| k.iter().map(|(kind, n)| (kind.as_str(), *n)).collect())
+            .unwrap_or_default();
+        kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        kinds
     }
 
     /// Every trial counted.

@@ -14,6 +14,7 @@
 //! | a broken regression file | `regression::invalid::<name>` |
 //! | a seed | `seed::<generator>[@full]::<seed, 4 digits at least>` |
 //! | a range of seeds | `seed::<generator>[@full]::<first>..<end>` |
+//! | a bounded-exhaustive family at a size | `exhaustive::<family>::<size>` |
 //! | a broken expected-failures file | `expected::invalid::<file>` |
 //! | an expectation naming nothing | `expected::unknown::<peer>::<id>` |
 //! | a registered peer that cannot run | `unavailable::<name>` |
@@ -50,6 +51,7 @@ use std::ops::Range;
 use std::str::FromStr;
 
 use crate::kit::Generator;
+use crate::kit::exhaustive::Family;
 use crate::peer::Ground;
 
 /// The separator between an id's segments.
@@ -94,6 +96,14 @@ pub enum ItemId {
         ground: Ground,
         /// The seeds.
         seeds: Range<u64>,
+    },
+    /// A bounded-exhaustive family at one size
+    /// ([`crate::kit::exhaustive`]).
+    Exhaustive {
+        /// The family.
+        family: Family,
+        /// The size: most tokens (characters, for patterns) a shape has.
+        size: usize,
     },
     /// An expected-failures file that is not valid.
     InvalidExpected(String),
@@ -143,7 +153,7 @@ impl fmt::Display for BadId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:?} is not a trial id (law::…, regression::…, seed::…, unavailable::…)",
+            "{:?} is not a trial id (law::…, regression::…, seed::…, exhaustive::…, unavailable::…)",
             self.0
         )
     }
@@ -157,7 +167,11 @@ impl ItemId {
     pub fn has_peers(&self) -> bool {
         matches!(
             self,
-            ItemId::Law(_) | ItemId::Regression(_) | ItemId::Seed { .. } | ItemId::Seeds { .. }
+            ItemId::Law(_)
+                | ItemId::Regression(_)
+                | ItemId::Seed { .. }
+                | ItemId::Seeds { .. }
+                | ItemId::Exhaustive { .. }
         )
     }
 
@@ -234,6 +248,9 @@ impl fmt::Display for ItemId {
                 write!(f, "seed{SEP}")?;
                 write_generator(f, *generator, *ground)?;
                 write!(f, "{SEP}{:04}..{:04}", seeds.start, seeds.end)
+            }
+            ItemId::Exhaustive { family, size } => {
+                write!(f, "exhaustive{SEP}{}{SEP}{size}", family.name())
             }
             ItemId::InvalidExpected(file) => write!(f, "expected{SEP}invalid{SEP}{file}"),
             ItemId::UnknownExpected { peer, id } => {
@@ -329,6 +346,13 @@ impl FromStr for ItemId {
                     }),
                 }
             }
+            "exhaustive" => {
+                let (family, size) = rest.split_once(SEP).ok_or_else(bad)?;
+                Ok(ItemId::Exhaustive {
+                    family: family.parse().map_err(|_| bad())?,
+                    size: size.parse().map_err(|_| bad())?,
+                })
+            }
             "expected" => match rest.split_once(SEP) {
                 Some(("invalid", file)) => Ok(ItemId::InvalidExpected(nonempty(file)?)),
                 Some(("unknown", listed)) => {
@@ -416,6 +440,8 @@ mod tests {
             "seed::lawsuite@full::0013::model",
             "seed::lawsuite::123456::model",
             "seed::smthrs::0000..0064::p",
+            "exhaustive::gitignore::4::ripgrep-walk",
+            "exhaustive::pattern::3::model",
             "expected::invalid::expected/mine.toml",
             "expected::unknown::mine::grep::x::y",
             "unavailable::ripgrep",
@@ -437,6 +463,9 @@ mod tests {
             "seed::smthrs::0001",
             "regression::r1",
             "expected::other::x",
+            "exhaustive::glob::3",
+            "exhaustive::globs::3::p",
+            "exhaustive::glob::x::p",
         ] {
             assert!(id.parse::<TrialId>().is_err(), "{id}");
         }

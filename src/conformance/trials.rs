@@ -87,7 +87,7 @@ impl Engine {
                 Item::Law(_) | Item::Regression { .. } => {
                     everyone.saturating_sub(self.first_judged() as u128)
                 }
-                Item::Seed(_) => subjects,
+                Item::Seed(_) | Item::Exhaustive(_) => subjects,
                 Item::Seeds(r) => u128::from(r.seeds.end - r.seeds.start) * subjects,
                 _ => 1,
             };
@@ -120,7 +120,7 @@ impl Engine {
                 (self.first_judged()..self.everyone.len())
                     .map(move |p| (on(&id, p), None, Some(p))),
             ),
-            Item::Seed(_) => {
+            Item::Seed(_) | Item::Exhaustive(_) => {
                 Box::new((1..self.everyone.len()).map(move |p| (on(&id, p), None, Some(p))))
             }
             // Without a subject a range has no trial: not one seed is

@@ -387,6 +387,14 @@ pub struct Case {
     /// reports name the case by it, so the name says what to replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_index: Option<usize>,
+    /// The kind of difference of a seed's divergent call, as `lawsuite
+    /// differ` names it ([`crate::kit::difference::difference_kind`]:
+    /// `/paths: items added`, `error code timeout vs answer`): what the
+    /// run's summary counts divergences by, and what reports group a
+    /// seed's calls by. `None` for a law's or a regression's case, and in
+    /// results of an older lawsuite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
     /// The call, `{"method": …, "input": …}`.
     pub call: Value,
     /// The expected answer (the law's, the recorded one, or the
@@ -451,6 +459,7 @@ impl Case {
             tree: Vec::new(),
             tree_note: None,
             call_index: None,
+            kind: None,
             call,
             diff: crate::kit::report::json_diff(&expected, &actual, false),
             expected,
@@ -486,6 +495,20 @@ impl Case {
         self
     }
 
+    /// The kind of difference of a seed's divergent call
+    /// ([`Case::kind`]).
+    pub fn kind(mut self, kind: impl Into<String>) -> Case {
+        self.kind = Some(kind.into());
+        self
+    }
+
+    /// The kind of difference a report groups this case by: its
+    /// [`Case::kind`], or, for a case without one (a results file of an
+    /// older lawsuite), [`UNCLASSIFIED`].
+    pub fn kind_or_unclassified(&self) -> &str {
+        self.kind.as_deref().unwrap_or(UNCLASSIFIED)
+    }
+
     /// One more difference, said in a sentence.
     pub fn problem(mut self, problem: impl Into<String>) -> Case {
         self.problems.push(problem.into());
@@ -510,6 +533,9 @@ impl Case {
         self
     }
 }
+
+/// The kind a divergent call without [`Case::kind`] is counted under.
+pub const UNCLASSIFIED: &str = "not classified (results of an older lawsuite)";
 
 /// One entry of a case's tree.
 ///

@@ -274,6 +274,15 @@ fn prune(call: &Call, root: &str, tree: &[GeneratedFile]) -> Option<Vec<Generate
             let basename = relative.rsplit('/').next().unwrap_or(relative);
             let last = globs.iter().rev().find(|g| {
                 let positive = g.strip_prefix('!').unwrap_or(g);
+                // rg reads a glob ending in `/` as one that matches
+                // directories only, the `/` not part of what it matches:
+                // `!b/` prunes the directory `b` (found by the `glob`
+                // family of `kit::exhaustive`, where `!b/`, `!*/`, `!?/`
+                // and `!**/` pruned directories this did not predict).
+                let positive = positive
+                    .strip_suffix('/')
+                    .filter(|p| !p.is_empty())
+                    .unwrap_or(positive);
                 matches_glob(positive, relative, basename)
             })?;
             last.starts_with('!').then_some(dir)
@@ -482,6 +491,16 @@ mod tests {
             paths(prune(&call(&["!nested/*"]), "/r", &tree)),
             ["nested/a.ts", "keep/a.ts", "nested/sub"]
         );
+        // A glob ending in `/` matches the directory its rest matches.
+        assert_eq!(
+            paths(prune(&call(&["!nested/"]), "/r", &tree)),
+            ["keep/a.ts", "nested", "nested/sub"]
+        );
+        assert_eq!(
+            paths(prune(&call(&["!*/"]), "/r", &tree)),
+            ["keep", "nested", "nested/sub"]
+        );
+        assert_eq!(prune(&call(&["!/"]), "/r", &tree), None);
         // A later positive glob matching the directory keeps it.
         assert_eq!(prune(&call(&["!nested", "nested"]), "/r", &tree), None);
         assert_eq!(prune(&call(&["*.ts"]), "/r", &tree), None);

@@ -17,6 +17,7 @@
 //! | [`answer`] | §4: what a peer answered to one call (a value, a failure, a fault, a panic) and what agreement means |
 //! | [`ask`] | a plan's trees written once per peer, guarded, and its calls asked |
 //! | [`compare`] | §4: a plan's answers across N peers, divergences |
+//! | [`exhaustive`] | bounded-exhaustive families: every glob, `.gitignore` rule and pattern up to a size, asked in batches |
 //! | [`guard`] | the tree guard: what a written tree holds and what a peer changed in it |
 //! | [`report`] | §5: diffs of answers, look-alike characters made visible (whole reports: `report`) |
 //! | [`shrink`] | reducing a divergence to a minimal tree and call |
@@ -37,6 +38,7 @@ pub(crate) mod chacha;
 pub mod compare;
 pub mod difference;
 pub(crate) mod draws;
+pub mod exhaustive;
 pub mod explain;
 pub mod guard;
 pub mod lawsuite;

@@ -52,7 +52,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod flow;
+pub(crate) mod flow;
 mod glob;
 mod ignore;
 mod ls;

@@ -1,11 +1,13 @@
 //! One self-contained HTML page (no network fetches): a matrix of peers
-//! by spec section, and every failure with its tree, call and diff.
+//! by spec section, every failure with its call and diff, and the trees
+//! of the failures, each written once and linked from every failure that
+//! has it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{RunInfo, Walk, compact, utc};
-use crate::conformance::{Kind, Outcome, Summary, Verdict};
+use super::{RunInfo, Walk, case_line, compact, utc};
+use crate::conformance::{Case, Kind, Outcome, Summary, TreeEntry, Verdict};
 use crate::kit::report::visible;
 
 /// Escape for HTML text and attribute values.
@@ -44,6 +46,7 @@ fn matrix_row(o: &Outcome) -> String {
         (Some(spec), _) => spec.clone(),
         (None, Kind::Regression) => "regressions".into(),
         (None, Kind::Seed) => "seeds".into(),
+        (None, Kind::Exhaustive) => "exhaustive families".into(),
         _ => "checks".into(),
     }
 }
@@ -83,12 +86,63 @@ const RUN_COLUMN: &str = "the run";
 /// no network fetches): the run and its peers, a matrix of peers by spec
 /// section (every section the laws cite, then regressions, seeds and
 /// checks) whose cells count pass / fail / expected failure / skipped and
-/// link to their failures, then each failure with its section, tree, call,
-/// diff and replay command (the first [`HTML_IN_FULL`] of a cell in full).
+/// link to their failures, then each failure with its section, call, diff
+/// and replay command (the first [`HTML_IN_FULL`] of a cell in full; of a
+/// failing seed, every divergent call one line with its kind of difference
+/// and the first in full), then the failures' trees, each written once and
+/// linked from every failure that has it.
 pub fn html(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
     let mut out = Vec::new();
     let _ = html_to(&mut out, info, &outcomes, summary);
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// The trees of a page, each written once ([`Trees::link`]), in the order
+/// they were first met: a tree is often met more than once (a seed's
+/// subjects, a flaky trial and its listing, the laws of one file), and a
+/// page wrote it again with each failure.
+#[derive(Default)]
+struct Trees {
+    /// Each tree's entries as JSON → its number.
+    numbers: std::collections::HashMap<String, usize>,
+    /// Each tree written, with the trial it was first met in.
+    written: Vec<String>,
+}
+
+impl Trees {
+    /// A link to `tree` (with its `note`) in the page's trees, which gets
+    /// it when it is not there yet.
+    fn link(&mut self, tree: &[TreeEntry], note: Option<&str>, trial: &str) -> String {
+        let e = html_escape;
+        let key = serde_json::to_string(&(tree, note)).unwrap_or_default();
+        let next = self.written.len() + 1;
+        let n = *self.numbers.entry(key).or_insert(next);
+        if n == next {
+            let mut table = format!(
+                "<div class=\"tree\" id=\"tree-{n}\"><h3>tree {n} <span class=\"why\">({} entries, first met in <code>{}</code>)</span></h3><table><tr><th>path</th><th>content</th></tr>",
+                tree.len(),
+                e(trial)
+            );
+            for t in tree {
+                let _ = write!(
+                    table,
+                    "<tr><td><code>{}</code></td><td><code>{}</code></td></tr>",
+                    e(&visible(&t.path)),
+                    e(&visible(&t.describe()))
+                );
+            }
+            table.push_str("</table>");
+            if let Some(note) = note {
+                let _ = write!(table, "<p class=\"tree-note\">{}</p>", e(note));
+            }
+            table.push_str("</div>\n");
+            self.written.push(table);
+        }
+        format!(
+            "<p class=\"tree-link\">tree: <a href=\"#tree-{n}\">tree {n}</a> ({} entries)</p>",
+            tree.len()
+        )
+    }
 }
 
 /// One cell of the matrix: its counts, how many of its trials need
@@ -116,6 +170,7 @@ pub fn html_to(
     // (row, peer) → counts and the failing outcomes.
     let mut cells: BTreeMap<(String, String), Cell> = BTreeMap::new();
     let mut rows: Vec<String> = Vec::new();
+    let mut trees = Trees::default();
     outcomes.walk(&mut |o| {
         if let Some(p) = &o.peer
             && !peers.contains(p)
@@ -131,7 +186,7 @@ pub fn html_to(
         cell.counts.add(&o.verdict);
         if o.verdict.is_failure() || matches!(o.verdict, Verdict::ExpectedFailure { .. }) {
             if cell.failing < HTML_IN_FULL {
-                html_failure(&mut cell.in_full, o);
+                html_failure(&mut cell.in_full, o, &mut trees);
             } else if cell.failing < HTML_IN_FULL + HTML_LISTED {
                 cell.listed.push((o.id.to_string(), o.verdict.tag()));
             }
@@ -334,12 +389,21 @@ pub fn html_to(
     if !any {
         out.push_str("<p>None: every trial passed, was an expected failure, or was skipped.</p>\n");
     }
+    if !trees.written.is_empty() {
+        out.push_str("<h2 id=\"trees\">Trees</h2>\n<p class=\"why\">The tree of each failure above, each written once however many failures share it.</p>\n");
+        for tree in &trees.written {
+            out.push_str(tree);
+        }
+    }
     out.push_str("</main></body></html>\n");
     to.write_all(out.as_bytes())
 }
 
-/// One failing (or expected-failing) trial as a collapsed block.
-fn html_failure(out: &mut String, o: &Outcome) {
+/// One failing (or expected-failing) trial as a collapsed block. A
+/// failure of several cases (a seed's divergent calls) lists each of them
+/// one line with its kind of difference, and shows the first in full; a
+/// case's tree is a link to the page's trees.
+fn html_failure(out: &mut String, o: &Outcome, trees: &mut Trees) {
     let e = html_escape;
     let what = match &o.verdict {
         // The id names the law; say what is wrong with it.
@@ -371,59 +435,21 @@ fn html_failure(out: &mut String, o: &Outcome) {
         }
         _ => {
             if let Some(report) = o.verdict.report() {
-                for case in &report.cases {
-                    let _ = write!(out, "<h4>{}</h4>", e(&case.title));
-                    if let Some(spec) = &case.spec {
-                        let _ = write!(out, "<p>spec: <b>{}</b></p>", e(spec));
-                    }
-                    if let Some(d) = &case.decision {
-                        let _ = write!(out, "<p class=\"why\">{}</p>", e(d));
-                    }
-                    if !case.tree.is_empty() {
-                        out.push_str(
-                            "<table class=\"tree\"><tr><th>path</th><th>content</th></tr>",
-                        );
-                        for t in &case.tree {
-                            let _ = write!(
-                                out,
-                                "<tr><td><code>{}</code></td><td><code>{}</code></td></tr>",
-                                e(&visible(&t.path)),
-                                e(&visible(&t.describe()))
-                            );
-                        }
-                        out.push_str("</table>");
-                    }
-                    if let Some(note) = &case.tree_note {
-                        let _ = write!(out, "<p class=\"tree-note\">tree: {}</p>", e(note));
-                    }
+                if report.cases.len() > 1 {
                     let _ = write!(
                         out,
-                        "<p>call:</p><pre>{}</pre>",
-                        e(&visible(&compact(&case.call)))
+                        "<p>{} divergent calls, each with its kind of difference; the first in full below:</p><ul class=\"calls\">",
+                        report.cases.len(),
                     );
-                    for p in &case.problems {
-                        let _ = write!(out, "<p>{}</p>", e(p));
+                    for case in &report.cases {
+                        let _ = write!(out, "<li><code>{}</code></li>", e(&case_line(case)));
                     }
-                    if !case.diff.is_empty() {
-                        out.push_str(
-                            "<p class=\"why\">- expected, + actual:</p><pre class=\"diff\">",
-                        );
-                        for line in case.diff.lines() {
-                            let class = match line.chars().next() {
-                                Some('-') => " class=\"del\"",
-                                Some('+') => " class=\"ins\"",
-                                _ => "",
-                            };
-                            let _ = writeln!(out, "<span{class}>{}</span>", e(line));
-                        }
-                        out.push_str("</pre>");
-                    }
-                    if let Some(r) = &case.replay {
-                        let _ = write!(out, "<p>replay: <code>{}</code></p>", e(r));
-                    }
-                    if let Some(r) = &case.recorded {
-                        let _ = write!(out, "<p>{}</p>", e(r));
-                    }
+                    out.push_str("</ul>");
+                }
+                // The first case carries a seed's tree; its replay command
+                // names the others with their `--call N`.
+                if let Some(case) = report.cases.first() {
+                    html_case(out, case, o.id.as_str(), trees);
                 }
                 if let Some(h) = &report.health {
                     let _ = write!(
@@ -439,10 +465,54 @@ fn html_failure(out: &mut String, o: &Outcome) {
     out.push_str("</details>\n");
 }
 
+/// One case in full: its section, tree (a link), call, problems, diff and
+/// replay command.
+fn html_case(out: &mut String, case: &Case, trial: &str, trees: &mut Trees) {
+    let e = html_escape;
+    let _ = write!(out, "<h4>{}</h4>", e(&case.title));
+    if let Some(spec) = &case.spec {
+        let _ = write!(out, "<p>spec: <b>{}</b></p>", e(spec));
+    }
+    if let Some(d) = &case.decision {
+        let _ = write!(out, "<p class=\"why\">{}</p>", e(d));
+    }
+    if !case.tree.is_empty() {
+        out.push_str(&trees.link(&case.tree, case.tree_note.as_deref(), trial));
+    } else if let Some(note) = &case.tree_note {
+        let _ = write!(out, "<p class=\"tree-note\">tree: {}</p>", e(note));
+    }
+    let _ = write!(
+        out,
+        "<p>call:</p><pre>{}</pre>",
+        e(&visible(&compact(&case.call)))
+    );
+    for p in &case.problems {
+        let _ = write!(out, "<p>{}</p>", e(p));
+    }
+    if !case.diff.is_empty() {
+        out.push_str("<p class=\"why\">- expected, + actual:</p><pre class=\"diff\">");
+        for line in case.diff.lines() {
+            let class = match line.chars().next() {
+                Some('-') => " class=\"del\"",
+                Some('+') => " class=\"ins\"",
+                _ => "",
+            };
+            let _ = writeln!(out, "<span{class}>{}</span>", e(line));
+        }
+        out.push_str("</pre>");
+    }
+    if let Some(r) = &case.replay {
+        let _ = write!(out, "<p>replay: <code>{}</code></p>", e(r));
+    }
+    if let Some(r) = &case.recorded {
+        let _ = write!(out, "<p>{}</p>", e(r));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{Case, Kind, Report};
+    use crate::conformance::Report;
 
     /// The matrix's column of checks is named and explained (it was `—`),
     /// and a diff says which side is which.

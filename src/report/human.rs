@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use super::{RunInfo, compact, escaped};
 use crate::conformance::sentence::unexpected_pass;
-use crate::conformance::{Outcome, Report, Summary, Verdict};
+use crate::conformance::{Kind, Outcome, Report, Summary, Verdict};
 use crate::kit::report::{bounded, json_diff, visible};
 
 /// One failure (or an expected failure's detail) as text.
@@ -134,6 +134,12 @@ pub fn human_outcome(outcome: &Outcome, color: bool) -> Option<String> {
 /// cases (a law's failing call, a seed's divergent call), so a seed with 16
 /// divergent calls takes 16 of it, not one trial's worth of unbounded text.
 ///
+/// One rule keeps a kind of trial from hiding another: the first failure of
+/// each kind (law, regression, seed, check) is shown, with one case, even
+/// once the budget is spent. Laws run first, so 20 law failures used to
+/// spend the default budget before any seed ended, and a run whose seeds
+/// all failed never showed one of them.
+///
 /// ```
 /// use lawsuite::report::Shown;
 /// let mut shown = Shown::new(0); // 0: everything
@@ -143,10 +149,13 @@ pub fn human_outcome(outcome: &Outcome, color: bool) -> Option<String> {
 pub struct Shown {
     left: usize,
     not_shown: usize,
+    /// The kinds of trial of which a failure was shown.
+    kinds: Vec<Kind>,
 }
 
 impl Shown {
-    /// At most `max_reports` cases in full; 0 shows all.
+    /// At most `max_reports` cases in full, and the first failure of each
+    /// kind of trial; 0 shows all.
     pub fn new(max_reports: usize) -> Shown {
         Shown {
             left: if max_reports == 0 {
@@ -155,21 +164,29 @@ impl Shown {
                 max_reports
             },
             not_shown: 0,
+            kinds: Vec::new(),
         }
     }
 
     /// [`human_outcome`] within what is left: a failure with more cases
     /// than that shows the first ones and counts the rest; once nothing is
-    /// left, `None`, and the outcome is counted in [`Shown::not_shown`].
+    /// left, the first failure of a kind of trial not shown yet is shown
+    /// with one case, and any other is `None`, counted in
+    /// [`Shown::not_shown`].
     pub fn outcome(&mut self, outcome: &Outcome, color: bool) -> Option<String> {
+        let first_of_its_kind = !self.kinds.contains(&outcome.kind);
         let text = match &outcome.verdict {
             Verdict::Fail { report } => {
-                if self.left == 0 {
+                let cases = if self.left > 0 {
+                    let cases = report.cases.len().clamp(1, self.left);
+                    self.left -= cases;
+                    cases
+                } else if first_of_its_kind {
+                    1
+                } else {
                     self.not_shown += 1;
                     return None;
-                }
-                let cases = report.cases.len().clamp(1, self.left);
-                self.left -= cases;
+                };
                 format!(
                     "FAIL {}\n{}",
                     outcome.id,
@@ -178,14 +195,18 @@ impl Shown {
             }
             _ => {
                 let text = human_outcome(outcome, color)?;
-                if self.left == 0 {
+                if self.left > 0 {
+                    self.left -= 1;
+                } else if !first_of_its_kind {
                     self.not_shown += 1;
                     return None;
                 }
-                self.left -= 1;
                 text
             }
         };
+        if first_of_its_kind {
+            self.kinds.push(outcome.kind);
+        }
         Some(text)
     }
 
@@ -240,6 +261,9 @@ pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
                 );
             }
             out.push('\n');
+            if kind == "seed" {
+                out.push_str(&kinds_lines(summary));
+            }
         }
     }
     if summary.by_peer.len() > 1 {
@@ -269,6 +293,43 @@ pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
         summary.seconds,
         total.failures()
     );
+    out
+}
+
+/// How many kinds of difference the summary lists for one subject, the
+/// most frequent first; the rest are counted on one line. A kind names the
+/// answer's top-level fields that differ, which a wrong peer may invent
+/// (one unknown key an answer makes one kind each), and the summary is the
+/// last screen of a run: twelve lines keep it on a 24-line terminal with
+/// the counts above them.
+pub const SUMMARY_KINDS: usize = 12;
+
+/// The seeds' divergences of each subject by kind, as `lawsuite differ`
+/// counts them: `  mine diverges by kind: 900 …` then one line a kind.
+fn kinds_lines(summary: &Summary) -> String {
+    let mut out = String::new();
+    for peer in summary.divergent_kinds.keys() {
+        let kinds = summary.kinds_of(peer);
+        let _ = writeln!(
+            out,
+            "  {} diverges by kind ({} calls):",
+            escaped(peer, "    "),
+            kinds.iter().map(|(_, n)| n).sum::<usize>()
+        );
+        for (kind, n) in kinds.iter().take(SUMMARY_KINDS) {
+            let _ = writeln!(out, "    divergent {n}: {}", escaped(kind, "      "));
+        }
+        if kinds.len() > SUMMARY_KINDS {
+            let rest = &kinds[SUMMARY_KINDS..];
+            let _ = writeln!(
+                out,
+                "    … and {} more {}, {} calls (every one is in `--format json`'s summary)",
+                rest.len(),
+                if rest.len() == 1 { "kind" } else { "kinds" },
+                rest.iter().map(|(_, n)| n).sum::<usize>()
+            );
+        }
+    }
     out
 }
 
@@ -319,5 +380,104 @@ mod tests {
             health: None,
         };
         assert!(human_report(&short, false).contains(&"s".repeat(LINE_BYTES)));
+    }
+
+    fn failing(id: &str, kind: Kind, cases: usize) -> Outcome {
+        Outcome {
+            id: id.parse().expect("a trial id"),
+            item: id.rsplit_once("::").map_or(id, |p| p.0).into(),
+            kind,
+            peer: Some("p".into()),
+            spec: None,
+            verdict: Verdict::Fail {
+                report: Report {
+                    summary: format!("{id} fails"),
+                    cases: (0..cases)
+                        .map(|n| Case {
+                            title: format!("{id} case {n}"),
+                            kind: Some("/paths: items lost".into()),
+                            ..Case::default()
+                        })
+                        .collect(),
+                    health: None,
+                },
+            },
+            documented: Default::default(),
+            compared: 0,
+            seconds: 0.0,
+        }
+    }
+
+    /// With the budget spent by 20 law failures, the first failing seed
+    /// is still shown, with one of its cases (it was not shown at all: a
+    /// peer failing 73 of 76 seeds printed no seed report); the next seed,
+    /// and a law past the budget, are counted instead. The first
+    /// regression after them is shown too: each kind of trial has its one.
+    #[test]
+    fn the_first_failure_of_each_kind_is_shown_past_the_budget() {
+        let mut shown = Shown::new(20);
+        for n in 0..20 {
+            let law = failing(&format!("law::grep::x::l{n}::p"), Kind::Law, 1);
+            assert!(shown.outcome(&law, false).is_some(), "law {n}");
+        }
+        let law = failing("law::grep::x::late::p", Kind::Law, 1);
+        assert!(shown.outcome(&law, false).is_none());
+        let seed = failing("seed::lawsuite::0001::p", Kind::Seed, 5);
+        let text = shown
+            .outcome(&seed, false)
+            .expect("the first seed is shown");
+        assert!(text.contains("seed::lawsuite::0001::p case 0"), "{text}");
+        assert!(!text.contains("case 1"), "{text}");
+        assert!(text.contains("4 more divergent calls"), "{text}");
+        let next = failing("seed::lawsuite::0002::p", Kind::Seed, 5);
+        assert!(shown.outcome(&next, false).is_none());
+        let regression = failing("regression::r1::p", Kind::Regression, 1);
+        assert!(shown.outcome(&regression, false).is_some());
+        assert_eq!(shown.not_shown(), 2);
+        // Within the budget, a seed takes what is left of it as before.
+        let mut shown = Shown::new(3);
+        let text = shown.outcome(&seed, false).expect("shown");
+        assert!(
+            text.contains("case 2") && !text.contains("case 3"),
+            "{text}"
+        );
+    }
+
+    /// The summary counts a subject's seed divergences by kind, the most
+    /// frequent first, as `lawsuite differ` does; it said only "1610
+    /// divergent of 2516 calls".
+    #[test]
+    fn the_summary_counts_seed_divergences_by_kind() {
+        let mut outcomes = vec![failing("seed::lawsuite::0001::p", Kind::Seed, 3)];
+        let mut other = failing("seed::lawsuite::0002::p", Kind::Seed, 2);
+        if let Verdict::Fail { report } = &mut other.verdict {
+            report.cases[0].kind = Some("error code timeout vs answer".into());
+            report.cases[1].kind = None;
+        }
+        outcomes.push(other);
+        let summary = Summary::of(&outcomes, std::time::Duration::ZERO, Vec::new());
+        let text = human_summary(&RunInfo::default(), &summary);
+        let want = format!(
+            "  p diverges by kind (5 calls):\n    divergent 3: /paths: items lost\n    divergent 1: error code timeout vs answer\n    divergent 1: {}\n",
+            crate::conformance::verdict::UNCLASSIFIED
+        );
+        assert!(text.contains(&want), "{text}");
+    }
+
+    /// The summary lists [`SUMMARY_KINDS`] kinds of a subject whole; one
+    /// more, and the last are counted on one line.
+    #[test]
+    fn the_kinds_listed_are_bounded_on_both_sides() {
+        for (kinds, more) in [(SUMMARY_KINDS, false), (SUMMARY_KINDS + 1, true)] {
+            let mut summary = Summary::default();
+            let by_kind = summary.divergent_kinds.entry("p".into()).or_default();
+            for k in 0..kinds {
+                by_kind.insert(format!("/k{k:02}: not expected"), 100 - k);
+            }
+            let text = kinds_lines(&summary);
+            let listed = text.matches("    divergent ").count();
+            assert_eq!(listed, SUMMARY_KINDS, "{text}");
+            assert_eq!(text.contains("… and 1 more kind, 88 calls"), more, "{text}");
+        }
     }
 }

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::{RunInfo, Walk, human_report};
+use super::{RunInfo, Walk, case_line, escaped, human_report};
 use crate::conformance::{Kind, Outcome, Report, Summary, Verdict};
 
 /// Escape for XML text and attributes, replacing characters XML 1.0 cannot
@@ -28,9 +28,11 @@ fn xml(text: &str) -> String {
 }
 
 /// JUnit XML: one `<testsuite>` per peer (and one for the run's checks),
-/// one `<testcase>` per trial; a failing seed gives one test case per
-/// divergent call, each with its diff and replay command. Failure bodies
-/// are the human report. `<testsuites>` holds its suites' counts summed.
+/// one `<testcase>` per trial, so a CI counts the tests the console does.
+/// A failure's body is the human report; a failing seed's lists every
+/// divergent call one line each (its title and kind of difference), then
+/// the first in full, with its diff and replay command. `<testsuites>`
+/// holds its suites' counts summed.
 pub fn junit(info: &RunInfo, outcomes: &[Outcome], summary: &Summary) -> String {
     let mut out = Vec::new();
     let _ = junit_to(&mut out, info, &outcomes, summary);
@@ -52,9 +54,8 @@ pub fn junit_to(
     summary: &Summary,
 ) -> io::Result<()> {
     // The suites are counted first: `<testsuites>` gives their counts
-    // summed, as JUnit readers expect, not the trial counts of `summary`
-    // (a seed is one trial but one test case per divergent call, and a
-    // broken trial is an error, not a failure).
+    // summed, as JUnit readers expect (a broken trial is an error, not a
+    // failure); their tests are the trials `summary` counts.
     let mut suites: Vec<(String, [usize; 4])> = Vec::new();
     outcomes.walk(&mut |o| {
         let name = suite_of(o);
@@ -117,9 +118,6 @@ pub fn junit_to(
 /// What `o` adds to its suite: tests, failures, errors, skipped.
 fn counts(o: &Outcome) -> [usize; 4] {
     match &o.verdict {
-        Verdict::Fail { report } if o.kind == Kind::Seed => {
-            [report.cases.len(), report.cases.len(), 0, 0]
-        }
         Verdict::Pass => [1, 0, 0, 0],
         Verdict::Fail { .. } | Verdict::Flaky { .. } | Verdict::UnexpectedPass { .. } => {
             [1, 1, 0, 0]
@@ -129,86 +127,81 @@ fn counts(o: &Outcome) -> [usize; 4] {
     }
 }
 
-/// The test cases of `o`, in `suite`.
+/// The one test case of `o`, in `suite`.
 fn cases(o: &Outcome, suite: &str) -> String {
-    let mut cases = String::new();
     let classname = xml(&format!("{}.{}", o.kind.name(), suite));
     let time = format!("{:.3}", o.seconds);
-    match &o.verdict {
-        Verdict::Fail { report } if o.kind == Kind::Seed => {
-            for (n, case) in report.cases.iter().enumerate() {
-                let one = Report {
-                    summary: format!(
-                        "{} (divergent call {} of {})",
-                        report.summary,
-                        n + 1,
-                        report.cases.len()
-                    ),
-                    cases: vec![case.clone()],
-                    health: report.health.clone(),
-                };
-                // Named by the plan's call index, as `--call N` replays
-                // it; a case without one (results of an older lawsuite)
-                // by its position, under another word so it is never
-                // taken for a call index.
-                let name = match case.call_index {
-                    Some(index) => format!("{}::call-{index}", o.id),
-                    None => format!("{}::divergent-{}", o.id, n + 1),
-                };
-                let _ = writeln!(
-                    cases,
-                    "    <testcase classname=\"{classname}\" name=\"{}\" time=\"{time}\"><failure message=\"{}\" type=\"divergence\">{}</failure></testcase>",
-                    xml(&name),
-                    xml(&case.title),
-                    xml(&human_report(&one, false)),
-                );
-            }
+    let body = match &o.verdict {
+        Verdict::Pass => String::new(),
+        Verdict::Fail { report } => format!(
+            "<failure message=\"{}\" type=\"{}\">{}</failure>",
+            xml(&report.summary),
+            if o.kind == Kind::Seed {
+                "divergence"
+            } else {
+                "fail"
+            },
+            xml(&failure_text(report))
+        ),
+        Verdict::Flaky { report, .. } => format!(
+            "<failure message=\"{}\" type=\"flaky\">{}</failure>",
+            xml(&report.summary),
+            xml(&failure_text(report))
+        ),
+        Verdict::UnexpectedPass { reason, source } => {
+            let text =
+                crate::conformance::sentence::unexpected_pass(None, reason, &source.to_string());
+            format!(
+                "<failure message=\"{}\" type=\"unexpected_pass\">{}</failure>",
+                xml(&text),
+                xml(&text)
+            )
         }
-        verdict => {
-            let body = match verdict {
-                Verdict::Pass => String::new(),
-                Verdict::Fail { report } => format!(
-                    "<failure message=\"{}\" type=\"fail\">{}</failure>",
-                    xml(&report.summary),
-                    xml(&human_report(report, false))
-                ),
-                Verdict::Flaky { report, .. } => format!(
-                    "<failure message=\"{}\" type=\"flaky\">{}</failure>",
-                    xml(&report.summary),
-                    xml(&human_report(report, false))
-                ),
-                Verdict::UnexpectedPass { reason, source } => {
-                    let text = crate::conformance::sentence::unexpected_pass(
-                        None,
-                        reason,
-                        &source.to_string(),
-                    );
-                    format!(
-                        "<failure message=\"{}\" type=\"unexpected_pass\">{}</failure>",
-                        xml(&text),
-                        xml(&text)
-                    )
-                }
-                Verdict::Broken { why } => format!(
-                    "<error message=\"{}\" type=\"broken\">{}</error>",
-                    xml(why.lines().next().unwrap_or(why)),
-                    xml(why)
-                ),
-                Verdict::ExpectedFailure { reason, report, .. } => format!(
-                    "<skipped message=\"expected failure: {}\"/><system-out>{}</system-out>",
-                    xml(reason),
-                    xml(&human_report(report, false))
-                ),
-                Verdict::Skipped { why } => format!("<skipped message=\"{}\"/>", xml(why)),
-            };
-            let _ = writeln!(
-                cases,
-                "    <testcase classname=\"{classname}\" name=\"{}\" time=\"{time}\">{body}</testcase>",
-                xml(o.id.as_str())
-            );
-        }
+        Verdict::Broken { why } => format!(
+            "<error message=\"{}\" type=\"broken\">{}</error>",
+            xml(why.lines().next().unwrap_or(why)),
+            xml(why)
+        ),
+        Verdict::ExpectedFailure { reason, report, .. } => format!(
+            "<skipped message=\"expected failure: {}\"/><system-out>{}</system-out>",
+            xml(reason),
+            xml(&failure_text(report))
+        ),
+        Verdict::Skipped { why } => format!("<skipped message=\"{}\"/>", xml(why)),
+    };
+    format!(
+        "    <testcase classname=\"{classname}\" name=\"{}\" time=\"{time}\">{body}</testcase>\n",
+        xml(o.id.as_str())
+    )
+}
+
+/// The body of a failure: the human report of a one-case failure; of a
+/// failure of several cases (a seed's divergent calls), every case one
+/// line ([`case_line`]: its title and kind of difference), then the first
+/// in full, with the seed's tree, its diff and replay command. Each line is
+/// bounded, each value of a case too
+/// ([`CASE_VALUE_BYTES`](crate::conformance::verdict::CASE_VALUE_BYTES)),
+/// and a seed has at most its plan's calls.
+fn failure_text(report: &Report) -> String {
+    if report.cases.len() <= 1 {
+        return human_report(report, false);
     }
-    cases
+    let mut out = format!(
+        "{}\n  divergent calls ({}; the first in full below):\n",
+        escaped(&report.summary, "  "),
+        report.cases.len()
+    );
+    for case in &report.cases {
+        let _ = writeln!(out, "  - {}", case_line(case));
+    }
+    let first = Report {
+        summary: "the first divergent call:".into(),
+        cases: report.cases.iter().take(1).cloned().collect(),
+        health: report.health.clone(),
+    };
+    out.push('\n');
+    out.push_str(&human_report(&first, false));
+    out
 }
 
 #[cfg(test)]
@@ -302,10 +295,10 @@ mod tests {
             .unwrap_or_else(|| panic!("no {name} on {node:?}"))
     }
 
-    /// `<testsuites>` counts what its suites count, summed: a seed's
-    /// divergent calls one failure each, broken trials as errors. It used
-    /// to count trials, the broken ones among its failures (failures="5"
-    /// over suites summing to 6, and no errors).
+    /// `<testsuites>` counts what its suites count, summed: a failing seed
+    /// one failure, broken trials as errors. It used to count trials, the
+    /// broken ones among its failures (failures="5" over suites summing to
+    /// 6, and no errors).
     #[test]
     fn the_totals_are_the_suites_summed() {
         let outcomes = outcomes(vec![Case::default(); 4]);
@@ -322,29 +315,91 @@ mod tests {
             let sum: usize = suites.iter().map(|s| attribute(*s, name)).sum();
             assert_eq!(attribute(root, name), sum, "{name}: {xml}");
         }
-        // The seed's 4 calls, the failing law and the unexpected pass.
-        assert_eq!(attribute(root, "failures"), 6, "{xml}");
+        // The seed, the failing law and the unexpected pass.
+        assert_eq!(attribute(root, "failures"), 3, "{xml}");
         assert_eq!(attribute(root, "errors"), 2, "{xml}");
     }
 
-    /// A seed's cases are named by the plan's call index; one without it
-    /// (an older results file) by its position, as `divergent-N`.
-    #[test]
-    fn seed_cases_are_named_by_call_index() {
-        let case = |index| Case {
-            call_index: index,
+    /// A seed's divergent call, as the seed's verdict makes it.
+    fn divergent(index: usize, kind: &str) -> Case {
+        Case {
+            title: format!("lawsuite seed 3, call {index} (glob)"),
+            call_index: Some(index),
+            kind: Some(kind.into()),
+            problems: vec![format!(
+                "p answers differently from the reference portable: {kind}"
+            )],
+            replay: Some(format!(
+                "lawsuite run seed::lawsuite::0003::p --exact --call {index}"
+            )),
             ..Case::default()
-        };
-        let outcomes = outcomes(vec![case(Some(4)), case(Some(15)), case(None)]);
+        }
+    }
+
+    /// JUnit counts what the console counts: one test case per trial. A
+    /// failing seed with three divergent calls is one test case (it was
+    /// one a call: 3,761 test cases for a run of 2,227 trials), named by
+    /// its trial id as the console names it, and the count in
+    /// `<testsuites tests>` is the summary's count of trials.
+    #[test]
+    fn one_test_case_per_trial_as_the_console_counts() {
+        let outcomes = outcomes(vec![
+            divergent(4, "/paths: items lost"),
+            divergent(15, "/paths: items lost"),
+            divergent(21, "error code timeout vs answer"),
+        ]);
         let summary = Summary::of(&outcomes, std::time::Duration::ZERO, Vec::new());
         let xml = junit(&RunInfo::default(), &outcomes, &summary);
         let doc = roxmltree::Document::parse(&xml).unwrap();
-        let names: Vec<&str> = doc
+        let cases: Vec<_> = doc
             .descendants()
             .filter(|n| n.has_tag_name("testcase"))
-            .filter_map(|n| n.attribute("name"))
-            .filter_map(|n| n.strip_prefix("seed::lawsuite::0003::p::"))
             .collect();
-        assert_eq!(names, ["call-4", "call-15", "divergent-3"], "{xml}");
+        let trials = summary.total().total();
+        assert_eq!(trials, outcomes.len());
+        assert_eq!(cases.len(), trials, "{xml}");
+        assert_eq!(attribute(doc.root_element(), "tests"), trials, "{xml}");
+        let names: Vec<&str> = cases.iter().filter_map(|n| n.attribute("name")).collect();
+        let ids: Vec<&str> = outcomes.iter().map(|o| o.id.as_str()).collect();
+        assert_eq!(names, ids, "{xml}");
+    }
+
+    /// The one test case of a failing seed lists every divergent call,
+    /// one line each with its kind of difference, and shows the first in
+    /// full (its problem and replay command); the others are listed, not
+    /// repeated in full.
+    #[test]
+    fn a_failing_seed_lists_its_divergent_calls_inside_its_one_test_case() {
+        let outcomes = outcomes(vec![
+            divergent(4, "/paths: items lost"),
+            divergent(15, "/paths: items lost"),
+            divergent(21, "error code timeout vs answer"),
+        ]);
+        let summary = Summary::of(&outcomes, std::time::Duration::ZERO, Vec::new());
+        let xml = junit(&RunInfo::default(), &outcomes, &summary);
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let seed = doc
+            .descendants()
+            .find(|n| n.attribute("name") == Some("seed::lawsuite::0003::p"))
+            .expect("the seed's test case");
+        let failure = seed
+            .children()
+            .find(|n| n.has_tag_name("failure"))
+            .expect("a failure");
+        assert_eq!(failure.attribute("type"), Some("divergence"));
+        assert_eq!(failure.attribute("message"), Some("it differs"));
+        let body = failure.text().unwrap_or_default();
+        for line in [
+            "  - lawsuite seed 3, call 4 (glob): /paths: items lost\n",
+            "  - lawsuite seed 3, call 15 (glob): /paths: items lost\n",
+            "  - lawsuite seed 3, call 21 (glob): error code timeout vs answer\n",
+        ] {
+            assert!(body.contains(line), "{line:?} not in {body}");
+        }
+        assert!(body.contains("--exact --call 4\n"), "{body}");
+        assert!(
+            !body.contains("--call 15") && !body.contains("--call 21"),
+            "{body}"
+        );
     }
 }

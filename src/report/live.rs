@@ -57,7 +57,7 @@ pub struct LiveOptions {
     color: bool,
     terminal: bool,
     max_reports: usize,
-    totals: [usize; 4],
+    totals: [usize; 5],
 }
 
 impl LiveOptions {
@@ -70,7 +70,7 @@ impl LiveOptions {
             color: false,
             terminal: false,
             max_reports: 0,
-            totals: [0; 4],
+            totals: [0; 5],
         }
     }
 
@@ -111,7 +111,7 @@ pub struct Live<O: Write, S: Write> {
     options: LiveOptions,
     out: O,
     status: S,
-    done: [usize; 4],
+    done: [usize; 5],
     failures: usize,
     finished: usize,
     shown: Shown,
@@ -125,7 +125,7 @@ impl<O: Write, S: Write> Live<O, S> {
             options,
             out,
             status,
-            done: [0; 4],
+            done: [0; 5],
             failures: 0,
             finished: 0,
             shown,
@@ -229,7 +229,7 @@ impl<O: Write, S: Write> Live<O, S> {
     /// `laws 1200/3977 · regressions 3/3 · seeds 4/12 · 2 failing`.
     pub fn progress(&self) -> String {
         let mut parts = Vec::new();
-        for (i, label) in ["laws", "regressions", "seeds", "checks"]
+        for (i, label) in ["laws", "regressions", "seeds", "exhaustive", "checks"]
             .iter()
             .enumerate()
         {
@@ -265,7 +265,8 @@ fn slot(kind: Kind) -> usize {
         Kind::Law => 0,
         Kind::Regression => 1,
         Kind::Seed => 2,
-        Kind::Check => 3,
+        Kind::Exhaustive => 3,
+        Kind::Check => 4,
     }
 }
 

@@ -83,6 +83,18 @@ pub fn escaped(text: &str, indent: &str) -> String {
 }
 use results::{Closing, summary_line};
 
+/// One case as one line: its title and kind of difference, escaped and
+/// bounded as [`escaped`] does (`smthrs seed 51, call 3 (grep): /paths:
+/// items added`).
+pub(crate) fn case_line(case: &crate::conformance::Case) -> String {
+    let line = match &case.kind {
+        Some(kind) => format!("{}: {kind}", case.title),
+        None => case.title.clone(),
+    };
+    // One line: a title or kind with a line end in it stays on it.
+    escaped(&line.replace(['\n', '\r'], " "), "")
+}
+
 /// A report format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -93,9 +105,9 @@ pub enum Format {
     /// One JSON object per line, each result as it happens (a stopped run
     /// keeps every result it reached).
     Jsonl,
-    /// JUnit XML: one test suite per peer, one test case per law,
-    /// regression, seed, and divergent seed call, with the reason (for CI
-    /// test reports).
+    /// JUnit XML: one test suite per peer, one test case per trial (a
+    /// failing seed's divergent calls listed inside its one), with the
+    /// reason (for CI test reports).
     Junit,
     /// A Markdown summary per peer (for a CI job summary).
     Markdown,

@@ -355,7 +355,9 @@ struct MergeArgs {
     #[arg(long, short = 'o')]
     output: Option<std::path::PathBuf>,
     /// Failing cases printed in full (human, markdown): each failing law call
-    /// or divergent seed call counts one; the rest are counted. 0: all.
+    /// or divergent seed call counts one; the rest are counted, but the first
+    /// failure of each kind of trial (law, regression, seed) is always shown
+    /// with one call. 0: all.
     #[arg(long, default_value_t = 20)]
     max_reports: usize,
     /// Merge results that are not whole (a run that was killed or
@@ -525,6 +527,16 @@ struct RunArgs {
     /// ls and flow calls); laws and regressions are not run.
     #[arg(long)]
     call: Option<usize>,
+    /// Run the bounded-exhaustive families (glob, gitignore, pattern:
+    /// every shape up to a size) at their default sizes (glob 3, gitignore
+    /// 4, pattern 3): about 15,000 calls a peer. Off unless asked for.
+    #[arg(long)]
+    exhaustive: bool,
+    /// Every bounded-exhaustive family at size N (every shape of at most N
+    /// tokens); 0 runs none. Each size's cost and reach: lawsuite's
+    /// exhaustive guide.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=lawsuite::kit::exhaustive::MAX_SIZE as u64))]
+    exhaustive_size: Option<u64>,
     /// Threads running trials at once.
     #[arg(long, default_value_t = default_jobs())]
     jobs: usize,
@@ -549,8 +561,9 @@ struct RunArgs {
     #[arg(long, value_name = "FILE")]
     html: Option<std::path::PathBuf>,
     /// Failing cases printed in full (human, markdown): each failing law call
-    /// or divergent seed call counts one; the rest are counted. 0: all
-    /// (default 20).
+    /// or divergent seed call counts one; the rest are counted, but the first
+    /// failure of each kind of trial (law, regression, seed) is always shown
+    /// with one call. 0: all (default 20).
     #[arg(long)]
     max_reports: Option<usize>,
     #[command(flatten)]

@@ -642,6 +642,13 @@ fn config_of(
     if args.no_seeds {
         config = config.no_seeds();
     }
+    if args.exhaustive {
+        config = config.exhaustive_at_family_sizes();
+    }
+    if let Some(size) = args.exhaustive_size {
+        // At most `MAX_SIZE`: clap refused anything past it.
+        config = config.exhaustive_size(usize::try_from(size).unwrap_or(usize::MAX));
+    }
     if let Some(times) = args.repeat {
         config = config.repeat(times);
     }
@@ -660,7 +667,7 @@ struct Selection {
     admitted: u128,
     /// The trials chosen (filters and shard), notices included, by kind
     /// ([`kind_slot`]).
-    chosen: [u128; 4],
+    chosen: [u128; 5],
     /// Of those, the ones that are not notices.
     chosen_runnable: u128,
 }
@@ -670,7 +677,7 @@ impl Selection {
     /// of `--seeds 0..100000000` starts at once instead of after walking
     /// its 200 million trials.
     fn counted(engine: &Engine) -> Selection {
-        let mut chosen = [0u128; 4];
+        let mut chosen = [0u128; 5];
         for (kind, n) in engine.trial_counts() {
             chosen[kind_slot(kind)] += n;
         }
@@ -734,7 +741,13 @@ fn execute(
     started: Instant,
 ) -> anyhow::Result<Vec<Outcome>> {
     let color = args.format == Format::Human && std::io::stdout().is_terminal();
-    let kinds = [Kind::Law, Kind::Regression, Kind::Seed, Kind::Check];
+    let kinds = [
+        Kind::Law,
+        Kind::Regression,
+        Kind::Seed,
+        Kind::Exhaustive,
+        Kind::Check,
+    ];
     let totals: Vec<(Kind, usize)> = kinds
         .into_iter()
         .map(|kind| (kind, saturate(selection.chosen[kind_slot(kind)])))
@@ -884,7 +897,8 @@ fn kind_slot(kind: Kind) -> usize {
         Kind::Law => 0,
         Kind::Regression => 1,
         Kind::Seed => 2,
-        Kind::Check => 3,
+        Kind::Exhaustive => 3,
+        Kind::Check => 4,
     }
 }
 

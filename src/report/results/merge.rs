@@ -53,38 +53,19 @@ struct Counted {
     report: Option<CaseCount>,
 }
 
-/// How many cases a report has.
+/// What [`Merge::summary`] counts of a report: its cases' kinds of
+/// difference, everything else of them skipped.
 #[derive(Debug, Default, Deserialize)]
 struct CaseCount {
     #[serde(default)]
-    cases: Count,
+    cases: Vec<CaseKind>,
 }
 
-/// The length of a list, its elements skipped.
-#[derive(Debug, Default)]
-struct Count(usize);
-
-impl<'de> Deserialize<'de> for Count {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Count, D::Error> {
-        struct Counter;
-        impl<'de> serde::de::Visitor<'de> for Counter {
-            type Value = Count;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a list")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Count, A::Error> {
-                let mut n = 0;
-                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
-                    n += 1;
-                }
-                Ok(Count(n))
-            }
-        }
-        d.deserialize_seq(Counter)
-    }
+/// A case's kind of difference ([`crate::conformance::Case::kind`]).
+#[derive(Debug, Default, Deserialize)]
+struct CaseKind {
+    #[serde(default)]
+    kind: Option<Cut>,
 }
 
 /// Results files checked as one sweep, walked again for each report.
@@ -343,7 +324,19 @@ impl Merge {
                 seeds.push(o.item);
                 summary.compared_calls += o.compared;
                 if o.verdict == Tag::Fail {
-                    summary.divergent_calls += o.report.map_or(0, |r| r.cases.0);
+                    let cases = o.report.map_or_else(Vec::new, |r| r.cases);
+                    summary.divergent_calls += cases.len();
+                    let kinds = summary
+                        .divergent_kinds
+                        .entry(o.peer.as_ref().map(|p| p.0.clone()).unwrap_or_default())
+                        .or_default();
+                    for case in cases {
+                        let kind = case.kind.map_or_else(
+                            || crate::conformance::verdict::UNCLASSIFIED.to_string(),
+                            |k| k.0,
+                        );
+                        *kinds.entry(kind).or_default() += 1;
+                    }
                 }
             }
             Ok(())

@@ -582,6 +582,54 @@ mod tests {
         assert_eq!(merged.summary().unwrap().seconds, 3.75);
     }
 
+    /// `merge` and `report` count seed divergences by kind from the
+    /// results, as the run did from its outcomes: the merged summary's
+    /// `divergent_kinds` is the run's (a case without a kind, from an
+    /// older lawsuite, counted as not classified).
+    #[test]
+    fn merged_results_count_seed_divergences_by_kind() {
+        use crate::conformance::{Case, Report};
+        let case = |kind: Option<&str>| Case {
+            title: "lawsuite seed 1, call 2 (glob)".into(),
+            kind: kind.map(String::from),
+            ..Case::default()
+        };
+        let seed = Outcome {
+            id: "seed::lawsuite::0001::p".parse().expect("a trial id"),
+            item: "seed::lawsuite::0001".into(),
+            kind: Kind::Seed,
+            peer: Some("p".into()),
+            spec: None,
+            verdict: Verdict::Fail {
+                report: Report {
+                    summary: "3 of 9 calls diverge".into(),
+                    cases: vec![
+                        case(Some("/paths: items lost")),
+                        case(Some("/paths: items lost")),
+                        case(None),
+                    ],
+                    health: None,
+                },
+            },
+            documented: BTreeMap::new(),
+            compared: 9,
+            seconds: 0.1,
+        };
+        let text = whole(&run_line(), &[jsonl_line("outcome", &seed)]);
+        let merged = merge(&[("a.jsonl", &text)], Accept::WHOLE).unwrap();
+        let summary = merged.summary().unwrap();
+        let run = Summary::of(&[seed], std::time::Duration::ZERO, Vec::new());
+        assert_eq!(summary.divergent_kinds, run.divergent_kinds);
+        assert_eq!(
+            summary.kinds_of("p"),
+            [
+                ("/paths: items lost", 2),
+                (crate::conformance::verdict::UNCLASSIFIED, 1)
+            ]
+        );
+        assert_eq!(summary.divergent_calls, 3);
+    }
+
     #[test]
     fn a_killed_run_is_refused_or_kept_knowingly() {
         let text = format!(

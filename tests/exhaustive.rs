@@ -1,0 +1,393 @@
+//! The bounded-exhaustive families (`lawsuite::kit::exhaustive`) as a
+//! user meets them: a peer wrong on one rare `.gitignore` shape passes
+//! every law and the default seeds and fails an `exhaustive::` trial at
+//! the default size; filters select the families' trials in both front
+//! doors; sizes say what runs.
+
+use std::path::Path;
+use std::process::Command;
+
+use lawsuite::conformance::config::Config;
+use lawsuite::conformance::peers::PeerSet;
+use lawsuite::conformance::{Kind, Outcome, RunOptions, Subject, Verdict};
+use lawsuite::contract::{GlobInput, GlobOutput, StdError};
+use lawsuite::portable::Portable;
+use lawsuite::suite::Suite;
+use lawsuite::testing::Altered;
+
+const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
+
+/// Every `.gitignore` under `dir`, relative to `root` (`""` for the root's
+/// own), with its text.
+fn gitignores(root: &Path, dir: &str, out: &mut Vec<(String, String)>) {
+    let here = if dir.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(dir)
+    };
+    let Ok(entries) = std::fs::read_dir(&here) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = if dir.is_empty() {
+            name.clone()
+        } else {
+            format!("{dir}/{name}")
+        };
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            gitignores(root, &path, out);
+        } else if name == ".gitignore" {
+            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            out.push((dir.to_string(), text));
+        }
+    }
+}
+
+/// git's reading of a rule `P**/S` with literal `P` and `S` (what git's
+/// wildmatch does, checked with git 2.47: `foo**/bar` ignores `foo/x/bar`
+/// and the directory `foobar`): `P`, then anything ending in `/` or
+/// nothing, then `S`. `None` for any other rule.
+fn git_reading(rule: &str) -> Option<(String, String)> {
+    let rule = rule.trim_end_matches(' ');
+    if rule.starts_with(['!', '#']) {
+        return None;
+    }
+    let rule = rule.strip_prefix('/').unwrap_or(rule);
+    let (p, s) = rule.split_once("**/")?;
+    let literal = |t: &str| !t.is_empty() && !t.contains(['*', '?', '[', ']', '\\', '/', '{']);
+    (literal(p) && literal(s)).then(|| (p.to_string(), s.to_string()))
+}
+
+/// Whether git's reading `(p, s)` matches `path` or one of its ancestors
+/// (an ignored directory hides what is below it).
+fn git_ignores(p: &str, s: &str, path: &str) -> bool {
+    let mut ends: Vec<usize> = path.match_indices('/').map(|(i, _)| i).collect();
+    ends.push(path.len());
+    ends.into_iter().any(|end| {
+        let q = &path[..end];
+        q.len() >= p.len() + s.len() && q.starts_with(p) && q.ends_with(s) && {
+            let middle = &q[p.len()..q.len() - s.len()];
+            middle.is_empty() || middle.ends_with('/')
+        }
+    })
+}
+
+/// `portable`, but reading a `.gitignore` rule `P**/S` as git does: wrong
+/// on that one shape only, which no shipped law or default seed holds.
+fn git_reading_peer() -> Altered {
+    Altered::new("git-reading").on_glob(
+        |input: &GlobInput, answer: Result<GlobOutput, StdError>| {
+            let mut answer = answer?;
+            if input.no_ignore {
+                return Ok(answer);
+            }
+            let root = Path::new(&input.root);
+            let mut files = Vec::new();
+            gitignores(root, "", &mut files);
+            let readings: Vec<(String, String, String)> = files
+                .into_iter()
+                .flat_map(|(dir, text)| {
+                    text.lines()
+                        .filter_map(git_reading)
+                        .map(|(p, s)| (dir.clone(), p, s))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            if readings.is_empty() {
+                return Ok(answer);
+            }
+            let prefix = format!("{}/", input.root.trim_end_matches('/'));
+            answer.paths.retain(|path| {
+                let relative = path.strip_prefix(&prefix).unwrap_or(path);
+                !readings.iter().any(|(dir, p, s)| {
+                    let below = if dir.is_empty() {
+                        Some(relative)
+                    } else {
+                        relative
+                            .strip_prefix(dir.as_str())
+                            .and_then(|r| r.strip_prefix('/'))
+                    };
+                    below.is_some_and(|b| git_ignores(p, s, b))
+                })
+            });
+            answer.total = answer.paths.len() as u64;
+            Ok(answer)
+        },
+    )
+}
+
+#[test]
+fn git_s_reading_matches_what_git_does() {
+    assert_eq!(git_reading("foo**/bar"), Some(("foo".into(), "bar".into())));
+    assert_eq!(git_reading("**/bar"), None);
+    assert_eq!(git_reading("!a**/a"), None);
+    assert!(git_ignores("foo", "bar", "foo/x/bar"));
+    assert!(git_ignores("foo", "bar", "foobar/y"));
+    assert!(git_ignores("foo", "bar", "fooX/bar"));
+    assert!(!git_ignores("foo", "bar", "bar/foo"));
+}
+
+/// The issue's own case: a peer wrong only where git reads `a**/a` passes
+/// every default seed and every shipped law but the one written for that
+/// shape (`foo**/bar`, §9.3, added when git became a peer), and fails
+/// `exhaustive::gitignore::4` at the default size, with that rule in the
+/// report. Before the families and that law, nothing lawsuite ran caught
+/// it.
+#[test]
+fn a_peer_wrong_on_one_rare_gitignore_shape_fails_only_the_gitignore_family() {
+    let config = Config::builder()
+        .regressions(None)
+        .judge_reference(false)
+        .exhaustive_at_family_sizes()
+        .build()
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let peers = PeerSet::new(
+        Subject::new("portable", Portable::default()),
+        vec![Subject::new("git-reading", git_reading_peer())],
+    );
+    let engine = config
+        .engine(peers, None)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let trials = engine.trials();
+    let outcomes: Vec<Outcome> = engine.run(
+        &trials,
+        RunOptions {
+            jobs: 4,
+            fail_fast: false,
+        },
+        |_| {},
+    );
+    let failed: Vec<&Outcome> = outcomes.iter().filter(|o| o.verdict.is_failure()).collect();
+    let mut ids: Vec<&str> = failed.iter().map(|o| o.id.as_str()).collect();
+    ids.sort_unstable();
+    // The law for `foo**/bar` (§9.3) was written once the family had
+    // shown the shape; the family finds it without it.
+    assert_eq!(
+        ids,
+        [
+            "exhaustive::gitignore::4::git-reading",
+            "law::gitignore::git-differences::double-star-after-a-name-is-two-ordinary-stars::git-reading",
+        ],
+        "{failed:#?}"
+    );
+    let laws = outcomes.iter().filter(|o| o.kind == Kind::Law).count();
+    let seeds = outcomes.iter().filter(|o| o.kind == Kind::Seed).count();
+    assert!(laws > 1000 && seeds == 76, "{laws} laws, {seeds} seeds");
+    let family = failed
+        .iter()
+        .find(|o| o.kind == Kind::Exhaustive)
+        .expect("the family's trial failed");
+    let Verdict::Fail { report } = &family.verdict else {
+        unreachable!("a failure")
+    };
+    let shown = serde_json::to_string(report).unwrap_or_default();
+    assert!(shown.contains("a**/a"), "{}", report.summary);
+    // The other families pass.
+    for id in [
+        "exhaustive::glob::3::git-reading",
+        "exhaustive::pattern::3::git-reading",
+    ] {
+        let o = outcomes.iter().find(|o| o.id == id);
+        assert_eq!(o.map(|o| &o.verdict), Some(&Verdict::Pass), "{id}");
+    }
+}
+
+/// `--exhaustive-size` and a filter choose the families' trials in `lawsuite
+/// run`, as `LAWSUITE_EXHAUSTIVE_SIZE` does.
+#[test]
+fn the_run_front_door_selects_families_by_filter_and_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = |args: &[&str], env: Option<&str>| -> Vec<String> {
+        let mut command = Command::new(LAWSUITE);
+        command
+            .args(["run", "--list", "--peer", "portable", "--no-laws"])
+            .args(args)
+            .current_dir(dir.path())
+            .env_remove("LAWSUITE_EXHAUSTIVE_SIZE");
+        if let Some(size) = env {
+            command.env("LAWSUITE_EXHAUSTIVE_SIZE", size);
+        }
+        let out = command.output().unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("exhaustive::"))
+            .map(str::to_string)
+            .collect()
+    };
+    // Off unless asked for.
+    let plain = Command::new(LAWSUITE)
+        .args(["run", "--list", "--no-laws", "exhaustive::"])
+        .current_dir(dir.path())
+        .env_remove("LAWSUITE_EXHAUSTIVE_SIZE")
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&plain.stdout).contains("exhaustive::"),
+        "the families run only when asked for"
+    );
+    let mine = Command::new(LAWSUITE)
+        .args(["run", "--list", "--no-laws", "--exhaustive", "exhaustive::"])
+        .current_dir(dir.path())
+        .env_remove("LAWSUITE_EXHAUSTIVE_SIZE")
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&mine.stdout);
+    // The reference has no trial of its own; every other peer has one per
+    // family, at the default sizes.
+    assert!(listed.contains("exhaustive::glob::3::"), "{listed}");
+    assert!(listed.contains("exhaustive::gitignore::4::"), "{listed}");
+    assert!(listed.contains("exhaustive::pattern::3::"), "{listed}");
+    assert!(!listed.contains("::portable\n"), "{listed}");
+    assert!(
+        list(&["--exhaustive", "exhaustive::gitignore"], None).is_empty(),
+        "only the reference"
+    );
+    let sized = Command::new(LAWSUITE)
+        .args([
+            "run",
+            "--list",
+            "--no-laws",
+            "--exhaustive-size",
+            "2",
+            "exhaustive::gitignore",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let sized = String::from_utf8_lossy(&sized.stdout);
+    assert!(sized.contains("exhaustive::gitignore::2::"), "{sized}");
+    assert!(!sized.contains("exhaustive::glob"), "{sized}");
+    let from_env = Command::new(LAWSUITE)
+        .args(["run", "--list", "--no-laws", "exhaustive::"])
+        .env("LAWSUITE_EXHAUSTIVE_SIZE", "0")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&from_env.stdout).contains("exhaustive::"),
+        "size 0 runs none"
+    );
+    // Past the largest size: refused, naming it.
+    let past = Command::new(LAWSUITE)
+        .args(["run", "--list", "--exhaustive-size", "9"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!past.status.success());
+    assert!(
+        String::from_utf8_lossy(&past.stderr).contains("0..=8"),
+        "{}",
+        String::from_utf8_lossy(&past.stderr)
+    );
+    let max = Command::new(LAWSUITE)
+        .args([
+            "run",
+            "--list",
+            "--no-laws",
+            "--exhaustive-size",
+            "8",
+            "exhaustive::glob",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&max.stdout).contains("exhaustive::glob::8::"));
+}
+
+/// The `cargo test` front door lists the same trials, a filter picks them,
+/// and a peer crate's default of none still lets a size through.
+#[test]
+fn the_suite_front_door_lists_the_families() {
+    let names = |suite: Suite| -> Vec<String> {
+        suite
+            .trials()
+            .iter()
+            .map(|t| t.name().to_string())
+            .filter(|n| n.starts_with("exhaustive::"))
+            .collect()
+    };
+    let suite = || {
+        Suite::new()
+            .reference("portable", Portable::default())
+            .peer("mine", Portable::with_threads(1))
+            .without_laws()
+    };
+    assert!(names(suite()).is_empty(), "off unless asked for");
+    assert_eq!(
+        names(suite().exhaustive()),
+        [
+            "exhaustive::glob::3::mine",
+            "exhaustive::gitignore::4::mine",
+            "exhaustive::pattern::3::mine"
+        ]
+    );
+    assert!(names(suite().exhaustive().default_exhaustive_size(0)).is_empty());
+    assert_eq!(
+        names(suite().default_exhaustive_size(0).exhaustive_size(2)),
+        [
+            "exhaustive::glob::2::mine",
+            "exhaustive::gitignore::2::mine",
+            "exhaustive::pattern::2::mine"
+        ]
+    );
+    // And a trial runs and passes on a right peer.
+    let engine = suite()
+        .exhaustive_size(1)
+        .engine()
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let trials = engine.trials_where(|id| id == "exhaustive::gitignore::1::mine");
+    assert_eq!(trials.len(), 1);
+    let outcome = engine.run_trial(&trials[0]);
+    assert_eq!(outcome.verdict, Verdict::Pass, "{outcome:?}");
+    assert_eq!(outcome.compared, 24, "12 rules, two placements each");
+}
+
+/// A report holds the first 64 divergent calls in full and counts the
+/// rest: 64 wrong calls are all shown, 65 are 64 shown and one counted.
+#[test]
+fn a_report_shows_the_first_64_divergent_calls_and_counts_the_rest() {
+    use lawsuite::kit::exhaustive::Family;
+    let seam: Vec<String> = Family::Glob
+        .batches(3)
+        .flat_map(|plan| plan.glob.into_iter().map(|g| g.pattern))
+        .collect();
+    for wrong in [64usize, 65] {
+        let chosen: std::collections::HashSet<String> = seam.iter().take(wrong).cloned().collect();
+        let peer = Altered::new("off-by-one").on_glob(move |input, answer| {
+            let mut answer = answer?;
+            if chosen.contains(&input.pattern) {
+                answer.total += 1;
+            }
+            Ok(answer)
+        });
+        let engine = Suite::new()
+            .reference("portable", Portable::default())
+            .peer("off-by-one", peer)
+            .without_laws()
+            .exhaustive_size(3)
+            .engine()
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let trials = engine.trials_where(|id| id == "exhaustive::glob::3::off-by-one");
+        let outcome = engine.run_trial(&trials[0]);
+        let Verdict::Fail { report } = &outcome.verdict else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(report.cases.len(), 64, "{wrong}");
+        assert!(
+            report
+                .summary
+                .starts_with(&format!("{wrong} of 2160 calls")),
+            "{}",
+            report.summary
+        );
+        assert_eq!(
+            report
+                .summary
+                .contains("the first 64 (the smallest shapes) are shown"),
+            wrong > 64,
+            "{}",
+            report.summary
+        );
+    }
+}
