@@ -490,7 +490,7 @@ impl Suite {
     }
 
     /// Run every bounded-exhaustive family at its own default size
-    /// ([`crate::conformance::ConfigBuilder::exhaustive_at_family_sizes`]);
+    /// ([`crate::conformance::config::ConfigBuilder::exhaustive_at_family_sizes`]);
     /// without it, or a size, a suite holds none.
     pub fn exhaustive(mut self) -> Suite {
         self.config = self.config.exhaustive_at_family_sizes();
