@@ -168,28 +168,7 @@ impl Engine {
                 verdicts[*slot] = Some(self.note_stop(item, subject, verdict));
             }
         }
-        let elapsed = started.elapsed();
-        verdicts
-            .into_iter()
-            .zip(documented)
-            .zip(compared)
-            .zip(peers)
-            .map(|(((verdict, documented), compared), p)| {
-                let subject = p.map(|p| &self.everyone[p]);
-                let mut o = self.outcome(
-                    item,
-                    subject,
-                    verdict.unwrap_or(Verdict::Broken {
-                        why: "not judged".into(),
-                    }),
-                    documented,
-                    started,
-                );
-                o.seconds = elapsed.as_secs_f64();
-                o.compared = compared;
-                o
-            })
-            .collect()
+        self.plan_outcomes(item, peers, verdicts, documented, compared, started)
     }
 }
 

@@ -105,11 +105,28 @@ impl Engine {
                 verdicts[*slot] = Some(self.note_stop(item, subject, verdict));
             }
         }
+        self.plan_outcomes(item, peers, verdicts, documented, compared_calls, started)
+    }
+
+    /// The outcomes of one generated plan's trials (a seed's or an
+    /// exhaustive family's), one per place of `peers`: each verdict (a
+    /// place never judged is broken, "not judged"), the calls its
+    /// documented differences explain and the calls compared, and the
+    /// plan's whole time, which every peer shared.
+    pub(super) fn plan_outcomes(
+        &self,
+        item: &Item,
+        peers: &[Option<usize>],
+        verdicts: Vec<Option<Verdict>>,
+        documented: Vec<BTreeMap<String, usize>>,
+        compared: Vec<usize>,
+        started: Instant,
+    ) -> Vec<Outcome> {
         let elapsed = started.elapsed();
         verdicts
             .into_iter()
             .zip(documented)
-            .zip(compared_calls)
+            .zip(compared)
             .zip(peers)
             .map(|(((verdict, documented), compared), p)| {
                 let subject = p.map(|p| &self.everyone[p]);
