@@ -194,7 +194,8 @@ fn a_peer_wrong_on_one_rare_gitignore_shape_fails_only_the_gitignore_family() {
 }
 
 /// `--exhaustive-size` and a filter choose the families' trials in `lawsuite
-/// run`, as `LAWSUITE_EXHAUSTIVE_SIZE` does.
+/// run`, as `LAWSUITE_EXHAUSTIVE_SIZE` does (on `model`, which runs
+/// wherever lawsuite does: no `rg` needed).
 #[test]
 fn the_run_front_door_selects_families_by_filter_and_size() {
     let dir = tempfile::tempdir().unwrap();
@@ -217,7 +218,14 @@ fn the_run_front_door_selects_families_by_filter_and_size() {
     };
     // Off unless asked for.
     let plain = Command::new(LAWSUITE)
-        .args(["run", "--list", "--no-laws", "exhaustive::"])
+        .args([
+            "run",
+            "--list",
+            "--peer",
+            "model",
+            "--no-laws",
+            "exhaustive::",
+        ])
         .current_dir(dir.path())
         .env_remove("LAWSUITE_EXHAUSTIVE_SIZE")
         .output()
@@ -227,7 +235,15 @@ fn the_run_front_door_selects_families_by_filter_and_size() {
         "the families run only when asked for"
     );
     let mine = Command::new(LAWSUITE)
-        .args(["run", "--list", "--no-laws", "--exhaustive", "exhaustive::"])
+        .args([
+            "run",
+            "--list",
+            "--peer",
+            "model",
+            "--no-laws",
+            "--exhaustive",
+            "exhaustive::",
+        ])
         .current_dir(dir.path())
         .env_remove("LAWSUITE_EXHAUSTIVE_SIZE")
         .output()
@@ -247,6 +263,8 @@ fn the_run_front_door_selects_families_by_filter_and_size() {
         .args([
             "run",
             "--list",
+            "--peer",
+            "model",
             "--no-laws",
             "--exhaustive-size",
             "2",
@@ -259,7 +277,14 @@ fn the_run_front_door_selects_families_by_filter_and_size() {
     assert!(sized.contains("exhaustive::gitignore::2::"), "{sized}");
     assert!(!sized.contains("exhaustive::glob"), "{sized}");
     let from_env = Command::new(LAWSUITE)
-        .args(["run", "--list", "--no-laws", "exhaustive::"])
+        .args([
+            "run",
+            "--list",
+            "--peer",
+            "model",
+            "--no-laws",
+            "exhaustive::",
+        ])
         .env("LAWSUITE_EXHAUSTIVE_SIZE", "0")
         .current_dir(dir.path())
         .output()
@@ -284,6 +309,8 @@ fn the_run_front_door_selects_families_by_filter_and_size() {
         .args([
             "run",
             "--list",
+            "--peer",
+            "model",
             "--no-laws",
             "--exhaustive-size",
             "8",
