@@ -91,9 +91,5 @@ fn main() {
         // so the list stays true. (Ids are the trial names without the
         // peer: `cargo test --test conformance -- --list`.)
         .expect_failure("mine", "law::glob::matching::double-star-slash-matches-zero-or-more-directories", "no ** yet")
-        // Every glob, .gitignore rule and pattern up to a size, against a
-        // small tree (lawsuite's docs/exhaustive.md): off in a first run,
-        // on with `LAWSUITE_EXHAUSTIVE_SIZE=3 cargo test` (or delete this).
-        .default_exhaustive_size(0)
         .run()
 }
