@@ -243,13 +243,13 @@ impl Answer {
             Answer::Value(value) => Answer::Value(rebase(value, from, to)),
             Answer::Failure { code, message } => Answer::Failure {
                 code: *code,
-                message: message.replace(from, to),
+                message: replace_root(message, from, to),
             },
             Answer::Fault { code, what } => Answer::Fault {
                 code: *code,
-                what: what.replace(from, to),
+                what: replace_root(what, from, to),
             },
-            Answer::Panic(message) => Answer::Panic(message.replace(from, to)),
+            Answer::Panic(message) => Answer::Panic(replace_root(message, from, to)),
         }
     }
 
@@ -370,7 +370,7 @@ pub fn rebase(value: &Value, from: &str, to: &str) -> Value {
         return value.clone();
     }
     match value {
-        Value::String(s) => Value::String(s.replace(from, to)),
+        Value::String(s) => Value::String(replace_root(s, from, to)),
         Value::Array(items) => Value::Array(items.iter().map(|v| rebase(v, from, to)).collect()),
         Value::Object(map) => Value::Object(
             map.iter()
@@ -379,6 +379,55 @@ pub fn rebase(value: &Value, from: &str, to: &str) -> Value {
         ),
         other => other.clone(),
     }
+}
+
+/// `text` with each place that spells the root `from` replaced by `to`:
+/// an occurrence counts where it starts a path (at the start, or after a
+/// character no name holds: a space, a quote, a bracket) and, unless
+/// `from` ends with `/`, ends one. A plain replace also rewrote names
+/// that merely hold the root's spelling: under the root `/r`, the path
+/// `corners/rules/a` became `corners.ules/a` when a drafted law spelled
+/// the root `.`.
+///
+/// ```
+/// use lawsuite::kit::answer::replace_root;
+/// assert_eq!(replace_root("/r/corners/rules/a", "/r/", ""), "corners/rules/a");
+/// assert_eq!(replace_root("corners/rules/a", "/r", "."), "corners/rules/a");
+/// assert_eq!(replace_root("No file under /r can match", "/r", "."), "No file under . can match");
+/// assert_eq!(replace_root("'/r/a/r/b'", "/r/", "./"), "'./a/r/b'");
+/// ```
+pub fn replace_root(text: &str, from: &str, to: &str) -> String {
+    if from.is_empty() {
+        return text.to_string();
+    }
+    // A character a file or directory name may hold (or the separator):
+    // next to one, `from` is part of a longer path, not the root.
+    let in_name = |c: char| !c.is_whitespace() && !"\"'`()[]{}<>,;:=".contains(c);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(from) {
+        let before = out.chars().last().or_else(|| rest[..at].chars().last());
+        let before = if at > 0 {
+            rest[..at].chars().last()
+        } else {
+            before
+        };
+        let after = rest[at + from.len()..].chars().next();
+        let starts = before.is_none_or(|c| !in_name(c));
+        let ends = from.ends_with('/') || after.is_none_or(|c| !in_name(c) || c == '/');
+        out.push_str(&rest[..at]);
+        if starts && ends {
+            out.push_str(to);
+            rest = &rest[at + from.len()..];
+        } else {
+            // Not the root here: keep its first character and look on.
+            let first = rest[at..].chars().next().map_or(1, char::len_utf8);
+            out.push_str(&rest[at..at + first]);
+            rest = &rest[at + first..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
