@@ -406,12 +406,8 @@ pub fn replace_root(text: &str, from: &str, to: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find(from) {
-        let before = out.chars().last().or_else(|| rest[..at].chars().last());
-        let before = if at > 0 {
-            rest[..at].chars().last()
-        } else {
-            before
-        };
+        // The character before: in what is left, or else the last kept.
+        let before = rest[..at].chars().last().or_else(|| out.chars().last());
         let after = rest[at + from.len()..].chars().next();
         let starts = before.is_none_or(|c| !in_name(c));
         let ends = from.ends_with('/') || after.is_none_or(|c| !in_name(c) || c == '/');
