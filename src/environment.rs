@@ -111,6 +111,10 @@ pub const VARIABLES: &[Variable] = &[
 const SEEDS: &str = "LAWSUITE_SEEDS";
 const GROUND: &str = "LAWSUITE_GROUND";
 const EXHAUSTIVE_SIZE: &str = "LAWSUITE_EXHAUSTIVE_SIZE";
+
+/// The largest size `LAWSUITE_EXHAUSTIVE_SIZE` (and `--exhaustive-size`)
+/// takes: [`crate::kit::exhaustive::MAX_SIZE`], whose doc says why.
+pub const MAX_EXHAUSTIVE_SIZE: usize = 8;
 const RECORD: &str = "LAWSUITE_RECORD";
 const SLOW_SECS: &str = "LAWSUITE_SLOW_SECS";
 const INTERRUPT_GRACE_SECS: &str = "LAWSUITE_INTERRUPT_GRACE_SECS";
@@ -231,7 +235,7 @@ impl Environment {
             exhaustive_size: var.read(EXHAUSTIVE_SIZE, "a whole number from 0 to 8", |v| {
                 v.parse()
                     .ok()
-                    .filter(|n: &usize| *n <= crate::kit::exhaustive::MAX_SIZE)
+                    .filter(|n: &usize| *n <= MAX_EXHAUSTIVE_SIZE)
             }),
             record: var
                 .read(RECORD, "1 (or unset)", |v| {

@@ -72,8 +72,10 @@ pub const VERSION: u32 = 1;
 /// The largest size a run may ask for. At 8 the smallest family holds
 /// some 10⁸ shapes (days of CPU on one peer); past it the counts overflow
 /// what a run can finish, so a larger size is refused with this number
-/// rather than started.
-pub const MAX_SIZE: usize = 8;
+/// rather than started. (Its number lives with the variable that takes it,
+/// [`crate::environment::MAX_EXHAUSTIVE_SIZE`], which is read below the
+/// kit.)
+pub const MAX_SIZE: usize = crate::environment::MAX_EXHAUSTIVE_SIZE;
 
 /// One bounded-exhaustive family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
