@@ -233,9 +233,7 @@ impl Environment {
             ),
             ground: var.read(GROUND, "shared or full", |v| v.parse().ok()),
             exhaustive_size: var.read(EXHAUSTIVE_SIZE, "a whole number from 0 to 8", |v| {
-                v.parse()
-                    .ok()
-                    .filter(|n: &usize| *n <= MAX_EXHAUSTIVE_SIZE)
+                v.parse().ok().filter(|n: &usize| *n <= MAX_EXHAUSTIVE_SIZE)
             }),
             record: var
                 .read(RECORD, "1 (or unset)", |v| {
