@@ -347,7 +347,7 @@ fn bench_the_liar(registry: &Path, corpus: &Path, calls: &Path, more: &[&str]) -
         registry.to_str().unwrap(),
         "--corpus",
         corpus.to_str().unwrap(),
-        "--calls",
+        "--call-file",
         calls.to_str().unwrap(),
     ];
     args.extend(more);
@@ -383,7 +383,7 @@ fn bench_a_peer_that_breaks(mode: &str, good: usize) -> Option<Output> {
         registry.to_str().unwrap(),
         "--corpus",
         tree.path().to_str().unwrap(),
-        "--calls",
+        "--call-file",
         calls.to_str().unwrap(),
         "--rounds",
         "4",

@@ -207,3 +207,33 @@ fn two_campaigns_on_one_state_never_interleave() {
     assert_eq!(first.status.code(), Some(0), "{}", said(&first));
     assert_eq!(state(d).unwrap()["campaigns"], 1);
 }
+
+/// `--format json`: the campaign's end as one document (counts, where the
+/// next starts, the groups, the residual risk) on stdout, nothing else
+/// there; the same state as a human-format campaign keeps.
+#[test]
+fn a_campaign_prints_its_end_as_json_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("lawsuite.toml"),
+        "[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"model\"\nbuiltin = \"model\"\n",
+    )
+    .unwrap();
+    let out = fuzz(
+        d,
+        &["--for", "2s", "--peer", "model", "--jobs", "1", "--format", "json"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    let end: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}): {}", said(&out)));
+    assert!(end["calls"].as_u64().unwrap() > 0, "{end:#}");
+    assert_eq!(end["newGroups"], 0, "{end:#}");
+    assert_eq!(end["interrupted"], false);
+    assert_eq!(end["state"]["groups"], serde_json::json!([]));
+    let state = state(d).unwrap();
+    assert_eq!(end["state"]["next"], state["next"], "{end:#}");
+    assert!(end["state"]["risk"].as_str().unwrap().starts_with("residual risk"));
+}

@@ -243,7 +243,7 @@ fn peers_fails_for_an_unavailable_peer() {
         "{}",
         text(&out.stderr)
     );
-    let out = lawsuite(dir.path(), &["peers", "--json"]);
+    let out = lawsuite(dir.path(), &["peers", "--format", "json"]);
     assert_eq!(out.status.code(), Some(1));
     let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(
@@ -321,7 +321,7 @@ fn every_command_that_runs_a_peer_refuses_a_bad_variable() {
     let commands: [&[&str]; 9] = [
         &["run", "--no-seeds"],
         &["bench", "--peer", "portable", "--rounds", "1"],
-        &["differ", ".", "--calls", "1"],
+        &["survey", ".", "--call-count", "1"],
         &["shrink", "--seed", "0", "--call", "0", "--peer", "ripgrep"],
         &["record", "--seed", "0", "--call", "0", "--peer", "ripgrep"],
         &["fuzz", "--for", "1s"],
@@ -361,7 +361,7 @@ fn every_command_that_runs_a_peer_refuses_a_bad_variable() {
 
 /// Every command that reads a project refuses one whose `lawsuite.toml`
 /// (or, for those that run peers, the registry it names) cannot be
-/// parsed: exit status 2, the file and the problem named. `call`, `bench` and `differ` used to fall back on
+/// parsed: exit status 2, the file and the problem named. `call`, `bench` and `survey` used to fall back on
 /// the built-ins without a word and exit 0; with no project file at all,
 /// built-in names still resolve.
 #[test]
@@ -398,9 +398,9 @@ fn every_command_that_reads_a_project_refuses_an_unparsable_one() {
             "0",
         ],
         &[
-            "differ",
+            "survey",
             ".",
-            "--calls",
+            "--call-count",
             "1",
             "--reference",
             "portable",

@@ -86,7 +86,7 @@ fn a_fifo_in_a_law_directory() {
     let dir = project();
     mkfifo(&dir.path().join("laws/stuck.toml"));
     let mut args = RUN.to_vec();
-    args.extend(["--laws", "laws"]);
+    args.extend(["--law-dir", "laws"]);
     refused(dir.path(), &args, "stuck.toml");
 }
 

@@ -417,7 +417,12 @@ fn an_empty_selection_is_an_error_that_says_what_to_pass() {
                 vec!["run", "--no-laws", "--no-seeds", "--no-regressions"],
                 "nothing to run",
             ),
-            (vec!["run", "--laws", "missing-dir"], "does not exist"),
+            (vec!["run", "--law-dir", "missing-dir"], "does not exist"),
+            // The old spelling still works for one release, and says so.
+            (
+                vec!["run", "--laws", "missing-dir"],
+                "`--laws` is now `--law-dir`",
+            ),
             (vec!["run", "--no-shipped-laws", "--no-seeds"], "no laws"),
             (vec!["run", "no-such-trial"], "none of the run's"),
         ] {

@@ -433,7 +433,7 @@ fn a_difference_git_shows_that_is_not_listed_fails_the_run() {
             &args,
         )
     };
-    let out = run(&["--no-shipped-laws", "--laws", "laws"]);
+    let out = run(&["--no-shipped-laws", "--law-dir", "laws"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{stdout}");
     assert!(

@@ -148,7 +148,7 @@ fn bench_stops_its_stuck_peer_and_removes_its_corpus() {
 
 #[test]
 fn differ_stops_its_stuck_peer() {
-    interrupted_leaves_nothing(&["differ", "data", "--peer", "stuck"]);
+    interrupted_leaves_nothing(&["survey", "data", "--peer", "stuck"]);
 }
 
 #[test]

@@ -94,7 +94,7 @@ fn every_toml_snippet_is_what_it_shows() {
                     dir.path(),
                     &[
                         "run",
-                        "--laws",
+                        "--law-dir",
                         &laws.to_string_lossy(),
                         "--no-shipped-laws",
                         "--no-seeds",

@@ -324,7 +324,7 @@ fn a_recorded_finding_becomes_a_law_that_fails_the_buggy_peer() {
             "run",
             "--registry",
             registry,
-            "--laws",
+            "--law-dir",
             laws.to_str().unwrap(),
             "--list",
             "law::grep::found::",

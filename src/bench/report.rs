@@ -126,7 +126,7 @@ pub struct CallReport {
     pub name: String,
     /// Its position in the calls run, from 1.
     pub index: usize,
-    /// The call as a line of a calls file (`--calls`): its name, method and
+    /// The call as a line of a calls file (`--call-file`): its name, method and
     /// input, the root relative to the corpus when the run knew the
     /// corpus ([`crate::bench::run::Options::corpus`]).
     pub call: serde_json::Value,

@@ -39,7 +39,7 @@
 //! check, which happens after the clock stops).
 //!
 //! A report cites each call by its position and as a line of a calls file
-//! (`--calls`), and every difference, with the corpus's root spelt `.`
+//! (`--call-file`), and every difference, with the corpus's root spelt `.`
 //! ([`Options::corpus`]): a generated corpus is removed after the run, and
 //! a path into it would name nothing.
 //!

@@ -908,7 +908,7 @@ impl Config {
                     engine.add_coverage();
                 }
             }
-            // The project's directory named again with `--laws` is one
+            // The project's directory named again with `--law-dir` is one
             // directory: loaded twice, each of its laws would be two trials
             // of one id.
             let mut loaded = Vec::new();

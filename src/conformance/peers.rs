@@ -6,7 +6,7 @@
 //! name is the registry's peer of that name, else the built-in of that
 //! name, else an error listing the registered names. `cargo test`
 //! ([`crate::suite`]) and `lawsuite run`, `fuzz`, `shrink` and `record`
-//! take a [`PeerSet`]; `call`, `bench` and `differ` the peers they name.
+//! take a [`PeerSet`]; `call`, `bench` and `survey` the peers they name.
 //! The registry is the project's, read before: a project file or registry
 //! that cannot be read is that error ([`crate::project::ProjectError`],
 //! [`crate::registry::RegistryError`]), never a reason to fall back on
@@ -177,7 +177,7 @@ pub fn builtin_subject(
 ///
 /// This is the one rule every front door resolves names by:
 /// [`PeerSet::from_registry`] (`cargo test`, `lawsuite run`, `fuzz`,
-/// `shrink`, `record`) and `lawsuite call`, `bench` and `differ` alike.
+/// `shrink`, `record`) and `lawsuite call`, `bench` and `survey` alike.
 /// It takes a registry, never "a registry or why there is none": a
 /// project whose file or registry cannot be read is an error before any
 /// name is resolved ([`crate::project::Project::registry`]), and a

@@ -95,7 +95,7 @@ pub struct Summary {
     /// Divergent calls over every seed.
     pub divergent_calls: usize,
     /// Divergent seed calls by subject, then by kind of difference
-    /// ([`super::Case::kind`]), as `lawsuite differ` counts them: why a
+    /// ([`super::Case::kind`]), as `lawsuite survey` counts them: why a
     /// subject's seeds fail, where `divergent_calls` says only how often.
     /// Absent from the results of earlier versions.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -179,7 +179,7 @@ impl Summary {
     }
 
     /// `peer`'s divergent seed calls by kind, the most frequent first
-    /// (ties by kind), as `lawsuite differ` lists them.
+    /// (ties by kind), as `lawsuite survey` lists them.
     ///
     /// ```
     /// use lawsuite::conformance::Summary;

@@ -22,7 +22,7 @@
 //! | [`report`] | §5: diffs of answers, look-alike characters made visible (whole reports: `report`) |
 //! | [`shrink`] | reducing a divergence to a minimal tree and call |
 //! | [`regression`] | `fixtures/regressions/*.json`: recorded, replayed |
-//! | [`real_tree`] | the differential on a real directory searched in place (`lawsuite differ`): calls drawn from its own words, counted per peer |
+//! | [`real_tree`] | the differential on a real directory searched in place (`lawsuite survey`): calls drawn from its own words, counted per peer |
 //!
 //! The `smthrs` generator is a port, not a reinterpretation: a seed must
 //! give the same tree and calls as `@smthrs/std`'s `plan`, so that a

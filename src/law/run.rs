@@ -151,7 +151,7 @@ impl Setup {
             }
         }
         if actual != self.expected {
-            // Say where, as `differ` does: the first field that differs.
+            // Say where, as `survey` does: the first field that differs.
             let at = crate::kit::compare::first_difference(&self.expected, &actual, "")
                 .map_or_else(String::new, |first| format!(" at {first}"));
             problems.insert(0, format!("the answer differs from the expected one{at}"));

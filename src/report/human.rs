@@ -304,7 +304,7 @@ pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
 /// the counts above them.
 pub const SUMMARY_KINDS: usize = 12;
 
-/// The seeds' divergences of each subject by kind, as `lawsuite differ`
+/// The seeds' divergences of each subject by kind, as `lawsuite survey`
 /// counts them: `  mine diverges by kind: 900 …` then one line a kind.
 fn kinds_lines(summary: &Summary) -> String {
     let mut out = String::new();
@@ -444,7 +444,7 @@ mod tests {
     }
 
     /// The summary counts a subject's seed divergences by kind, the most
-    /// frequent first, as `lawsuite differ` does; it said only "1610
+    /// frequent first, as `lawsuite survey` does; it said only "1610
     /// divergent of 2516 calls".
     #[test]
     fn the_summary_counts_seed_divergences_by_kind() {

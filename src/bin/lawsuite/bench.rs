@@ -19,35 +19,48 @@ use lawsuite::conformance::config::Config;
 pub struct BenchArgs {
     /// A peer to time (repeatable): a name from the registry (external peers
     /// included) or a built-in. The first available one is the baseline.
-    #[arg(long = "peer", required = true)]
+    #[arg(
+        long = "peer",
+        value_name = "PEER",
+        required = true,
+        help_heading = "Peers and calls"
+    )]
     peers: Vec<String>,
     /// What to search: generated:S (1,000 files), generated:M (20,000),
     /// generated:L (200,000), generated:huge (one 1 GiB file),
     /// cargo:registry (the crate sources under ~/.cargo/registry/src), or a
     /// directory's path; a real tree is searched in place, never written to.
-    #[arg(long, default_value = "generated:S")]
+    #[arg(long, default_value = "generated:S", help_heading = "Peers and calls")]
     corpus: String,
     /// A JSON or JSONL file of calls in the kit's format,
     /// `{"method":"grep","input":{...},"name":"optional"}`, roots relative to
     /// the corpus; default: the built-in query kinds.
-    #[arg(long)]
-    calls: Option<PathBuf>,
+    #[arg(long, value_name = "FILE", help_heading = "Peers and calls")]
+    call_file: Option<PathBuf>,
+    /// Renamed `--call-file` (warns; goes in the next release).
+    #[arg(
+        long = "calls",
+        value_name = "FILE",
+        hide = true,
+        conflicts_with = "call_file"
+    )]
+    calls_renamed: Option<PathBuf>,
     /// Only the built-in query kinds with these names (repeatable).
-    #[arg(long = "query")]
+    #[arg(long = "query", help_heading = "Peers and calls")]
     queries: Vec<String>,
     /// Timed rounds per call and peer.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, help_heading = "Timing")]
     rounds: usize,
     /// Untimed runs per call and peer before the rounds.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, help_heading = "Timing")]
     warmup: usize,
     /// Time a peer that disagrees with the baseline anyway (a peer still
     /// being written): its cells read `DISAGREES (timed)` with its median,
     /// never a rank or a ratio, and the exit status is still 1.
-    #[arg(long)]
+    #[arg(long, help_heading = "Timing")]
     time_disagreeing: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = BenchFormat::Table)]
+    #[arg(long, value_enum, default_value_t = BenchFormat::Human, help_heading = "Output")]
     format: BenchFormat,
     #[command(flatten)]
     project: crate::project_args::ProjectArgs,
@@ -55,8 +68,9 @@ pub struct BenchArgs {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum BenchFormat {
-    /// An aligned table for a terminal.
-    Table,
+    /// An aligned table for a terminal (`table` still works).
+    #[value(alias = "table")]
+    Human,
     /// One JSON document.
     Json,
     /// A Markdown table and notes.
@@ -83,9 +97,12 @@ pub fn bench(args: BenchArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     }
     let corpus: Corpus = args.corpus.parse()?;
     // Check everything cheap before generating a corpus (L takes minutes).
-    let calls_text = match &args.calls {
+    let call_file =
+        crate::help::renamed_value(args.calls_renamed.clone(), "--calls", "--call-file")
+            .or_else(|| args.call_file.clone());
+    let calls_text = match &call_file {
         Some(_) if !args.queries.is_empty() => {
-            bail!("--query picks built-in query kinds; it cannot be combined with --calls")
+            bail!("--query picks built-in query kinds; it cannot be combined with --call-file")
         }
         Some(file) => Some(
             lawsuite::regular_file::read_to_string(file)
@@ -104,7 +121,7 @@ pub fn bench(args: BenchArgs, settings: &Config) -> anyhow::Result<ExitCode> {
             prepared.root.display()
         )
     })?;
-    let calls = match (&calls_text, &args.calls) {
+    let calls = match (&calls_text, &call_file) {
         (Some(text), Some(file)) => {
             parse_calls(text, &prepared.root).with_context(|| format!("in {}", file.display()))?
         }
@@ -140,7 +157,7 @@ pub fn bench(args: BenchArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     report.unavailable = unavailable;
     report.spread_warning = SPREAD_WARNING;
     let text = match args.format {
-        BenchFormat::Table => report.table(),
+        BenchFormat::Human => report.table(),
         BenchFormat::Json => report.json() + "\n",
         BenchFormat::Markdown => report.markdown(),
         BenchFormat::Html => report.html(),

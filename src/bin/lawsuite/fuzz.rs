@@ -72,7 +72,7 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
         guided: !args.unguided,
         guide_seed: args.guide_seed,
         until_found: args.until_found,
-        shard: args.shard,
+        shard: args.shard.map(|shard| (shard.k, shard.n)),
         ..Campaign::new(state.clone(), project.regressions.clone(), budget)
     };
     let subjects_compared: Vec<Compared<'_>> = subjects.iter().map(Compared::from).collect();
@@ -115,6 +115,47 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
     let found = found?;
     let mut out = std::io::stdout().lock();
     let p = &found.progress;
+    if args.format == crate::help::PlainFormat::Json {
+        let summary = serde_json::json!({
+            "seconds": p.secs,
+            "seeds": p.seeds,
+            "mutants": p.mutants,
+            "calls": p.calls,
+            "newGroups": p.new_groups,
+            "firstNewAfterSeconds": found.first_new_after,
+            "interrupted": found.interrupted,
+            "stoppedBy": found.stopped_by,
+            "state": summary(&found.state),
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&summary)?)?;
+    } else {
+        say_campaign(&mut out, &found)?;
+    }
+    if let Some(why) = &found.stopped_by {
+        eprintln!(
+            "error: the campaign stopped early: {}; what it asked until then is kept",
+            lawsuite::report::escaped(why, "  ")
+        );
+        return Ok(ExitCode::from(2));
+    }
+    if found.interrupted {
+        eprintln!("fuzz: interrupted; the next campaign starts where this one stopped");
+        return Ok(ExitCode::from(interrupt::EXIT_CODE));
+    }
+    Ok(if p.new_groups > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The end of a campaign for people: the counts, where the next starts,
+/// every group, the residual risk.
+fn say_campaign(
+    out: &mut impl Write,
+    found: &lawsuite::kit::campaign::Found,
+) -> std::io::Result<()> {
+    let p = &found.progress;
     writeln!(
         out,
         "fuzz: {:.0} s, {} seeds + {} mutants, {} calls ({:.0} calls/s); {} new {}{}, {} known from earlier campaigns",
@@ -144,24 +185,33 @@ pub fn fuzz(args: &crate::FuzzArgs, settings: &Config) -> anyhow::Result<ExitCod
     )?;
     for group in &found.state.groups {
         let new = group.campaign == found.state.campaigns;
-        say_group(&mut out, group, new)?;
+        say_group(out, group, new)?;
     }
     writeln!(out, "{}", found.state.species.line())?;
-    if let Some(why) = &found.stopped_by {
-        eprintln!(
-            "error: the campaign stopped early: {}; what it asked until then is kept",
-            lawsuite::report::escaped(why, "  ")
-        );
-        return Ok(ExitCode::from(2));
-    }
-    if found.interrupted {
-        eprintln!("fuzz: interrupted; the next campaign starts where this one stopped");
-        return Ok(ExitCode::from(interrupt::EXIT_CODE));
-    }
-    Ok(if p.new_groups > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+
+    Ok(())
+}
+
+/// A campaign state for tools (`--format json`): where the next campaign
+/// starts, every group whole (as the state keeps it, with whether this
+/// campaign found it), the residual risk.
+fn summary(state: &lawsuite::kit::campaign::State) -> serde_json::Value {
+    let groups: Vec<serde_json::Value> = state
+        .groups
+        .iter()
+        .map(|group| {
+            let mut value = serde_json::to_value(group).unwrap_or(serde_json::Value::Null);
+            if let Some(object) = value.as_object_mut() {
+                object.insert("new".into(), (group.campaign == state.campaigns).into());
+            }
+            value
+        })
+        .collect();
+    serde_json::json!({
+        "next": state.next,
+        "groups": groups,
+        "residualRisk": state.species.residual(),
+        "risk": state.species.line(),
     })
 }
 
@@ -275,6 +325,10 @@ fn merge(
         .collect();
     let merged = campaign.merge(&others)?;
     let mut out = std::io::stdout().lock();
+    if args.format == crate::help::PlainFormat::Json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&summary(&merged))?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     writeln!(
         out,
         "merged {} {} into {}: {} groups (was {before}); next seeds: {}",

@@ -1,5 +1,5 @@
 //! The one interrupt path of every command that starts a peer or writes a
-//! temporary tree: `run`, `call`, `peers`, `bench`, `differ`, `shrink` and
+//! temporary tree: `run`, `call`, `peers`, `bench`, `survey`, `shrink` and
 //! `record`.
 //!
 //! Such a command calls [`listen`] before it starts anything. From then on

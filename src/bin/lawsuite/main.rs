@@ -9,7 +9,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{FromArgMatches, Parser, Subcommand, ValueEnum};
 use lawsuite::call::Call;
 use lawsuite::conformance::config::Config;
 use lawsuite::contract::{StdError, validate_glob, validate_pattern};
@@ -31,8 +31,9 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Check a pattern or a glob against the contract's grammar and print the
-    /// typed verdict (exit status 1 when it is rejected).
+    /// Check a pattern or a glob against the contract's grammar
+    ///
+    /// Prints the typed verdict; exit status 1 when it is rejected.
     ///
     /// Examples:
     ///   lawsuite check pattern 'foo(bar'
@@ -48,17 +49,15 @@ enum Command {
         /// Check the pattern as a fixed string (`fixedStrings: true`).
         #[arg(long, short = 'F')]
         fixed_strings: bool,
-        /// Print the verdict as JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        format: help::FormatArgs,
     },
-    /// Run every law, regression and seed of the project across its peers,
-    /// and report each failure with its reason (exit status 1 when one
-    /// fails, 2 on a usage error).
+    /// Judge the project's peers: laws, regressions, seeds and families
     ///
-    /// The same engine and verdicts as the project's `cargo test`. FILTERs
-    /// select trials by id, as `cargo test` does: `law::glob::`, `::mine`,
-    /// `seed::smthrs::0051::mine --exact`.
+    /// Each failure is reported with its reason; exit status 1 when one
+    /// fails, 2 on a usage error. The same engine and verdicts as the
+    /// project's `cargo test`. FILTERs select trials by id, as `cargo test`
+    /// does: `law::glob::`, `::mine`, `seed::smthrs::0051::mine --exact`.
     ///
     /// Examples:
     ///   lawsuite run
@@ -68,16 +67,19 @@ enum Command {
     ///   lawsuite run --format junit > lawsuite.xml
     #[command(verbatim_doc_comment)]
     Run(Box<RunArgs>),
-    /// Merge the `--format jsonl` results of several runs (the shards of
-    /// one sweep, `run --shard K/N`) into one report, in any format (exit
-    /// status 1 when a merged trial fails the run).
+    /// Merge the results of a sweep's shards into one report
+    ///
+    /// The `--format jsonl` results of several runs (the shards of one
+    /// sweep, `run --shard K/N`), in any format; exit status 1 when a
+    /// merged trial fails the run.
     ///
     /// Example:
     ///   lawsuite merge shard-1.jsonl shard-2.jsonl --format junit -o lawsuite.xml
     #[command(verbatim_doc_comment)]
     Merge(MergeArgs),
-    /// Compare two runs' results (`--format jsonl`): each trial newly
-    /// failing, newly passing, still failing, added or removed, grouped by
+    /// Compare two runs' results: what newly fails, passes, or still fails
+    ///
+    /// Two `--format jsonl` results: each trial newly failing, newly passing, still failing, added or removed, grouped by
     /// spec section and peer, with why each newly failing one fails. Exits
     /// 1 when something fails that did not fail in BASE (a failing trial
     /// BASE did not have counts), 0 otherwise, 2 when a file is not the
@@ -88,6 +90,8 @@ enum Command {
     ///   lawsuite diff base.jsonl new.jsonl --format markdown >> "$GITHUB_STEP_SUMMARY"
     #[command(verbatim_doc_comment)]
     Diff(DiffArgs),
+    /// Search for divergences for a time, and keep each new one shrunk
+    ///
     /// A time-bounded differential campaign over the seed space: seed after
     /// seed of every generator and ground, every call through every peer,
     /// divergent calls grouped by peer × method × where the answers differ;
@@ -101,8 +105,9 @@ enum Command {
     ///   lawsuite fuzz --for 10m --peer mine
     #[command(verbatim_doc_comment)]
     Fuzz(FuzzArgs),
-    /// Follow each trial over the results of successive runs (a peer's
-    /// versions, oldest first): every trial whose verdict changed, with its
+    /// Follow each trial over the results of successive runs
+    ///
+    /// The results of a peer's versions, oldest first: every trial whose verdict changed, with its
     /// verdict in each run; the others are counted.
     ///
     /// Example:
@@ -117,11 +122,13 @@ enum Command {
         format: DiffFormat,
         /// Changed trials listed (human, markdown); the rest are counted.
         /// 0: all.
-        #[arg(long, default_value_t = 200)]
+        #[arg(long, value_name = "N", default_value_t = 200)]
         max_reports: usize,
     },
-    /// Write one self-contained HTML report (no network fetches) of the
-    /// `--format jsonl` results of one or more runs: a matrix of peers by
+    /// Write one self-contained HTML report of runs' results
+    ///
+    /// Of the `--format jsonl` results of one or more runs, with no network
+    /// fetches: a matrix of peers by
     /// spec section, every failure with its tree, call and diff.
     ///
     /// Example:
@@ -143,8 +150,10 @@ enum Command {
         #[arg(long)]
         allow_mixed: bool,
     },
-    /// Write a project into DIR (default: here, created if need be) and
-    /// print the commands that run it. With --lang, a runnable skeleton
+    /// Write a project, with a skeleton peer in your language
+    ///
+    /// Into DIR (default: here, created if need be), and print the commands
+    /// that run it. With --lang, a runnable skeleton
     /// peer in that language (small plain grep/glob code to replace),
     /// registered, with the protocol, its schemas and the contract copied
     /// into lawsuite/docs/ (and the adapter it uses); without, only
@@ -171,8 +180,9 @@ enum Command {
         #[arg(long, value_name = "URL")]
         lawsuite_git: Option<String>,
     },
-    /// The documents a peer author reads, from inside this binary: with no
-    /// NAME, the list; with a NAME, that document on stdout; with --write
+    /// Print or write the documents a peer author reads
+    ///
+    /// From inside this binary: with no NAME, the list; with a NAME, that document on stdout; with --write
     /// DIR, all of them into DIR (nothing is overwritten).
     ///
     /// Examples:
@@ -186,8 +196,9 @@ enum Command {
         #[arg(long, value_name = "DIR", conflicts_with = "name")]
         write: Option<std::path::PathBuf>,
     },
-    /// Print the plan of one seed as JSON, or write its tree under a new
-    /// directory.
+    /// Print one seed's plan as JSON, or write its tree
+    ///
+    /// The tree is written under a new (or empty) directory.
     ///
     /// Example:
     ///   lawsuite plan --seed 1 --materialize /tmp/seed1
@@ -206,17 +217,17 @@ enum Command {
         #[arg(long)]
         materialize: Option<std::path::PathBuf>,
     },
-    /// Shrink one divergent call to a minimal tree and call, and print the
-    /// original report then the shrunk case.
+    /// Shrink one divergent call to a minimal case, and print it
     ///
-    /// A smaller case is kept only while its call stays inside the contract
+    /// The original report, then the shrunk tree and call. A smaller case is kept only while its call stays inside the contract
     /// and the answers still differ in the same fields (or with the same
     /// error code), so it is the same bug, smaller.
     Shrink(CaseArgs),
-    /// Shrink one divergent call and keep it as a regression file in the
-    /// project's regression directory (lawsuite.toml `regressions`, default
-    /// lawsuite/regressions), replayed by `lawsuite run` and `cargo test`
-    /// from then on.
+    /// Shrink one divergent call and keep it as a regression file
+    ///
+    /// In the project's regression directory (lawsuite.toml `regressions`,
+    /// default lawsuite/regressions), replayed by `lawsuite run` and `cargo
+    /// test` from then on.
     ///
     /// One file per bug: when a regression of the same method already
     /// fails on the peer, nothing is written (fix that one, then record
@@ -226,7 +237,7 @@ enum Command {
         case: CaseArgs,
         /// Write the regression file (with --as-law: the law file's area
         /// directories) here instead.
-        #[arg(long)]
+        #[arg(long, value_name = "DIR", help_heading = "Where it is kept")]
         dir: Option<std::path::PathBuf>,
         /// Write the shrunk divergence as a draft law instead of a
         /// regression: the tree and call, the reference's answer as
@@ -234,11 +245,13 @@ enum Command {
         /// and where it came from, appended to
         /// <project laws>/<area>/found.toml (default lawsuite/laws, which
         /// `run` and `cargo test` then pick up).
-        #[arg(long)]
+        #[arg(long, help_heading = "Where it is kept")]
         as_law: bool,
     },
-    /// Turn a regression file (a shrunk divergence that `record` kept)
-    /// into a draft law, as `record --as-law` writes one.
+    /// Turn a regression file into a draft law
+    ///
+    /// A shrunk divergence that `record` kept, drafted as `record --as-law`
+    /// writes one.
     ///
     /// Example:
     ///   lawsuite as-law lawsuite/regressions/mine-glob-smthrs-0017-3.json
@@ -250,29 +263,30 @@ enum Command {
         project: project_args::ProjectArgs,
         /// Write the law file's area directories here instead of the
         /// project's law directory.
-        #[arg(long)]
+        #[arg(long, value_name = "DIR")]
         dir: Option<std::path::PathBuf>,
     },
-    /// Serve a built-in peer over the peer protocol (`lawsuite docs
-    /// PROTOCOL.md` prints it) on stdin/stdout until `shutdown` or the end
-    /// of stdin.
+    /// Serve a built-in peer over the peer protocol on stdin/stdout
+    ///
+    /// Until `shutdown` or the end of stdin; `lawsuite docs PROTOCOL.md`
+    /// prints the protocol.
     ///
     /// Example:
     ///   lawsuite serve --peer portable
     #[command(verbatim_doc_comment)]
     Serve(ServeArgs),
-    /// List the registered peers and smoke-check each (handshake, then one
-    /// trivial call), printing name, version and status (exit status 1
-    /// when one fails).
+    /// List the registered peers and smoke-check each
+    ///
+    /// A handshake, then one trivial call: name, version and status; exit
+    /// status 1 when one fails.
     ///
     /// Example:
     ///   lawsuite peers
     #[command(verbatim_doc_comment)]
     Peers(PeersArgs),
-    /// Make one call to a peer and print its answer as JSON (exit status 1
-    /// when the answer is a failure).
+    /// Make one call to a peer and print its answer as JSON
     ///
-    /// Methods: `grep` and `glob` take the normalised peer input;
+    /// Exit status 1 when the answer is a failure. Methods: `grep` and `glob` take the normalised peer input;
     /// `flow/grep` and `flow/glob` take a caller's request and run the whole
     /// flow (validation, defaults, literal retry): the peer's own when it
     /// declares the flow, else lawsuite's flow layer over the peer's seam.
@@ -287,7 +301,7 @@ enum Command {
     #[command(verbatim_doc_comment)]
     Call {
         /// The peer to call: a name from the registry, or a built-in.
-        #[arg(long, default_value = "portable")]
+        #[arg(long, value_name = "PEER", default_value = "portable")]
         peer: String,
         #[command(flatten)]
         project: project_args::ProjectArgs,
@@ -296,32 +310,37 @@ enum Command {
         /// The JSON parameters.
         params: String,
     },
-    /// Time registered peers head to head on a generated tree or a
-    /// directory: every answer is checked against the first peer's, the
+    /// Time peers head to head on a generated tree or a directory
+    ///
+    /// Every answer is checked against the first peer's, the
     /// timed ones included, then warm-up and interleaved rounds, and a ratio
-    /// table (exit status 1 when a peer disagrees or faults: it is marked
-    /// and never ranked). Without --query or --calls, the default queries
+    /// table; exit status 1 when a peer disagrees or faults (it is marked
+    /// and never ranked). Without --query or --call-file, the default queries
     /// cover literals, regexes, notices, symbols and globs with `?`.
     ///
     /// Examples:
     ///   lawsuite bench --peer portable --peer ripgrep
     ///   lawsuite bench --peer portable --peer ripgrep --corpus generated:M --rounds 9 --format markdown
-    ///   lawsuite bench --peer portable --peer python-glob --corpus ~/src --calls calls.jsonl
+    ///   lawsuite bench --peer portable --peer python-glob --corpus ~/src --call-file calls.jsonl
     #[command(verbatim_doc_comment)]
     Bench(bench::BenchArgs),
-    /// Compare peers on a real directory, searched in place (never written
-    /// to): many grep and glob calls drawn from its own words, extensions
+    /// Compare peers on a real directory, searched in place
+    ///
+    /// Never written to: many grep and glob calls drawn from its own words, extensions
     /// and directories (seeded, so a run is reproducible), each answer
     /// compared with the reference's, and the agreements, documented
-    /// differences and divergences counted per peer (exit status 1 on a
-    /// divergence).
+    /// differences and divergences counted per peer; exit status 1 on a
+    /// divergence. (Was `differ`, which still works in this release.)
     ///
     /// Examples:
-    ///   lawsuite differ ~/src/project
-    ///   lawsuite differ ~/.cargo/registry/src --calls 5000 --seed 3
-    ///   lawsuite differ ~/src --peer mine --json > tally.json
+    ///   lawsuite survey ~/src/project
+    ///   lawsuite survey ~/.cargo/registry/src --call-count 5000 --seed 3
+    ///   lawsuite survey ~/src --peer mine --format json > tally.json
     #[command(verbatim_doc_comment)]
-    Differ(differ::DifferArgs),
+    Survey(survey::SurveyArgs),
+    /// Renamed `survey` (warns; goes in the next release).
+    #[command(hide = true)]
+    Differ(survey::SurveyArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -338,9 +357,8 @@ struct ServeArgs {
 struct PeersArgs {
     #[command(flatten)]
     project: project_args::ProjectArgs,
-    /// Print one JSON document instead of a table.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    format: help::FormatArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -379,56 +397,56 @@ struct FuzzArgs {
     /// How long the whole campaign may take, shrinking included: `90s`,
     /// `10m`, `2h`, or seconds. At the end no call is started; the one
     /// under way finishes or meets its per-call timeout.
-    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration, required_unless_present = "merge")]
+    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration, required_unless_present = "merge", help_heading = "Campaign")]
     budget: Option<std::time::Duration>,
     /// A peer to compare with the reference (repeatable); default: every
     /// registered peer.
-    #[arg(long = "peer")]
+    #[arg(long = "peer", value_name = "PEER", help_heading = "Campaign")]
     peers: Vec<String>,
     /// Seeds asked at once.
-    #[arg(long, default_value_t = default_jobs())]
+    #[arg(long, value_name = "N", default_value_t = default_jobs(), help_heading = "Campaign")]
     jobs: usize,
     /// Only this generator's seeds (default: both).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Seeds")]
     generator: Option<GeneratorArg>,
     /// Only this ground of the lawsuite generator (default: both).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Seeds")]
     ground: Option<GroundArg>,
     #[command(flatten)]
     project: project_args::ProjectArgs,
     /// The campaign's state file (default: fuzz-state.json beside the
     /// project's regression directory).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Findings")]
     state: Option<std::path::PathBuf>,
     /// How many steps (predicate evaluations) one shrink may take.
-    #[arg(long, value_name = "N", default_value_t = lawsuite::kit::shrink::DEFAULT_STEPS)]
+    #[arg(long, value_name = "N", default_value_t = lawsuite::kit::shrink::DEFAULT_STEPS, help_heading = "Findings")]
     shrink_steps: usize,
     /// Ask fresh seeds only: no corpus of the calls that showed a new
     /// behaviour, no mutants of them (a guided campaign spends half its
     /// time mutating them).
-    #[arg(long)]
+    #[arg(long, help_heading = "Guidance")]
     unguided: bool,
     /// What the guidance's draws start from: the same seed, the same
     /// choices of corpus entries and edits.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Guidance")]
     guide_seed: u64,
     /// Stop at the first new group.
-    #[arg(long)]
+    #[arg(long, help_heading = "Campaign")]
     until_found: bool,
     /// Only the seeds of shard K of N (1-based): shards on N machines never
     /// ask one seed twice; merge their states with --merge.
-    #[arg(long, value_name = "K/N", value_parser = parse_shard_flag)]
-    shard: Option<(u64, u64)>,
+    #[arg(long, value_name = "K/N", value_parser = parse_shard, help_heading = "Seeds")]
+    shard: Option<Shard>,
     /// Merge these campaign states (the shards' `fuzz-state.json`, their
     /// corpora and regression files beside them) into this project's,
     /// instead of running a campaign.
-    #[arg(long, value_name = "STATE", num_args = 1.., conflicts_with = "budget")]
+    #[arg(long, value_name = "STATE", num_args = 1.., conflicts_with = "budget", help_heading = "Seeds")]
     merge: Vec<std::path::PathBuf>,
-}
-
-/// `--shard K/N`.
-fn parse_shard_flag(text: &str) -> Result<(u64, u64), lawsuite::conformance::shard::BadShard> {
-    lawsuite::conformance::shard::parse_shard(text)
+    /// Output format: `json` prints the campaign's end (its counts, every
+    /// group whole, the residual risk) as one document; the live line
+    /// stays on stderr.
+    #[arg(long, value_enum, default_value_t = help::PlainFormat::Human, help_heading = "Output")]
+    format: help::PlainFormat,
 }
 
 /// `90s`, `10m`, `2h`, `1.5h` or plain seconds, as a duration of at least
@@ -496,148 +514,156 @@ struct RunArgs {
     /// of these), e.g. `law::glob::` or `::mine`.
     filters: Vec<String>,
     /// Match FILTERs against whole trial ids.
-    #[arg(long)]
+    #[arg(long, help_heading = "Select trials")]
     exact: bool,
     /// Print the selected trials' ids, one a line, and run nothing.
-    #[arg(long)]
+    #[arg(long, help_heading = "Select trials")]
     list: bool,
     /// Leave out trials whose id contains this (repeatable).
-    #[arg(long, value_name = "FILTER")]
+    #[arg(long, value_name = "FILTER", help_heading = "Select trials")]
     skip: Vec<String>,
     /// Run only the laws whose id starts with this (e.g. `grep::context`);
     /// regressions and seeds still run unless --no-regressions/--no-seeds.
-    #[arg(long, value_name = "FILTER")]
+    #[arg(long, value_name = "FILTER", help_heading = "Select trials")]
     law: Option<String>,
     /// A peer to run (repeatable); default: every registered peer. The
     /// reference always runs.
-    #[arg(long = "peer")]
+    #[arg(long = "peer", value_name = "PEER", help_heading = "Select trials")]
     peers: Vec<String>,
     /// Seeds, `A..B` or `N`, for every generator that runs; default
     /// (as `cargo test`'s): the TypeScript kit's 12 seeds (smthrs) and
     /// 0..64 (lawsuite).
-    #[arg(long, value_name = "A..B|N", value_parser = parse_seeds)]
+    #[arg(long, value_name = "A..B|N", value_parser = parse_seeds, help_heading = "Seeds and families")]
     seeds: Option<Seeds>,
     /// Run only this generator's seeds (default: both).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Seeds and families")]
     generator: Option<GeneratorArg>,
     /// The ground of the lawsuite generator (default: shared).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Seeds and families")]
     ground: Option<GroundArg>,
     /// Only this call of each plan (its index: grep calls, then glob, read,
     /// ls and flow calls); laws and regressions are not run.
-    #[arg(long)]
+    #[arg(long, value_name = "N", help_heading = "Select trials")]
     call: Option<usize>,
     /// Run the bounded-exhaustive families (glob, gitignore, pattern:
     /// every shape up to a size) at their default sizes (glob 3, gitignore
     /// 4, pattern 3): about 15,000 calls a peer. Off unless asked for.
-    #[arg(long)]
+    #[arg(long, help_heading = "Seeds and families")]
     exhaustive: bool,
     /// Every bounded-exhaustive family at size N (every shape of at most N
     /// tokens); 0 runs none. Each size's cost and reach: lawsuite's
     /// exhaustive guide.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=lawsuite::kit::exhaustive::MAX_SIZE as u64))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=lawsuite::kit::exhaustive::MAX_SIZE as u64), help_heading = "Seeds and families")]
     exhaustive_size: Option<u64>,
     /// Threads running trials at once.
-    #[arg(long, default_value_t = default_jobs())]
+    #[arg(long, value_name = "N", default_value_t = default_jobs(), help_heading = "Execution")]
     jobs: usize,
     /// Ask each selected trial N times, each on fresh trees (default 1): a
     /// trial whose verdicts differ is flaky, which fails the run unless it
     /// is listed as an expected failure.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Execution")]
     repeat: Option<u32>,
     /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    #[arg(long, value_enum, default_value_t = Format::Human, help_heading = "Output")]
     format: Format,
     /// Stop after the first failure.
-    #[arg(long)]
+    #[arg(long, help_heading = "Execution")]
     fail_fast: bool,
     /// Run only shard K of N (1-based): the items whose id hashes to it, as
     /// `cargo nextest --partition hash:K/N` does; merge the shards' jsonl
     /// results with `lawsuite merge`. A shard that no item hashes to runs
     /// nothing and exits 0 (its results are whole and empty).
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    #[arg(long, value_name = "K/N", value_parser = parse_shard, help_heading = "Select trials")]
     shard: Option<Shard>,
     /// Also write the self-contained HTML report here.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     html: Option<std::path::PathBuf>,
     /// Failing cases printed in full (human, markdown): each failing law call
     /// or divergent seed call counts one; the rest are counted, but the first
     /// failure of each kind of trial (law, regression, seed) is always shown
     /// with one call. 0: all (default 20).
-    #[arg(long)]
+    #[arg(long, value_name = "N", help_heading = "Output")]
     max_reports: Option<usize>,
     #[command(flatten)]
     project: project_args::ProjectArgs,
     /// Also run the laws of this directory (repeatable).
-    #[arg(long, value_name = "DIR")]
-    laws: Vec<std::path::PathBuf>,
+    #[arg(long, value_name = "DIR", help_heading = "Laws and regressions")]
+    law_dir: Vec<std::path::PathBuf>,
+    /// Renamed `--law-dir` (warns; goes in the next release).
+    #[arg(long = "laws", value_name = "DIR", hide = true)]
+    laws_renamed: Vec<std::path::PathBuf>,
     /// Leave out the laws lawsuite ships.
-    #[arg(long)]
+    #[arg(long, help_heading = "Laws and regressions")]
     no_shipped_laws: bool,
     /// Replay the regression files of this directory instead of the
     /// project's.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = "Laws and regressions")]
     regressions: Option<std::path::PathBuf>,
     /// Also read expected failures from this directory (repeatable).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = "Expectations and baselines")]
     expected: Vec<std::path::PathBuf>,
     /// Skip the regression files.
-    #[arg(long)]
+    #[arg(long, help_heading = "Laws and regressions")]
     no_regressions: bool,
     /// Skip the laws.
-    #[arg(long)]
+    #[arg(long, help_heading = "Laws and regressions")]
     no_laws: bool,
     /// Skip the seeds (laws and regressions only).
-    #[arg(long)]
+    #[arg(long, help_heading = "Seeds and families")]
     no_seeds: bool,
     /// Rewrite the project's expected law failures from this run: drop
     /// entries that now pass, list new failures in <expected>/recorded.toml.
     /// The exit status is still this run's (1 when a trial failed it).
-    #[arg(long)]
+    #[arg(long, help_heading = "Expectations and baselines")]
     update_expectations: bool,
     /// The gate for a peer that is not yet conformant: fail only on trials
     /// that did not fail in this results file (`--format jsonl`, or one
     /// --write-baseline wrote), and say how many of its failures now pass.
     /// Expected failures stay what they are: a reviewed list with reasons.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Expectations and baselines")]
     baseline: Option<std::path::PathBuf>,
     /// Write this run's results (jsonl) here, replacing the file whole, to
     /// be the next --baseline.
-    #[arg(long, value_name = "FILE", conflicts_with = "fail_fast")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "fail_fast",
+        help_heading = "Expectations and baselines"
+    )]
     write_baseline: Option<std::path::PathBuf>,
     /// Run exactly the trials that failed (or could not be judged) in this
     /// results file, their seeds included, and nothing else; with --list,
     /// list them.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["seeds", "generator", "ground", "call"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["seeds", "generator", "ground", "call"], help_heading = "Select trials")]
     rerun_failed: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, clap::Args)]
 struct CaseArgs {
     /// The generator of the plan.
-    #[arg(long, value_enum, default_value_t = GeneratorArg::Smthrs)]
+    #[arg(long, value_enum, default_value_t = GeneratorArg::Smthrs, help_heading = "The case")]
     generator: GeneratorArg,
     /// The ground of the lawsuite generator.
-    #[arg(long, value_enum, default_value_t = GroundArg::Shared)]
+    #[arg(long, value_enum, default_value_t = GroundArg::Shared, help_heading = "The case")]
     ground: GroundArg,
     /// The seed of the plan.
-    #[arg(long)]
+    #[arg(long, value_name = "N", help_heading = "The case")]
     seed: u64,
     /// The call's index in the plan.
-    #[arg(long)]
+    #[arg(long, value_name = "N", help_heading = "The case")]
     call: usize,
     /// The peer that disagrees with the reference.
-    #[arg(long)]
+    #[arg(long, value_name = "PEER", help_heading = "The case")]
     peer: String,
     #[command(flatten)]
     project: project_args::ProjectArgs,
     /// Why the case is kept (written into the regression file).
-    #[arg(long)]
+    #[arg(long, help_heading = "Shrinking")]
     why: Option<String>,
     /// How many steps (predicate evaluations) the shrink may take; a shrink
     /// the bound stops says so, and a higher bound goes on from the same
     /// first steps.
-    #[arg(long, value_name = "N", default_value_t = lawsuite::kit::shrink::DEFAULT_STEPS)]
+    #[arg(long, value_name = "N", default_value_t = lawsuite::kit::shrink::DEFAULT_STEPS, help_heading = "Shrinking")]
     steps: usize,
 }
 
@@ -777,16 +803,17 @@ impl std::fmt::Display for FlagError {
 impl std::error::Error for FlagError {}
 
 mod bench;
-mod differ;
 mod fuzz;
+mod help;
 mod init;
 mod interrupt;
 mod peers;
 mod project_args;
 mod run;
+mod survey;
 
 fn main() -> ExitCode {
-    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
+    let cli = Cli::from_arg_matches(&help::command().get_matches()).unwrap_or_else(|e| e.exit());
     let result = dispatch(cli);
     interrupt::yield_to_exit();
     match result {
@@ -798,41 +825,6 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// The command line, with what only the environment's table knows
-/// ([`lawsuite::environment::VARIABLES`]): every variable after `lawsuite
-/// --help`, and `[env: LAWSUITE_…]` in the help of each `run` flag a
-/// variable sets. Only the text: clap reads no variable, the environment
-/// is read in one place ([`Environment::read`]).
-fn command() -> clap::Command {
-    use lawsuite::environment::VARIABLES;
-    Cli::command()
-        .after_help(format!(
-            "Environment variables (read once, before anything runs; a value one cannot take is an error naming it):\n{}",
-            lawsuite::environment::help()
-        ))
-        .mut_subcommand("run", |run| {
-            VARIABLES.iter().fold(run, |run, variable| {
-                let Some(id) = variable.flag.and_then(|flag| {
-                    run.get_arguments()
-                        .find(|arg| arg.get_long() == Some(flag))
-                        .map(|arg| arg.get_id().clone())
-                }) else {
-                    return run;
-                };
-                run.mut_arg(id, |arg| {
-                    let env = format!("[env: {}]", variable.name);
-                    let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
-                    let long = arg.get_long_help().map(ToString::to_string);
-                    let arg = arg.help(format!("{help} {env}"));
-                    match long {
-                        Some(long) => arg.long_help(format!("{long}\n\n{env}")),
-                        None => arg,
-                    }
-                })
-            })
-        })
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -870,8 +862,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             kind,
             text,
             fixed_strings,
-            json,
+            format,
         } => {
+            let json = format.json();
             let verdict = match kind {
                 CheckKind::Pattern => validate_pattern(&text, fixed_strings),
                 CheckKind::Glob => validate_glob(&text),
@@ -880,7 +873,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Run(args) => run::run(*args, environment),
         Command::Bench(args) => bench::bench(args, &settings),
-        Command::Differ(args) => differ::differ(args, &settings),
+        Command::Survey(args) => survey::survey(args, &settings),
+        Command::Differ(args) => {
+            help::warn_renamed("lawsuite differ", "lawsuite survey");
+            survey::survey(args, &settings)
+        }
         Command::Plan {
             seed,
             generator,
@@ -944,7 +941,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             lawsuite::protocol::serve(peer.as_ref(), stdin, stdout)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Peers(args) => peers::peers(&args.project, args.json, &settings),
+        Command::Peers(args) => peers::peers(&args.project, args.format.json(), &settings),
         Command::Call {
             peer,
             project,
@@ -984,6 +981,7 @@ fn starts_peers_or_trees(command: &Command) -> bool {
     match command {
         Command::Run(_)
         | Command::Bench(_)
+        | Command::Survey(_)
         | Command::Differ(_)
         | Command::Shrink(_)
         | Command::Record { .. }

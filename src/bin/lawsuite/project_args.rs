@@ -5,7 +5,7 @@
 //! working directory upwards, else the working directory with the
 //! defaults; `--registry` overrides its peers. A project file (or
 //! registry) that is there but cannot be read or parsed is an error
-//! naming it, in every command: `call`, `bench` and `differ` used to fall
+//! naming it, in every command: `call`, `bench` and `survey` (then `differ`) used to fall
 //! back on the built-ins without a word.
 
 use std::path::{Path, PathBuf};
@@ -19,6 +19,7 @@ use lawsuite::registry::{PeerOptions, Registry};
 
 /// The options every command that uses peers takes.
 #[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Project")]
 pub struct ProjectArgs {
     /// The project file (default: the first lawsuite.toml in the working
     /// directory or above it).

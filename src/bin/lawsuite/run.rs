@@ -621,7 +621,10 @@ fn config_of(
     if args.no_shipped_laws {
         config = config.shipped_laws(false);
     }
-    for dir in &args.laws {
+    if !args.laws_renamed.is_empty() {
+        crate::help::warn_renamed("--laws", "--law-dir");
+    }
+    for dir in args.law_dir.iter().chain(&args.laws_renamed) {
         config = config.law_dir(dir);
     }
     if args.no_regressions || only_one_call {
@@ -1150,7 +1153,7 @@ fn say_drafted(
     } else {
         writeln!(
             out,
-            "confirm its spec, write its decision, rename it; it is not in the project's law directories: run it with `lawsuite run --laws {} {id}`",
+            "confirm its spec, write its decision, rename it; it is not in the project's law directories: run it with `lawsuite run --law-dir {} {id}`",
             lawsuite::conformance::shell_word(
                 &path
                     .parent()

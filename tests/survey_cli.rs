@@ -1,4 +1,4 @@
-//! `lawsuite differ` end to end on a small tree: the peers agree, the
+//! `lawsuite survey` end to end on a small tree: the peers agree, the
 //! tree is left exactly as it was, a wrong external peer is reported (by
 //! kind, with a diff and a replay that runs), and a path that is not a
 //! directory is refused. The wrong peer needs `python3` and passes, saying
@@ -15,9 +15,9 @@ use fake_peers::{has_python, proxy, registry};
 
 const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
 
-fn differ(args: &[&str]) -> Output {
+fn survey(args: &[&str]) -> Output {
     Command::new(LAWSUITE)
-        .arg("differ")
+        .arg("survey")
         .args(args)
         .output()
         .expect("lawsuite runs")
@@ -100,7 +100,15 @@ fn peers_agree_on_a_small_tree_which_is_left_untouched() {
     let tree = tree();
     let before = snapshot(tree.path());
     let root = tree.path().to_str().unwrap();
-    let out = differ(&[root, "--calls", "120", "--seed", "5", "--json"]);
+    let out = survey(&[
+        root,
+        "--call-count",
+        "120",
+        "--seed",
+        "5",
+        "--format",
+        "json",
+    ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let tally: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr:\n{stderr}"));
@@ -121,7 +129,15 @@ fn peers_agree_on_a_small_tree_which_is_left_untouched() {
     assert_eq!(snapshot(tree.path()), before, "the tree was changed");
 
     // The same seed draws the same calls: the same counts again.
-    let again = differ(&[root, "--calls", "120", "--seed", "5", "--json"]);
+    let again = survey(&[
+        root,
+        "--call-count",
+        "120",
+        "--seed",
+        "5",
+        "--format",
+        "json",
+    ]);
     let again: Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(again, tally);
 }
@@ -142,12 +158,12 @@ fn a_wrong_peer_is_counted_by_kind_and_shown_as_a_diff_with_a_replay_that_runs()
         "wrong",
         "--registry",
         registry.to_str().unwrap(),
-        "--calls",
+        "--call-count",
         "40",
         "--seed",
         "1",
     ];
-    let out = differ(&args);
+    let out = survey(&args);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
@@ -211,8 +227,8 @@ fn a_wrong_peer_is_counted_by_kind_and_shown_as_a_diff_with_a_replay_that_runs()
 
     // As JSON, the kinds add up to the divergences.
     let mut json_args = args.to_vec();
-    json_args.push("--json");
-    let tally: Value = serde_json::from_slice(&differ(&json_args).stdout).unwrap();
+    json_args.extend(["--format", "json"]);
+    let tally: Value = serde_json::from_slice(&survey(&json_args).stdout).unwrap();
     let wrong = &tally["peers"][0];
     let total: u64 = wrong["divergentKinds"]
         .as_object()
@@ -243,9 +259,58 @@ fn calling_an_unregistered_peer_says_how_to_name_its_registry() {
 fn a_path_that_is_not_a_directory_is_refused() {
     let tree = tree();
     for path in [tree.path().join("missing"), tree.path().join("src/lib.rs")] {
-        let out = differ(&[path.to_str().unwrap(), "--calls", "5"]);
+        let out = survey(&[path.to_str().unwrap(), "--call-count", "5"]);
         assert_eq!(out.status.code(), Some(2));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("is not a directory"), "{stderr}");
     }
+}
+
+/// `differ`, `--calls` and `--json` were renamed (`survey`,
+/// `--call-count`, `--format json`): for one release the old spellings
+/// still give the same answers, each with a warning naming the new one.
+#[test]
+fn the_old_spellings_still_work_for_one_release_and_say_what_replaced_them() {
+    let tree = tree();
+    let root = tree.path().to_str().unwrap();
+    let common = ["--reference", "portable", "--peer", "model", "--seed", "2"];
+    let old = Command::new(LAWSUITE)
+        .args(["differ", root, "--calls", "30", "--json"])
+        .args(common)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&old.stderr);
+    assert!(old.status.success(), "{stderr}");
+    for (was, now) in [
+        ("lawsuite differ", "lawsuite survey"),
+        ("--calls", "--call-count"),
+        ("--json", "--format json"),
+    ] {
+        assert!(
+            stderr.contains(&format!("warning: `{was}` is now `{now}`")),
+            "no warning for {was}:\n{stderr}"
+        );
+    }
+    let new = survey(&[
+        root,
+        "--call-count",
+        "30",
+        "--format",
+        "json",
+        "--reference",
+        "portable",
+        "--peer",
+        "model",
+        "--seed",
+        "2",
+    ]);
+    assert!(new.status.success());
+    assert!(!String::from_utf8_lossy(&new.stderr).contains("warning"));
+    let tally = |out: &Output| {
+        let mut v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v.as_object_mut().unwrap().remove("seconds");
+        v
+    };
+    assert_eq!(tally(&old), tally(&new));
+    assert_eq!(tally(&new)["calls"], 30);
 }

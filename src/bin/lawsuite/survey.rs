@@ -1,4 +1,4 @@
-//! `lawsuite differ`: the real-tree differential (the logic is
+//! `lawsuite survey` (once `differ`): the real-tree differential (the logic is
 //! `lawsuite::kit::real_tree`; this is argument handling and output).
 
 use std::io::Write;
@@ -17,41 +17,56 @@ use lawsuite::kit::report::json_diff;
 
 use crate::project_args::{ProjectArgs, ProjectPeers, program};
 
-/// The arguments of `lawsuite differ`.
+/// The arguments of `lawsuite survey`.
 #[derive(Debug, clap::Args)]
-pub struct DifferArgs {
+pub struct SurveyArgs {
     /// The directory to compare the peers on, searched in place (read
     /// only: nothing is written in it).
     dir: PathBuf,
     /// How many calls to draw.
-    #[arg(long, default_value_t = 2000)]
-    calls: usize,
+    #[arg(long, value_name = "N", default_value_t = 2000, help_heading = "Draws")]
+    call_count: usize,
+    /// Renamed `--call-count` (warns; goes in the next release).
+    #[arg(
+        long = "calls",
+        value_name = "N",
+        hide = true,
+        conflicts_with = "call_count"
+    )]
+    calls_renamed: Option<usize>,
     /// The seed of the survey's sample and of the draws: the same tree,
     /// seed and count give the same calls.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Draws")]
     seed: u64,
     /// The reference peer: a name from the registry, or a built-in.
-    #[arg(long, default_value = "portable")]
+    #[arg(
+        long,
+        value_name = "PEER",
+        default_value = "portable",
+        help_heading = "Peers"
+    )]
     reference: String,
     /// A peer compared with the reference (repeatable); default: ripgrep
     /// and ripgrep-walk.
-    #[arg(long = "peer")]
+    #[arg(long = "peer", value_name = "PEER", help_heading = "Peers")]
     peers: Vec<String>,
     /// Divergent calls reported in full (the call, each differing answer's
     /// kind of difference and its diff with the reference's, a replay
     /// command); the rest are counted.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10, help_heading = "Output")]
     max_reports: usize,
-    /// Print the tally as one JSON document, every kept divergence whole.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    format: crate::help::FormatArgs,
     #[command(flatten)]
     project: ProjectArgs,
 }
 
-/// `lawsuite differ`: exit status 1 when a peer diverged from the reference
+/// `lawsuite survey`: exit status 1 when a peer diverged from the reference
 /// in a way it does not document.
-pub fn differ(args: DifferArgs, settings: &Config) -> anyhow::Result<ExitCode> {
+pub fn survey(args: SurveyArgs, settings: &Config) -> anyhow::Result<ExitCode> {
+    let json = args.format.json();
+    let call_count = crate::help::renamed_value(args.calls_renamed, "--calls", "--call-count")
+        .unwrap_or(args.call_count);
     let dir = args.dir.to_str().ok_or_else(|| {
         anyhow!(
             "the path {} is not UTF-8, which the contract's roots must be",
@@ -96,7 +111,7 @@ pub fn differ(args: DifferArgs, settings: &Config) -> anyhow::Result<ExitCode> {
         survey.extensions.len(),
         survey.words.len()
     );
-    let calls = draw(&survey, args.seed, args.calls);
+    let calls = draw(&survey, args.seed, call_count);
     let greps = calls.iter().filter(|c| matches!(c, Call::Grep(_))).count();
     eprintln!(
         "running {} calls (seed {}: {greps} grep, {} glob) through {} and {}",
@@ -124,7 +139,7 @@ pub fn differ(args: DifferArgs, settings: &Config) -> anyhow::Result<ExitCode> {
     });
 
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&tally)?)?;
     } else {
         let replay = Replay {
