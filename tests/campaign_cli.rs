@@ -222,7 +222,9 @@ fn a_campaign_prints_its_end_as_json_when_asked() {
     .unwrap();
     let out = fuzz(
         d,
-        &["--for", "2s", "--peer", "model", "--jobs", "1", "--format", "json"],
+        &[
+            "--for", "2s", "--peer", "model", "--jobs", "1", "--format", "json",
+        ],
     )
     .output()
     .unwrap();
@@ -235,5 +237,10 @@ fn a_campaign_prints_its_end_as_json_when_asked() {
     assert_eq!(end["state"]["groups"], serde_json::json!([]));
     let state = state(d).unwrap();
     assert_eq!(end["state"]["next"], state["next"], "{end:#}");
-    assert!(end["state"]["risk"].as_str().unwrap().starts_with("residual risk"));
+    assert!(
+        end["state"]["risk"]
+            .as_str()
+            .unwrap()
+            .starts_with("residual risk")
+    );
 }
