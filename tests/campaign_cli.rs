@@ -23,6 +23,17 @@ fn project(dir: &Path, peer: (&str, Vec<String>, &str)) {
     std::fs::write(dir.join("lawsuite.toml"), "registry = \"peers.toml\"\n").unwrap();
 }
 
+/// A project of two built-ins, `portable` and `model`, which agree.
+fn builtins_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("lawsuite.toml"),
+        "[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"model\"\nbuiltin = \"model\"\n",
+    )
+    .unwrap();
+    dir
+}
+
 fn fuzz(dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(LAWSUITE);
     command
@@ -94,13 +105,8 @@ fn an_interrupted_campaign_blames_nobody() {
 /// peer was asked.
 #[test]
 fn a_campaign_that_cannot_write_a_tree_fails_and_keeps_its_state() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = builtins_project();
     let d = dir.path();
-    std::fs::write(
-        d.join("lawsuite.toml"),
-        "[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"model\"\nbuiltin = \"model\"\n",
-    )
-    .unwrap();
     std::fs::create_dir_all(d.join("lawsuite")).unwrap();
     let kept = "{\"format\": 2, \"campaigns\": 3, \"next\": {\"smthrs\": 40}, \"groups\": []}\n";
     std::fs::write(d.join("lawsuite/fuzz-state.json"), kept).unwrap();
@@ -181,13 +187,8 @@ fn a_crashing_peer_cannot_stretch_a_campaign_past_its_budget() {
 /// first runs, and the first's groups are all kept.
 #[test]
 fn two_campaigns_on_one_state_never_interleave() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = builtins_project();
     let d = dir.path();
-    std::fs::write(
-        d.join("lawsuite.toml"),
-        "[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"model\"\nbuiltin = \"model\"\n",
-    )
-    .unwrap();
     let first = fuzz(d, &["--for", "6s", "--peer", "model", "--jobs", "1"])
         .spawn()
         .unwrap();
@@ -213,13 +214,8 @@ fn two_campaigns_on_one_state_never_interleave() {
 /// there; the same state as a human-format campaign keeps.
 #[test]
 fn a_campaign_prints_its_end_as_json_when_asked() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = builtins_project();
     let d = dir.path();
-    std::fs::write(
-        d.join("lawsuite.toml"),
-        "[[peer]]\nname = \"portable\"\nbuiltin = \"portable\"\n[[peer]]\nname = \"model\"\nbuiltin = \"model\"\n",
-    )
-    .unwrap();
     let out = fuzz(
         d,
         &[
