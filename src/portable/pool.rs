@@ -104,6 +104,29 @@ where
             }
         }))
     };
+    // Alone first: the caller takes jobs until the queue holds enough to
+    // share or runs dry. A law's or a seed's tree (a few files) is then
+    // walked and searched without a thread started, which cost more than
+    // the search (two thread starts and joins a call, a third of the
+    // system time of the shipped laws on `portable`); a real tree's queue
+    // passes SHARE_AT within its first few directories.
+    if threads > 1 {
+        let alone = catch_unwind(AssertUnwindSafe(|| {
+            while let Some(job) = next_alone(&pool) {
+                let mut running = Running {
+                    pool: &pool,
+                    children: Vec::new(),
+                };
+                running.children = work(job);
+            }
+        }));
+        if let Err(payload) = alone {
+            resume_unwind(payload);
+        }
+        if pool.lock().jobs.is_empty() {
+            return;
+        }
+    }
     let panics: Vec<Box<dyn Any + Send>> = if threads <= 1 {
         worker().err().into_iter().collect()
     } else {
@@ -121,6 +144,24 @@ where
     if let Some(payload) = panics.into_iter().next() {
         resume_unwind(payload);
     }
+}
+
+/// Pending jobs that make it worth starting the other threads: fewer, and
+/// the caller runs them alone. A scheduling choice only: every job runs
+/// once either way, and the answers are sorted after the drain.
+const SHARE_AT: usize = 16;
+
+/// The next job for the caller running alone: `None` when the queue is
+/// dry or holds [`SHARE_AT`] jobs or more (no other thread runs, so no job
+/// is running between two calls).
+fn next_alone<J>(pool: &Pool<J>) -> Option<J> {
+    let mut state = pool.lock();
+    if state.jobs.len() >= SHARE_AT {
+        return None;
+    }
+    let job = state.jobs.pop()?;
+    state.running += 1;
+    Some(job)
 }
 
 /// The next job, waiting while another thread may still add some; `None`
@@ -165,6 +206,41 @@ mod tests {
             });
             assert_eq!(done.into_inner(), 127, "{threads} threads");
         }
+    }
+
+    /// A drain of fewer jobs than SHARE_AT at any time runs on the
+    /// caller's thread alone; a larger one on more threads.
+    #[test]
+    fn a_small_drain_starts_no_thread_and_a_large_one_shares() {
+        let caller = std::thread::current().id();
+        let others = Mutex::new(std::collections::BTreeSet::new());
+        let record = |_: u32| {
+            let id = std::thread::current().id();
+            if id != caller {
+                others.lock().unwrap().insert(format!("{id:?}"));
+            }
+        };
+        drain(vec![3u32], 4, |n| {
+            record(n);
+            if n == 0 { vec![] } else { vec![n - 1, n - 1] }
+        });
+        assert!(
+            others.lock().unwrap().is_empty(),
+            "15 jobs, never 16 pending"
+        );
+        let done = AtomicUsize::new(0);
+        drain(vec![64u32], 4, |n| {
+            record(n);
+            done.fetch_add(1, Ordering::Relaxed);
+            // Slow enough that the other threads get jobs.
+            std::thread::sleep(Duration::from_millis(1));
+            if n == 64 { (0..63).collect() } else { vec![] }
+        });
+        assert_eq!(done.into_inner(), 64);
+        assert!(
+            !others.lock().unwrap().is_empty(),
+            "64 jobs at once are shared"
+        );
     }
 
     /// Before the guard, a panicking job never gave its running count back
