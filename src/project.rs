@@ -381,8 +381,10 @@ builtin = "portable"
 
 # Your peer, in any language, over lawsuite's stdio protocol (`lawsuite docs
 # PROTOCOL.md` prints it; `lawsuite init --lang node|python` writes a peer on
-# an adapter that speaks it). `./` and `../` in `command` are relative to this
-# file; a bare program name is looked up on PATH.
+# an adapter that speaks it). In `command`, a program with a `/` in it
+# (`.venv/bin/python`) and arguments starting with `./` or `../` are relative
+# to this file, from whichever directory lawsuite runs; a bare program name is
+# looked up on PATH.
 # [[peer]]
 # name = "mine"
 # command = ["python3", "./my_peer.py"]
