@@ -470,9 +470,12 @@ mod tests {
     #[test]
     fn the_skeleton_is_a_valid_project_with_the_builtin_reference() {
         let dir = tempfile::tempdir().unwrap();
-        let written =
-            crate::scaffold::write(dir.path(), None, &crate::scaffold::Dependency::CratesIo)
-                .unwrap();
+        let written = crate::scaffold::write(
+            dir.path(),
+            None,
+            &crate::scaffold::Dependency::Git("https://example.org/lawsuite.git".into()),
+        )
+        .unwrap();
         let file = written[0].clone();
         let project = Project::load(&file).unwrap();
         assert!(
@@ -483,7 +486,11 @@ mod tests {
         let registry = project.registry(&PeerOptions::default()).unwrap();
         assert_eq!(registry.names(), "portable");
         assert!(matches!(
-            crate::scaffold::write(dir.path(), None, &crate::scaffold::Dependency::CratesIo),
+            crate::scaffold::write(
+                dir.path(),
+                None,
+                &crate::scaffold::Dependency::Git("https://example.org/lawsuite.git".into())
+            ),
             Err(ProjectError::Exists { .. })
         ));
     }
