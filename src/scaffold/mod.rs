@@ -169,7 +169,7 @@ pub fn skeleton(lang: Option<Lang>, name: &str, lawsuite: &Dependency) -> Vec<Fi
                 &registered(
                     r#"["python3", "./peer.py"]"#,
                     &format!(
-                        "# The adapter's copy (drop these two lines once `pip install lawsuite-peer`\n# or `pip install ./{PYTHON_PACKAGE_DIR}` has installed it).\ncwd = \".\"\nenv = {{ PYTHONPATH = \"{PYTHON_PACKAGE_DIR}\" }}\n"
+                        "# The adapter's copy (drop these two lines once `pip install ./{PYTHON_PACKAGE_DIR}`\n# has installed it).\ncwd = \".\"\nenv = {{ PYTHONPATH = \"{PYTHON_PACKAGE_DIR}\" }}\n"
                     ),
                 ),
             ),
