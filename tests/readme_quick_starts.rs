@@ -282,7 +282,8 @@ fn the_rust_quick_start_runs_as_printed() {
     assert_eq!(status(grep).as_deref(), Some("ignored"), "{text}");
     for verdict in [" ok", "FAILED"] {
         assert!(
-            text.lines().any(|l| l.starts_with("test law::glob::")
+            text.lines().any(|l| l.starts_with("test ")
+                && l.contains(" law::glob::")
                 && l.contains("::mine ")
                 && l.ends_with(verdict)),
             "some glob law ends {verdict}:\n{text}"
