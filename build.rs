@@ -1,6 +1,6 @@
 //! Embeds the shipped data (the laws under `laws/` and lawsuite's expected
 //! failures for its built-in peers under `peers/expected/`) into the
-//! library, so an installed binary and a crates.io dependency carry them
+//! library, so an installed binary and a path or git dependency carry them
 //! with no path to find at run time (the way regex-automata embeds its TOML
 //! test corpus). The generated file is a list of `(relative path, text)`
 //! pairs; `src/shipped.rs` includes it.

@@ -51,6 +51,8 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 # tests fail; the figures are its last line.
 read -r user sys wall < <(tail -1 "$work/time")
 trials=$(grep -Eo '^test result: [A-Za-z]+\. [0-9]+ passed; [0-9]+ failed; [0-9]+ ignored' "$work/out" | tail -1)
+model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+echo "machine: $(nproc) cores, ${model:-unknown CPU}; $(date -u '+%Y-%m-%d %H:%M UTC')"
 printf 'first cargo test%s: %.1f CPU-s (user %.1f + sys %.1f), %.1f s wall, load before %s\n' \
   "${judge:+ (reference judged too)}" "$(awk "BEGIN {print $user + $sys}")" "$user" "$sys" "$wall" "$load"
 printf '  %s\n' "${trials:-no test result line: see the output below}"

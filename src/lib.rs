@@ -55,8 +55,10 @@
 //! **You are choosing a peer.** `lawsuite bench --peer portable --peer
 //! ripgrep --corpus generated:M` times registered peers (external ones
 //! included) head to head, checking every answer before its timing counts;
-//! [`bench`](mod@bench) is the same from code, and `cargo bench --bench peers` adds
-//! `rg` itself and a walk+read floor (`benches/README.md` has the figures).
+//! [`bench`](mod@bench) is the same from code. `cargo bench --bench peers`,
+//! in this repository, times something else: the built-in `portable` peer
+//! against `rg` itself and a walk+read floor, never a registered peer
+//! (`benches/README.md` has the figures).
 //!
 //! # Should I be using this crate?
 //!

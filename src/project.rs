@@ -381,8 +381,10 @@ builtin = "portable"
 
 # Your peer, in any language, over lawsuite's stdio protocol (`lawsuite docs
 # PROTOCOL.md` prints it; `lawsuite init --lang node|python` writes a peer on
-# an adapter that speaks it). `./` and `../` in `command` are relative to this
-# file; a bare program name is looked up on PATH.
+# an adapter that speaks it). In `command`, a program with a `/` in it
+# (`.venv/bin/python`) and arguments starting with `./` or `../` are relative
+# to this file, from whichever directory lawsuite runs; a bare program name is
+# looked up on PATH.
 # [[peer]]
 # name = "mine"
 # command = ["python3", "./my_peer.py"]
@@ -468,9 +470,12 @@ mod tests {
     #[test]
     fn the_skeleton_is_a_valid_project_with_the_builtin_reference() {
         let dir = tempfile::tempdir().unwrap();
-        let written =
-            crate::scaffold::write(dir.path(), None, &crate::scaffold::Dependency::CratesIo)
-                .unwrap();
+        let written = crate::scaffold::write(
+            dir.path(),
+            None,
+            &crate::scaffold::Dependency::Git("https://example.org/lawsuite.git".into()),
+        )
+        .unwrap();
         let file = written[0].clone();
         let project = Project::load(&file).unwrap();
         assert!(
@@ -481,7 +486,11 @@ mod tests {
         let registry = project.registry(&PeerOptions::default()).unwrap();
         assert_eq!(registry.names(), "portable");
         assert!(matches!(
-            crate::scaffold::write(dir.path(), None, &crate::scaffold::Dependency::CratesIo),
+            crate::scaffold::write(
+                dir.path(),
+                None,
+                &crate::scaffold::Dependency::Git("https://example.org/lawsuite.git".into())
+            ),
             Err(ProjectError::Exists { .. })
         ));
     }

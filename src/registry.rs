@@ -25,10 +25,12 @@
 //! ```
 //!
 //! An external peer resolves to a [`crate::protocol::ExternalPeer`]: it is
-//! an `Arc<dyn Search>` like the built-ins, started on first use. Elements
-//! of `command` starting with `./` or `../` are paths relative to this
-//! file's directory; a bare program name is looked up on `PATH`, and a
-//! missing program makes the peer unavailable with the reason.
+//! an `Arc<dyn Search>` like the built-ins, started on first use. Its
+//! program, when it holds a `/` (`.venv/bin/python`, `./peer`), and the
+//! arguments starting with `./` or `../` are paths relative to this file's
+//! directory, whichever directory the harness runs from; a bare program
+//! name is looked up on `PATH`, and a missing program makes the peer
+//! unavailable with the reason.
 //!
 //! A peer that cannot run here (no `rg`, say) is kept with the reason, so
 //! the run reports it instead of silently doing less than it claims.
@@ -142,7 +144,8 @@ pub struct PeerEntry {
     /// an error there.
     #[serde(default)]
     pub builtin: Option<String>,
-    /// An external peer's program and arguments.
+    /// An external peer's program and arguments: a program holding a `/`
+    /// and arguments starting with `./` or `../` are relative to the file.
     #[serde(default)]
     pub command: Option<Vec<String>>,
     /// An external peer's working directory, relative to the file.
@@ -628,19 +631,7 @@ fn external_config(
             cwd: cwd.clone(),
         });
     }
-    // `./x` and `../x` are the registry's files, wherever the harness runs;
-    // the process itself keeps the harness's directory (unless `cwd` says
-    // otherwise), so relative roots mean the same to it as to built-ins.
-    let command: Vec<String> = command
-        .iter()
-        .map(|part| {
-            if part.starts_with("./") || part.starts_with("../") {
-                base.join(part).to_string_lossy().into_owned()
-            } else {
-                part.clone()
-            }
-        })
-        .collect();
+    let command = resolve_command(command, base);
     if !command[0].contains('/') && find_on_path(&command[0]).is_none() {
         return Err(CannotRun::NotOnPath {
             peer: entry.name.clone(),
@@ -659,6 +650,39 @@ fn external_config(
         config.handshake_timeout = Duration::from_millis(ms.max(1));
     }
     Ok(config)
+}
+
+/// `command` with its paths made the registry file's: the program when it
+/// holds a `/` (`.venv/bin/python`, `./peer`), and any argument that starts
+/// with `./` or `../`, joined to `base` (the directory of the file that
+/// declares the peer) and made absolute. A bare program name is left for
+/// `PATH`, and absolute paths are left as they are.
+///
+/// Why: the harness may run from any directory below the project (it finds
+/// `lawsuite.toml` upwards, as cargo finds `Cargo.toml`), so a path that
+/// meant the project's file from its own directory must mean it from a
+/// subdirectory too; `command = [".venv/bin/python", …]` used to fail there
+/// with "could not start". Absolute, because the process may be started in
+/// another directory (`cwd`), where a relative program would be ambiguous.
+/// Only arguments spelt `./` or `../` are paths for certain: `src/x` could
+/// be a pattern or a flag's value, and is passed as written.
+#[cfg(feature = "external")]
+fn resolve_command(command: &[String], base: &Path) -> Vec<String> {
+    let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
+    let in_base = |part: &str| base.join(part).to_string_lossy().into_owned();
+    command
+        .iter()
+        .enumerate()
+        .map(|(at, part)| {
+            let program_path = at == 0 && part.contains('/');
+            let relative_arg = part.starts_with("./") || part.starts_with("../");
+            if Path::new(part).is_absolute() || !(program_path || relative_arg) {
+                part.clone()
+            } else {
+                in_base(part)
+            }
+        })
+        .collect()
 }
 
 /// The first `PATH` entry holding a file named `program`.
@@ -698,5 +722,35 @@ mod tests {
         assert_eq!(config.handshake_timeout, Duration::from_secs(4));
         let config = external_config(&entry, &command, Path::new("."), &options).unwrap();
         assert_eq!(config.timeout, Duration::from_millis(500));
+    }
+
+    #[test]
+    fn a_program_with_a_slash_and_dotted_arguments_are_the_files() {
+        let base = Path::new("/project");
+        let words = |list: &[&str]| list.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        // The program: any `/` makes it a path of the project.
+        assert_eq!(
+            resolve_command(&words(&[".venv/bin/python", "./peer.py", "src/x"]), base),
+            words(&["/project/.venv/bin/python", "/project/./peer.py", "src/x"])
+        );
+        assert_eq!(
+            resolve_command(&words(&["./peer", "../shared/x.js"]), base),
+            words(&["/project/./peer", "/project/../shared/x.js"])
+        );
+        // A bare name is PATH's, an absolute path is itself.
+        assert_eq!(
+            resolve_command(&words(&["python3", "/opt/peer.py", "a/b"]), base),
+            words(&["python3", "/opt/peer.py", "a/b"])
+        );
+        assert_eq!(
+            resolve_command(&words(&["/usr/bin/node", "./p.mjs"]), base),
+            words(&["/usr/bin/node", "/project/./p.mjs"])
+        );
+        // A relative base (a `--registry peers/peers.toml`) is made absolute.
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(
+            resolve_command(&words(&["bin/peer"]), Path::new("peers")),
+            words(&[&here.join("peers/bin/peer").to_string_lossy()])
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! The data lawsuite ships inside the library: the laws (`laws/`) and the
 //! expected failures of its built-in peers (`peers/expected/`), compiled in
-//! by `build.rs` so they travel with an installed binary or a crates.io
-//! dependency.
+//! by `build.rs` so they travel with an installed binary or a dependency
+//! on lawsuite (by path or git), whatever directory it runs from.
 //!
 //! ```
 //! let laws = lawsuite::shipped::laws();

@@ -267,6 +267,61 @@ fn every_repository_file_the_documents_point_at_is_there() {
     );
 }
 
+/// Every `cargo install` the documents tell a user to type is `--locked`:
+/// without it cargo resolves the newest versions of every dependency, not
+/// the ones the lock file was tested with (issue 49: the README's
+/// `cargo install --path .`). A command wrapped over two lines of prose is
+/// read whole.
+#[test]
+fn every_cargo_install_the_documents_show_is_locked() {
+    let mut checked = 0;
+    let mut unlocked = Vec::new();
+    let mut paths: Vec<PathBuf> = vec![repo().join("adapters/python/README.md")];
+    paths.extend([".ci/run", ".cargo/mutants.toml"].map(|p| repo().join(p)));
+    let mut texts = documents();
+    for path in paths {
+        let text = std::fs::read_to_string(&path).unwrap();
+        texts.push((path, text));
+    }
+    for (path, text) in texts {
+        // Lines joined, so `cargo install ripgrep\n  --locked` is one command.
+        let joined: String = text
+            .lines()
+            .map(|l| l.trim_start_matches([' ', '#', '/']))
+            .collect::<Vec<_>>()
+            .join(" ");
+        for (at, _) in joined.match_indices("cargo install") {
+            let rest = &joined[at..];
+            let end = rest
+                .find(['`', '#', ';', ')'])
+                .into_iter()
+                .chain(rest.find("  "))
+                .chain(rest.find("&&"))
+                .min()
+                .unwrap_or(rest.len());
+            let command = &rest[..end];
+            // Prose about the command ("`cargo install` puts it …") names
+            // no package and no path.
+            if command.trim() == "cargo install" {
+                continue;
+            }
+            checked += 1;
+            if !command.split_whitespace().any(|w| w == "--locked") {
+                unlocked.push(format!("{}: {command}", path.display()));
+            }
+        }
+    }
+    assert!(
+        checked >= 3,
+        "the documents install with cargo: {checked} found"
+    );
+    assert!(
+        unlocked.is_empty(),
+        "without --locked:\n{}",
+        unlocked.join("\n")
+    );
+}
+
 /// An installed user has the binary, not this repository: no `--help`
 /// names a file of it (`serve --help` named peers/PROTOCOL.md, `bench
 /// --help` benches/README.md); `lawsuite docs` is how to reach them.

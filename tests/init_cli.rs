@@ -258,6 +258,90 @@ fn the_rust_skeleton_depends_on_a_lawsuite_that_resolves_and_says_which() {
     }
 }
 
+/// An installed binary whose source is gone (the checkout it was built from
+/// moved or removed): `init --lang rust` finds no source of its version and
+/// says to pass `--lawsuite-path DIR` or `--lawsuite-git URL`, writing
+/// nothing. It wrote a crates.io dependency (`version = "0.1"`) on a crate
+/// that is not published there (issue 49).
+///
+/// The binary records its source directory when it is built; a copy with
+/// that path overwritten byte for byte by one of the same length that does
+/// not exist is such a binary, without building another.
+#[test]
+fn without_its_source_the_rust_skeleton_asks_for_a_path_or_a_git_url() {
+    let repo = std::fs::canonicalize(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let recorded = repo.to_string_lossy().into_owned();
+    // A same-length path whose last character differs from every real one.
+    let gone = ["#", "%", "~"]
+        .iter()
+        .map(|c| format!("{}{c}", &recorded[..recorded.len() - 1]))
+        .find(|p| !Path::new(p).exists())
+        .expect("a path that does not exist");
+    let binary = std::fs::read(LAWSUITE).unwrap();
+    let needle = recorded.as_bytes();
+    assert!(
+        needle.len() > 8,
+        "a checkout path this short could match other bytes: {recorded}"
+    );
+    let mut patched = Vec::with_capacity(binary.len());
+    let mut rest = &binary[..];
+    let mut found = 0;
+    while let Some(at) = rest.windows(needle.len()).position(|w| w == needle) {
+        patched.extend_from_slice(&rest[..at]);
+        patched.extend_from_slice(gone.as_bytes());
+        rest = &rest[at + needle.len()..];
+        found += 1;
+    }
+    patched.extend_from_slice(rest);
+    assert!(found > 0, "the binary records its source ({recorded})");
+    let bin = tempfile::tempdir().unwrap();
+    let copy = bin.path().join("lawsuite");
+    std::fs::write(&copy, patched).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let work = tempfile::tempdir().unwrap();
+    let init = |args: &[&str]| {
+        Command::new(&copy)
+            .args(args)
+            .current_dir(work.path())
+            .env_remove("CARGO_MANIFEST_DIR")
+            .output()
+            .unwrap()
+    };
+    let out = init(&["init", "--lang", "rust", "my-crate"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let said = text(&out);
+    for part in [
+        "no source of lawsuite",
+        "not on crates.io",
+        "--lawsuite-path DIR",
+        "--lawsuite-git URL",
+    ] {
+        assert!(said.contains(part), "{said}");
+    }
+    assert!(!said.contains("version = "), "{said}");
+    assert!(!work.path().join("my-crate").exists(), "nothing is written");
+    // Given the source, the same binary writes the skeleton.
+    let repo_arg = recorded.as_str();
+    let out = init(&[
+        "init",
+        "--lang",
+        "rust",
+        "--lawsuite-path",
+        repo_arg,
+        "my-crate",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let manifest = std::fs::read_to_string(work.path().join("my-crate/Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains(&lawsuite::scaffold::Dependency::Path(repo.clone()).manifest_line()),
+        "{manifest}"
+    );
+}
+
 /// Every schema of `peers/schema/` is among the documents `init` copies.
 #[test]
 fn every_schema_the_protocol_ships_is_copied() {

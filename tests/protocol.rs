@@ -895,6 +895,45 @@ fn cli_peers_lists_and_smoke_checks_every_peer() {
     assert!(stdout.contains("unavailable"), "{stdout}");
 }
 
+/// A peer's program with a `/` in it (`.venv/bin/python`, here
+/// `bin/lawsuite`) and its `./` arguments are the project's files, whichever
+/// directory below `lawsuite.toml` the command runs from (issue 49: from a
+/// subdirectory, `could not start "bin/…"`); a bare program name is still
+/// PATH's.
+#[cfg(unix)]
+#[test]
+fn a_command_program_with_a_slash_is_relative_to_its_lawsuite_toml() {
+    let dir = tree();
+    let project = dir.path().join("project");
+    let sub = project.join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::create_dir_all(project.join("bin")).unwrap();
+    std::os::unix::fs::symlink(LAWSUITE, project.join("bin/lawsuite")).unwrap();
+    std::fs::write(
+        project.join("lawsuite.toml"),
+        "[[peer]]\nname = \"mine\"\ncommand = [\"bin/lawsuite\", \"serve\", \"--peer\", \"portable\"]\n",
+    )
+    .unwrap();
+    for from in [&project, &sub] {
+        let out = Command::new(LAWSUITE)
+            .arg("peers")
+            .current_dir(from)
+            .output()
+            .unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "from {}: {said}", from.display());
+        let row = said
+            .lines()
+            .find(|l| l.starts_with("mine"))
+            .unwrap_or_default();
+        assert!(row.contains("ok"), "from {}: {said}", from.display());
+    }
+}
+
 #[test]
 fn cli_call_reaches_external_peers() {
     let dir = tree();

@@ -93,35 +93,187 @@ fn the_example_peer_on_the_adapter_passes_every_law_it_declares() {
     assert_eq!(peer["ground"], "shared");
 }
 
-/// The adapter as a Python author gets it: a wheel built from
-/// `adapters/python` (standard library only, no runtime dependency),
-/// installed into a fresh virtual environment, imported by name by the
-/// skeleton `init --lang python` writes, with the skeleton's own copy of
-/// the adapter removed. Everything happens in a temporary directory, offline
-/// (`--no-index`; the build uses the interpreter's setuptools and wheel,
-/// which `.ci/run` installs).
-#[test]
-fn the_adapter_installs_from_its_wheel_into_a_fresh_venv() {
-    if !python() {
-        return;
-    }
+/// Whether `python3` has the adapter's build backend (`flit_core`), which
+/// the offline builds below use with `--no-build-isolation`. Without it the
+/// tests say why and pass, except under `CI`, where it fails.
+fn builds_wheels() -> bool {
     let builds = Command::new("python3")
-        .args(["-c", "import setuptools, wheel"])
+        .args(["-c", "import flit_core"])
         .output()
         .is_ok_and(|o| o.status.success());
     if !builds {
         assert!(
             std::env::var_os("CI").is_none(),
-            "python3 cannot build a wheel (pip install setuptools wheel), and CI must (.ci/run installs them)"
+            "python3 cannot build the adapter (pip install flit_core), and CI must (.ci/run installs it)"
         );
-        eprintln!("skipped: python3 has no setuptools and wheel to build the adapter's wheel");
+        eprintln!("skipped: python3 has no flit_core to build the adapter");
+    }
+    builds
+}
+
+/// Every file under `dir` (`__pycache__` left out: bytecode is what any
+/// import of the module writes, other tests' included, and `.gitignore`
+/// keeps it out of the repository), as `(path, length)`.
+fn files(dir: &Path) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).unwrap().flatten() {
+            let path = entry.path();
+            if entry.file_name() == "__pycache__" {
+                continue;
+            }
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                stack.push(path.clone());
+            }
+            let length = if kind.is_file() {
+                entry.metadata().unwrap().len()
+            } else {
+                0
+            };
+            let name = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            out.push((name, length));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `pip install ./adapters/python`, as the READMEs print it, leaves the
+/// adapter's directory as it was: setuptools wrote `build/` and
+/// `lawsuite_peer.egg-info/` there, in a user's clone (issue 49). Run on a
+/// copy of the directory (every file of it), so the checkout is never
+/// written, into a fresh venv, offline: the venv sees the interpreter's
+/// `flit_core` (`--system-site-packages`) and pip builds with it
+/// (`--no-build-isolation`) instead of fetching it.
+#[test]
+fn pip_install_of_the_adapter_leaves_its_directory_as_it_was() {
+    if !python() || !builds_wheels() {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let adapter = tmp.path().join("adapters/python");
+    std::fs::create_dir_all(&adapter).unwrap();
+    for (name, _) in files(&root.join("adapters/python")) {
+        let from = root.join("adapters/python").join(&name);
+        if from.is_dir() {
+            std::fs::create_dir_all(adapter.join(&name)).unwrap();
+        } else {
+            std::fs::copy(&from, adapter.join(&name)).unwrap();
+        }
+    }
+    let before = files(&adapter);
+    assert!(
+        before.iter().any(|(name, _)| name == "pyproject.toml"),
+        "{before:?}"
+    );
+    let venv = tmp.path().join("venv");
+    ok(
+        Path::new("python3"),
+        &[
+            "-m",
+            "venv",
+            "--system-site-packages",
+            &venv.to_string_lossy(),
+        ],
+        tmp.path(),
+    );
+    let python = venv.join("bin/python");
+    ok(
+        &python,
+        &[
+            "-m",
+            "pip",
+            "install",
+            "--no-index",
+            "--no-build-isolation",
+            "./adapters/python",
+        ],
+        tmp.path(),
+    );
+    let at = ok(
+        &python,
+        &["-c", "import lawsuite_peer; print(lawsuite_peer.__file__)"],
+        tmp.path(),
+    );
+    assert!(
+        at.contains(&*venv.to_string_lossy()),
+        "installed in the venv: {at}"
+    );
+    assert_eq!(
+        files(&adapter),
+        before,
+        "pip install wrote into adapters/python"
+    );
+}
+
+/// No bytecode is in the repository, and `.gitignore` keeps it out
+/// (`benches/__pycache__/` was once committed): every Python file a test
+/// imports writes some.
+#[test]
+fn no_bytecode_is_committed_and_gitignore_keeps_it_out() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    let Some(tracked) = git(&["ls-files"]) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "git ls-files fails here, and CI runs in a clone with git (.ci/run installs it)"
+        );
+        eprintln!("skipped: not a git checkout, or no git");
+        return;
+    };
+    let bytecode: Vec<&str> = tracked
+        .lines()
+        .filter(|p| p.contains("__pycache__/") || p.ends_with(".pyc") || p.ends_with(".pyo"))
+        .collect();
+    assert!(bytecode.is_empty(), "committed bytecode: {bytecode:?}");
+    for path in [
+        "benches/__pycache__/flow_vs_rg.cpython-311.pyc",
+        "adapters/python/__pycache__/lawsuite_peer.cpython-311.pyc",
+        "adapters/python/lawsuite_peer.pyc",
+        "adapters/python/build/lib/lawsuite_peer.py",
+        "adapters/python/lawsuite_peer.egg-info/PKG-INFO",
+    ] {
+        let ignored = Command::new("git")
+            .args(["check-ignore", "--no-index", "-q", path])
+            .current_dir(root)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ignored, ".gitignore does not cover {path}");
+    }
+}
+
+/// The adapter as a Python author gets it: a wheel built from
+/// `adapters/python` (standard library only, no runtime dependency),
+/// installed into a fresh virtual environment, imported by name by the
+/// skeleton `init --lang python` writes, with the skeleton's own copy of
+/// the adapter removed. Everything happens in a temporary directory, offline
+/// (`--no-index`; the build uses the interpreter's `flit_core`, which
+/// `.ci/run` installs).
+#[test]
+fn the_adapter_installs_from_its_wheel_into_a_fresh_venv() {
+    if !python() || !builds_wheels() {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let tmp = tempfile::tempdir().unwrap();
     let python = Path::new("python3");
-    // Built from a copy: setuptools writes build/ and *.egg-info beside the
-    // sources, and the checkout is not ours to write.
+    // Built from a copy of what the package ships: the checkout is not ours
+    // to write, whatever a build backend does.
     let source = tmp.path().join("source");
     std::fs::create_dir(&source).unwrap();
     for file in ["pyproject.toml", "README.md", "lawsuite_peer.py"] {

@@ -13,7 +13,8 @@
 //!   the glue count the READMEs quote is its line count.
 //!
 //! `sh` blocks are checked by `tests/docs_truth.rs` (every command and flag
-//! exists), the Rust skeleton by `tests/init_cli.rs`.
+//! exists), the Rust skeleton by `tests/init_cli.rs`, and the README's quick
+//! starts are run as printed by `tests/readme_quick_starts.rs`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,11 +1,14 @@
 //! Where the Rust skeleton's `lawsuite` dev-dependency comes from: a path
-//! to lawsuite's source, a git repository, or crates.io.
+//! to lawsuite's source, or a git repository.
 //!
-//! A skeleton must build as written on the machine it is written on, and a
-//! `version = "0.1"` line builds only where that version is published. So
-//! `lawsuite init --lang rust` prefers the source its binary was built from,
-//! when that source is still there and still holds the same version
-//! ([`installed_source`]), and falls back to crates.io, saying so.
+//! A skeleton must build as written on the machine it is written on, and
+//! lawsuite is not published on crates.io: a `version = "0.1"` line would
+//! name a crate that is not there. So `lawsuite init --lang rust` takes the
+//! source its binary was built from, when that source is still there and
+//! still holds the same version ([`built_source`]), or what
+//! `--lawsuite-path DIR` or `--lawsuite-git URL` say; without either, it is
+//! an error that says to pass one ([`SourceError::NotFound`]), never a
+//! dependency that cannot resolve.
 //!
 //! ```
 //! use lawsuite::scaffold::Dependency;
@@ -27,8 +30,6 @@ pub enum Dependency {
     Path(PathBuf),
     /// lawsuite's source in this git repository.
     Git(String),
-    /// lawsuite from crates.io, this binary's major and minor version.
-    CratesIo,
 }
 
 impl Dependency {
@@ -40,7 +41,6 @@ impl Dependency {
         let source = match self {
             Dependency::Path(dir) => format!("path = {}", quoted(&dir.to_string_lossy())),
             Dependency::Git(url) => format!("git = {}", quoted(url)),
-            Dependency::CratesIo => format!("version = {}", quoted(&major_minor())),
         };
         format!("lawsuite = {{ {source}, default-features = false }}")
     }
@@ -52,18 +52,7 @@ impl fmt::Display for Dependency {
         match self {
             Dependency::Path(dir) => write!(f, "lawsuite's source at {}", dir.display()),
             Dependency::Git(url) => write!(f, "lawsuite's git repository {url}"),
-            Dependency::CratesIo => write!(f, "lawsuite {} from crates.io", major_minor()),
         }
-    }
-}
-
-/// `0.1` for lawsuite 0.1.0: what a crates.io requirement names.
-fn major_minor() -> String {
-    let version = env!("CARGO_PKG_VERSION");
-    let mut parts = version.split('.');
-    match (parts.next(), parts.next()) {
-        (Some(major), Some(minor)) => format!("{major}.{minor}"),
-        _ => version.to_string(),
     }
 }
 
@@ -89,6 +78,16 @@ pub enum SourceError {
         /// The package it names.
         name: String,
     },
+    /// No flag named a source, and none of the places this binary's source
+    /// may be holds lawsuite at this version (the checkout it was built
+    /// from was moved, updated or removed). lawsuite is not on crates.io,
+    /// so there is nothing to fall back to.
+    NotFound {
+        /// The version a source must hold: this binary's.
+        version: String,
+        /// The directories looked in, nearest first.
+        searched: Vec<PathBuf>,
+    },
 }
 
 impl fmt::Display for SourceError {
@@ -109,6 +108,19 @@ impl fmt::Display for SourceError {
                 "{} is the manifest of {name:?}, not of lawsuite; give --lawsuite-path the directory of lawsuite's Cargo.toml",
                 path.display()
             ),
+            SourceError::NotFound { version, searched } => {
+                let searched: Vec<String> =
+                    searched.iter().map(|p| p.display().to_string()).collect();
+                write!(
+                    f,
+                    "no source of lawsuite {version} was found for the skeleton's dependency (looked in {}), and lawsuite is not on crates.io; pass --lawsuite-path DIR (a checkout of lawsuite {version}) or --lawsuite-git URL (its git repository)",
+                    if searched.is_empty() {
+                        "no directory".to_string()
+                    } else {
+                        searched.join(", ")
+                    }
+                )
+            }
         }
     }
 }
@@ -174,6 +186,31 @@ pub fn installed_source(
     })
 }
 
+/// The source a skeleton depends on when no flag names one: the first of
+/// `candidates` that [`installed_source`] accepts, or
+/// [`SourceError::NotFound`] naming where it looked and the two flags that
+/// choose a source. There is no crates.io fallback: lawsuite is not
+/// published there, and a skeleton that names it fails its first build.
+///
+/// ```
+/// use lawsuite::scaffold::{SourceError, built_source};
+/// let empty = tempfile::tempdir()?;
+/// let err = built_source([empty.path().to_path_buf()], "0.1.0").unwrap_err();
+/// assert!(matches!(err, SourceError::NotFound { .. }));
+/// assert!(err.to_string().contains("--lawsuite-path DIR"));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn built_source(
+    candidates: impl IntoIterator<Item = PathBuf>,
+    version: &str,
+) -> Result<PathBuf, SourceError> {
+    let candidates: Vec<PathBuf> = candidates.into_iter().collect();
+    installed_source(candidates.clone(), version).ok_or_else(|| SourceError::NotFound {
+        version: version.to_string(),
+        searched: candidates,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,19 +269,64 @@ mod tests {
         for dependency in [
             Dependency::Path(PathBuf::from("/src/a \"quoted\" dir")),
             Dependency::Git("https://example.org/lawsuite.git".into()),
-            Dependency::CratesIo,
         ] {
             let line = dependency.manifest_line();
             let parsed: toml::Value = toml::from_str(&line).unwrap();
             let table = &parsed["lawsuite"];
             assert_eq!(table["default-features"].as_bool(), Some(false), "{line}");
-            let version = major_minor();
+            // A path or a git source, never a registry version: lawsuite
+            // is not on crates.io.
+            assert!(table.get("version").is_none(), "{line}");
             let value = match &dependency {
                 Dependency::Path(p) => (table["path"].as_str(), p.to_str()),
                 Dependency::Git(url) => (table["git"].as_str(), Some(url.as_str())),
-                Dependency::CratesIo => (table["version"].as_str(), Some(version.as_str())),
             };
             assert_eq!(value.0, value.1, "{line}");
         }
+    }
+
+    /// Issue 49: with no source found, `init --lang rust` wrote a crates.io
+    /// dependency on a crate that is not published. Now it is an error
+    /// that names where it looked and both flags.
+    #[test]
+    fn no_source_found_is_an_error_that_names_both_flags() {
+        let version = env!("CARGO_PKG_VERSION");
+        let elsewhere = tempfile::tempdir().unwrap();
+        let gone = elsewhere.path().join("gone");
+        let err = built_source([elsewhere.path().to_path_buf(), gone.clone()], version)
+            .expect_err("no lawsuite source is there");
+        match &err {
+            SourceError::NotFound {
+                version: v,
+                searched,
+            } => {
+                assert_eq!(v, version);
+                assert_eq!(searched, &[elsewhere.path().to_path_buf(), gone]);
+            }
+            other => panic!("{other:?}"),
+        }
+        let said = err.to_string();
+        for part in [
+            "--lawsuite-path DIR",
+            "--lawsuite-git URL",
+            "not on crates.io",
+            &elsewhere.path().display().to_string(),
+        ] {
+            assert!(said.contains(part), "{said}");
+        }
+        // Where the source is, it is taken.
+        let source = tempfile::tempdir().unwrap();
+        manifest(
+            source.path(),
+            &format!("[package]\nname = \"lawsuite\"\nversion = \"{version}\"\n"),
+        );
+        assert_eq!(
+            built_source(
+                [elsewhere.path().to_path_buf(), source.path().to_path_buf()],
+                version
+            )
+            .unwrap(),
+            source.path()
+        );
     }
 }

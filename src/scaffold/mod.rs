@@ -11,7 +11,8 @@
 //!
 //! ```
 //! use lawsuite::scaffold::{Dependency, Lang, skeleton};
-//! let files = skeleton(Some(Lang::Node), "my-peer", &Dependency::CratesIo);
+//! let lawsuite = Dependency::Git("https://example.org/lawsuite.git".into());
+//! let files = skeleton(Some(Lang::Node), "my-peer", &lawsuite);
 //! let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
 //! assert!(names.contains(&"peer.mjs") && names.contains(&"lawsuite/node/lawsuite-peer.js"));
 //! assert!(names.contains(&"lawsuite/docs/PROTOCOL.md"));
@@ -21,7 +22,7 @@ mod dependency;
 
 use std::path::{Path, PathBuf};
 
-pub use dependency::{Dependency, SourceError, installed_source, source_version};
+pub use dependency::{Dependency, SourceError, built_source, installed_source, source_version};
 
 use crate::project::{ProjectError, SKELETON};
 
@@ -168,7 +169,7 @@ pub fn skeleton(lang: Option<Lang>, name: &str, lawsuite: &Dependency) -> Vec<Fi
                 &registered(
                     r#"["python3", "./peer.py"]"#,
                     &format!(
-                        "# The adapter's copy (drop these two lines once `pip install lawsuite-peer`\n# or `pip install ./{PYTHON_PACKAGE_DIR}` has installed it).\ncwd = \".\"\nenv = {{ PYTHONPATH = \"{PYTHON_PACKAGE_DIR}\" }}\n"
+                        "# The adapter's copy (drop these two lines once `pip install ./{PYTHON_PACKAGE_DIR}`\n# has installed it).\ncwd = \".\"\nenv = {{ PYTHONPATH = \"{PYTHON_PACKAGE_DIR}\" }}\n"
                     ),
                 ),
             ),
@@ -328,7 +329,12 @@ mod tests {
     fn nothing_is_overwritten() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("peer.py"), "mine").unwrap();
-        let err = write(dir.path(), Some(Lang::Python), &Dependency::CratesIo).unwrap_err();
+        let err = write(
+            dir.path(),
+            Some(Lang::Python),
+            &Dependency::Git("https://example.org/lawsuite.git".into()),
+        )
+        .unwrap_err();
         assert!(matches!(err, ProjectError::Exists { path } if path.ends_with("peer.py")));
         assert!(
             !dir.path().join("lawsuite.toml").exists(),
@@ -344,7 +350,11 @@ mod tests {
     /// file the skeleton writes (152 in the contract's copy did not).
     #[test]
     fn no_link_in_the_copied_documents_is_dead() {
-        let files = skeleton(Some(Lang::Node), "x", &Dependency::CratesIo);
+        let files = skeleton(
+            Some(Lang::Node),
+            "x",
+            &Dependency::Git("https://example.org/lawsuite.git".into()),
+        );
         let paths: std::collections::BTreeSet<&str> =
             files.iter().map(|f| f.path.as_str()).collect();
         let mut checked = 0;
@@ -381,7 +391,11 @@ mod tests {
     #[test]
     fn the_node_and_python_skeletons_register_their_peer() {
         for (lang, command) in [(Lang::Node, "./peer.mjs"), (Lang::Python, "./peer.py")] {
-            let files = skeleton(Some(lang), "x", &Dependency::CratesIo);
+            let files = skeleton(
+                Some(lang),
+                "x",
+                &Dependency::Git("https://example.org/lawsuite.git".into()),
+            );
             let toml = &files[0];
             assert_eq!(toml.path, "lawsuite.toml");
             assert!(toml.text.contains(command), "{}", lang.name());

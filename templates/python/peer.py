@@ -14,7 +14,7 @@ import os
 import re
 
 # The adapter package: lawsuite.toml puts its copy (lawsuite/python) on
-# PYTHONPATH; `pip install lawsuite-peer` works as well.
+# PYTHONPATH; `pip install ./lawsuite/python` installs it as well.
 from lawsuite_peer import StdError, serve
 
 

@@ -76,7 +76,7 @@ pub fn init(dir: &Path, lang: Option<Lang>, source: Source) -> anyhow::Result<Ex
 
 /// The dependency a Rust skeleton names, and why: the flag's, else the
 /// source this binary was built from when it still holds this version,
-/// else crates.io.
+/// else an error that asks for a flag (lawsuite is not on crates.io).
 fn dependency(source: Source) -> anyhow::Result<(Dependency, String)> {
     let version = env!("CARGO_PKG_VERSION");
     if let Some(url) = source.git {
@@ -96,18 +96,11 @@ fn dependency(source: Source) -> anyhow::Result<(Dependency, String)> {
         };
         return Ok((Dependency::Path(dir), note));
     }
-    match scaffold::installed_source(built_from(), version) {
-        Some(dir) => Ok((
-            Dependency::Path(dir),
-            format!("the source this binary was built from, lawsuite {version}"),
-        )),
-        None => Ok((
-            Dependency::CratesIo,
-            format!(
-                "note: no source of lawsuite {version} was found where this binary was built; if crates.io does not have it where you are, rerun with --lawsuite-path DIR or --lawsuite-git URL"
-            ),
-        )),
-    }
+    let dir = scaffold::built_source(built_from(), version)?;
+    Ok((
+        Dependency::Path(dir),
+        format!("the source this binary was built from, lawsuite {version}"),
+    ))
 }
 
 /// Where this binary's source may be: the directories above the binary

@@ -173,7 +173,7 @@ enum Command {
         lang: Option<LangArg>,
         /// With --lang rust: depend on lawsuite's source in DIR (default:
         /// the source this binary was built from, if it is still there at
-        /// this version; else crates.io).
+        /// this version; else this or --lawsuite-git is needed).
         #[arg(long, value_name = "DIR", conflicts_with = "lawsuite_git")]
         lawsuite_path: Option<std::path::PathBuf>,
         /// With --lang rust: depend on lawsuite's git repository URL.
