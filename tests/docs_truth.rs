@@ -332,13 +332,13 @@ fn no_help_names_a_repository_path() {
         .output()
         .unwrap();
     let top = String::from_utf8_lossy(&top.stdout).into_owned();
-    // The subcommands `--help` lists: the indented words of its
-    // `Commands:` section.
+    // The subcommands `--help` lists: the indented first words of its
+    // groups (from "Run and judge:" to "Options:"), not its headings.
     let subcommands: Vec<String> = top
         .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
+        .skip_while(|l| !l.starts_with("Run and judge:"))
+        .take_while(|l| !l.starts_with("Options:"))
+        .filter(|l| l.starts_with("  "))
         .filter_map(|l| l.split_whitespace().next().map(str::to_string))
         .filter(|c| c != "help")
         .collect();
