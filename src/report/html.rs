@@ -10,6 +10,22 @@ use super::{RunInfo, Walk, case_line, compact, utc};
 use crate::conformance::{Case, Kind, Outcome, Summary, TreeEntry, Verdict};
 use crate::kit::report::visible;
 
+/// Escape for element text: `&`, `<` and `>`. Quotes need no escape
+/// outside attributes, and a failure's diff is mostly JSON: `&quot;` for
+/// each of its quotes was a tenth of the page of a skeleton's first run.
+fn text_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Escape for HTML text and attribute values.
 fn html_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -127,8 +143,8 @@ impl Trees {
                 let _ = write!(
                     table,
                     "<tr><td><code>{}</code></td><td><code>{}</code></td></tr>",
-                    e(&visible(&t.path)),
-                    e(&visible(&t.describe()))
+                    text_escape(&visible(&t.path)),
+                    text_escape(&visible(&t.describe()))
                 );
             }
             table.push_str("</table>");
@@ -484,7 +500,7 @@ fn html_case(out: &mut String, case: &Case, trial: &str, trees: &mut Trees) {
     let _ = write!(
         out,
         "<p>call:</p><pre>{}</pre>",
-        e(&visible(&compact(&case.call)))
+        text_escape(&visible(&compact(&case.call)))
     );
     for p in &case.problems {
         let _ = write!(out, "<p>{}</p>", e(p));
@@ -492,12 +508,19 @@ fn html_case(out: &mut String, case: &Case, trial: &str, trees: &mut Trees) {
     if !case.diff.is_empty() {
         out.push_str("<p class=\"why\">- expected, + actual:</p><pre class=\"diff\">");
         for line in case.diff.lines() {
+            // A line both sides share is plain text: only the changed
+            // ones need a span to be coloured.
             let class = match line.chars().next() {
-                Some('-') => " class=\"del\"",
-                Some('+') => " class=\"ins\"",
-                _ => "",
+                Some('-') => Some("del"),
+                Some('+') => Some("ins"),
+                _ => None,
             };
-            let _ = writeln!(out, "<span{class}>{}</span>", e(line));
+            let _ = match class {
+                Some(class) => {
+                    writeln!(out, "<span class=\"{class}\">{}</span>", text_escape(line))
+                }
+                None => writeln!(out, "{}", text_escape(line)),
+            };
         }
         out.push_str("</pre>");
     }
@@ -513,6 +536,18 @@ fn html_case(out: &mut String, case: &Case, trial: &str, trees: &mut Trees) {
 mod tests {
     use super::*;
     use crate::conformance::Report;
+
+    /// Element text escapes what HTML reads as markup and nothing more;
+    /// attributes escape quotes too.
+    #[test]
+    fn text_keeps_its_quotes_and_attributes_do_not() {
+        let text = r#""<a href='x'>" & more"#;
+        assert_eq!(text_escape(text), r#""&lt;a href='x'&gt;" &amp; more"#);
+        assert_eq!(
+            html_escape(text),
+            "&quot;&lt;a href=&#39;x&#39;&gt;&quot; &amp; more"
+        );
+    }
 
     /// The matrix's column of checks is named and explained (it was `—`),
     /// and a diff says which side is which.
