@@ -603,7 +603,14 @@ impl Drop for TempTree {
         // Best effort: a failure to clean up must not turn into a panic
         // inside a drop (which would abort during unwinding).
         // `remove_dir_all` does not follow symlinks inside the tree, and
-        // neither does `restore_permissions`.
+        // neither does `restore_permissions`. Most trees go at the first
+        // try; only one that resists (a `0o000` directory, a peer's
+        // process still writing) is walked to give its permissions back,
+        // which was a second listing of every tree.
+        if fs::remove_dir_all(&self.path).is_ok() {
+            live_trees().paths.remove(&self.path);
+            return;
+        }
         for attempt in 0..REMOVE_ATTEMPTS {
             restore_permissions(&self.path);
             let _ = fs::remove_dir_all(&self.path);
