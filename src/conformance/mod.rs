@@ -360,10 +360,10 @@ impl Engine {
         }
     }
 
-    /// Add a bounded-exhaustive family at `size`, asked of every subject
-    /// against the reference ([`crate::kit::exhaustive`]).
-    pub fn add_exhaustive(&mut self, family: crate::kit::exhaustive::Family, size: usize) {
-        self.push(Item::Exhaustive(ExhaustiveItem { family, size }));
+    /// Add a bounded-exhaustive family at a size, asked of the subjects it
+    /// is for against the reference ([`crate::kit::exhaustive`]).
+    pub fn add_exhaustive(&mut self, family: ExhaustiveItem) {
+        self.push(Item::Exhaustive(family));
     }
 
     /// Add a broken check for every problem of the expectations, and for
