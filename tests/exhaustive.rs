@@ -587,3 +587,37 @@ fn a_ripgrep_walk_difference_is_documented_only_where_it_is_the_listed_one() {
     }
 }
 
+/// `cargo test` runs each subject's trial of a family on its own; the
+/// reference answers the family's calls once for all of them (its answers
+/// kept for the other trials), not once a trial.
+#[test]
+fn the_reference_answers_a_family_once_for_all_its_subjects_trials() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = asked.clone();
+    let reference = Altered::new("portable").on_glob(move |_, answer| {
+        counter.fetch_add(1, Ordering::Relaxed);
+        answer
+    });
+    let engine = Suite::new()
+        .reference("portable", reference)
+        .peer("one", Portable::default())
+        .peer("two", Portable::with_threads(1))
+        .without_laws()
+        .exhaustive_size(1)
+        .engine()
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    for name in ["one", "two"] {
+        let id = format!("exhaustive::gitignore::1::{name}");
+        let trials = engine.trials_where(|t| t == id);
+        let outcome = engine.run_trial(&trials[0]);
+        assert_eq!(outcome.verdict, Verdict::Pass, "{outcome:?}");
+        assert_eq!(outcome.compared, 24);
+    }
+    assert_eq!(
+        asked.load(Ordering::Relaxed),
+        24,
+        "12 rules in two placements, asked once"
+    );
+}

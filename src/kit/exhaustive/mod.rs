@@ -57,7 +57,7 @@ pub mod pattern;
 use std::fmt;
 use std::str::FromStr;
 
-pub use ask::{BatchTrees, compare_batch};
+pub use ask::{BatchTrees, ReferenceAnswers, compare_batch};
 
 use crate::call::Call;
 use crate::contract::{GlobRequest, GrepRequest};
