@@ -50,7 +50,7 @@
 //!   --seeds A..B` runs a sweep of any width, making each trial as it runs
 //!   it.
 //! * `LAWSUITE_EXHAUSTIVE_SIZE=N` runs every bounded-exhaustive family at
-//!   size N instead of each at its default (`0`: none;
+//!   size N on every peer instead of each at its default (`0`: none;
 //!   [`Suite::exhaustive_size`] wins over it).
 //! * `LAWSUITE_RECORD=1`: a failing seed trial shrinks its first
 //!   divergences and writes them into the project's regression directory.
@@ -481,28 +481,34 @@ impl Suite {
 
     /// Run every bounded-exhaustive family ([`crate::kit::exhaustive`]:
     /// every glob, `.gitignore` rule and pattern up to a size, against
-    /// every path or line of a small tree) at `size` instead of each at
-    /// its default size; `0` runs none. `LAWSUITE_EXHAUSTIVE_SIZE` sets the
-    /// same from the environment; this wins over it.
+    /// every path or line of a small tree) at `size` on every peer instead
+    /// of each at its default size; `0` runs none. `LAWSUITE_EXHAUSTIVE_SIZE`
+    /// sets the same from the environment; this wins over it.
+    ///
+    /// Without either, a suite runs each family at its default size
+    /// ([`crate::kit::exhaustive::Family::default_size`]: glob 3,
+    /// gitignore 4, pattern 3), and at
+    /// [`crate::kit::exhaustive::PROCESS_PER_CALL_SIZE`] on the built-ins
+    /// that start a process per call (`ripgrep`, `ripgrep-walk`, `git`).
     pub fn exhaustive_size(mut self, size: usize) -> Suite {
         self.config = self.config.exhaustive_size(size);
         self
     }
 
-    /// Run every bounded-exhaustive family at its own default size
-    /// ([`crate::conformance::config::ConfigBuilder::exhaustive_at_family_sizes`]);
-    /// without it, or a size, a suite holds none.
+    /// Run every bounded-exhaustive family at its own default size on
+    /// every peer, those that start a process per call too
+    /// ([`crate::conformance::config::ConfigBuilder::exhaustive_at_family_sizes`]).
     pub fn exhaustive(mut self) -> Suite {
         self.config = self.config.exhaustive_at_family_sizes();
         self
     }
 
-    /// The size of every bounded-exhaustive family when neither
-    /// [`Suite::exhaustive_size`] nor `LAWSUITE_EXHAUSTIVE_SIZE` gives one
-    /// (`0`: none), instead of each family's own default. The skeleton
-    /// `lawsuite init --lang rust` writes sets `0`, so a peer author's
-    /// first run stays within a minute, and
-    /// `LAWSUITE_EXHAUSTIVE_SIZE=3 cargo test` still runs them.
+    /// The size of every bounded-exhaustive family on every peer when
+    /// neither [`Suite::exhaustive_size`] nor `LAWSUITE_EXHAUSTIVE_SIZE`
+    /// gives one (`0`: none), instead of each family's default. The
+    /// skeleton `lawsuite init --lang rust` writes sets `2`, which its
+    /// first `cargo test` can afford (docs/exhaustive.md), and
+    /// `LAWSUITE_EXHAUSTIVE_SIZE=4 cargo test` still asks more.
     pub fn default_exhaustive_size(mut self, size: usize) -> Suite {
         self.config = self.config.default_exhaustive_size(size);
         self

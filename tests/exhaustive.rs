@@ -131,15 +131,15 @@ fn git_s_reading_matches_what_git_does() {
 /// The issue's own case: a peer wrong only where git reads `a**/a` passes
 /// every default seed and every shipped law but the one written for that
 /// shape (`foo**/bar`, §9.3, added when git became a peer), and fails
-/// `exhaustive::gitignore::4` at the default size, with that rule in the
-/// report. Before the families and that law, nothing lawsuite ran caught
-/// it.
+/// `exhaustive::gitignore::4` in a default run (no size given, no
+/// `--exhaustive`), with that rule in the report. Before the families
+/// and that law, nothing lawsuite ran caught it; before the families ran
+/// by default, only a run that asked for them did.
 #[test]
-fn a_peer_wrong_on_one_rare_gitignore_shape_fails_only_the_gitignore_family() {
+fn a_peer_wrong_on_one_rare_gitignore_shape_fails_the_gitignore_family_of_a_default_run() {
     let config = Config::builder()
         .regressions(None)
         .judge_reference(false)
-        .exhaustive_at_family_sizes()
         .build()
         .unwrap_or_else(|e| panic!("{e:?}"));
     let peers = PeerSet::new(
@@ -216,7 +216,8 @@ fn the_run_front_door_selects_families_by_filter_and_size() {
             .map(str::to_string)
             .collect()
     };
-    // Off unless asked for.
+    // On by default, each family at its default size on `model` (which
+    // starts no process per call).
     let plain = Command::new(LAWSUITE)
         .args([
             "run",
@@ -230,9 +231,37 @@ fn the_run_front_door_selects_families_by_filter_and_size() {
         .env_remove("LAWSUITE_EXHAUSTIVE_SIZE")
         .output()
         .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&plain.stdout)
+            .lines()
+            .filter(|l| l.starts_with("exhaustive::"))
+            .collect::<Vec<_>>(),
+        [
+            "exhaustive::glob::3::model",
+            "exhaustive::gitignore::4::model",
+            "exhaustive::pattern::3::model"
+        ],
+        "the families run by default"
+    );
+    // `--no-exhaustive` runs none.
+    let off = Command::new(LAWSUITE)
+        .args([
+            "run",
+            "--list",
+            "--peer",
+            "model",
+            "--no-laws",
+            "--no-exhaustive",
+            "exhaustive::",
+        ])
+        .current_dir(dir.path())
+        .env_remove("LAWSUITE_EXHAUSTIVE_SIZE")
+        .output()
+        .unwrap();
+    assert!(off.status.success());
     assert!(
-        !String::from_utf8_lossy(&plain.stdout).contains("exhaustive::"),
-        "the families run only when asked for"
+        !String::from_utf8_lossy(&off.stdout).contains("exhaustive::"),
+        "--no-exhaustive runs none"
     );
     let mine = Command::new(LAWSUITE)
         .args([
@@ -340,15 +369,15 @@ fn the_suite_front_door_lists_the_families() {
             .peer("mine", Portable::with_threads(1))
             .without_laws()
     };
-    assert!(names(suite()).is_empty(), "off unless asked for");
-    assert_eq!(
-        names(suite().exhaustive()),
-        [
-            "exhaustive::glob::3::mine",
-            "exhaustive::gitignore::4::mine",
-            "exhaustive::pattern::3::mine"
-        ]
-    );
+    let defaults = [
+        "exhaustive::glob::3::mine",
+        "exhaustive::gitignore::4::mine",
+        "exhaustive::pattern::3::mine",
+    ];
+    // On by default, each family at its own size on a peer under test.
+    assert_eq!(names(suite()), defaults);
+    assert_eq!(names(suite().exhaustive()), defaults);
+    assert!(names(suite().exhaustive_size(0)).is_empty());
     assert!(names(suite().exhaustive().default_exhaustive_size(0)).is_empty());
     assert_eq!(
         names(suite().default_exhaustive_size(0).exhaustive_size(2)),
@@ -417,4 +446,178 @@ fn a_report_shows_the_first_64_divergent_calls_and_counts_the_rest() {
             report.summary
         );
     }
+}
+
+/// A peer that starts a process per call (the built-ins `ripgrep`,
+/// `ripgrep-walk` and `git`) is asked each family at size 2 by default;
+/// every other peer each at its own default. A size, or `--exhaustive`,
+/// asks every peer alike. (Stand-ins registered as those built-ins: the
+/// class is read from what a peer is registered as, so no `rg` or `git`
+/// is needed to list them.)
+#[test]
+fn peers_that_start_a_process_per_call_are_asked_smaller_families_by_default() {
+    use lawsuite::peer::Builtin;
+    use std::sync::Arc;
+    let engine = |config: lawsuite::conformance::config::ConfigBuilder| {
+        let peers = PeerSet::new(
+            Subject::new("portable", Portable::default()),
+            vec![
+                Subject::new("mine", Portable::with_threads(1)),
+                Subject::from_builtin("walk", Builtin::RipgrepWalk, Arc::new(Portable::default())),
+                Subject::from_builtin("git", Builtin::Git, Arc::new(Portable::default())),
+                Subject::from_builtin("model", Builtin::Model, Arc::new(Portable::default())),
+            ],
+        );
+        config
+            .laws(false)
+            .regressions(None)
+            .build()
+            .unwrap_or_else(|e| panic!("{e:?}"))
+            .engine(peers, None)
+            .unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    let ids = |engine: &lawsuite::conformance::Engine| -> Vec<String> {
+        engine
+            .trials_where(|id| id.starts_with("exhaustive::"))
+            .iter()
+            .map(|t| t.id.to_string())
+            .collect()
+    };
+    let plain = engine(Config::builder());
+    let listed = ids(&plain);
+    let per_family = |family: &str, cheap: usize| {
+        vec![
+            format!("exhaustive::{family}::{cheap}::mine"),
+            format!("exhaustive::{family}::{cheap}::model"),
+            format!("exhaustive::{family}::2::walk"),
+            format!("exhaustive::{family}::2::git"),
+        ]
+    };
+    let expected: Vec<String> = [("glob", 3), ("gitignore", 4), ("pattern", 3)]
+        .into_iter()
+        .flat_map(|(f, k)| per_family(f, k))
+        .collect();
+    assert_eq!(listed, expected);
+    // Counted as listed.
+    assert_eq!(plain.trial_counts().get(&Kind::Exhaustive), Some(&12));
+    // A trial at a class's size runs (and the stand-in passes it).
+    let trials = plain.trials_where(|id| id == "exhaustive::gitignore::2::walk");
+    let outcome = plain.run_trial(&trials[0]);
+    assert_eq!(outcome.verdict, Verdict::Pass, "{outcome:?}");
+    assert_eq!(outcome.compared, 202, "101 rules, two placements each");
+    // Every peer alike: each family's own size, or the size given.
+    let all = ids(&engine(Config::builder().exhaustive_at_family_sizes()));
+    assert_eq!(all.len(), 12);
+    assert!(
+        all.contains(&"exhaustive::gitignore::4::walk".to_string()),
+        "{all:?}"
+    );
+    let sized = ids(&engine(Config::builder().exhaustive_size(1)));
+    assert_eq!(sized.len(), 12);
+    assert!(sized.iter().all(|id| id.contains("::1::")), "{sized:?}");
+}
+
+/// `ripgrep-walk`'s `.gitignore` differences found by the family are
+/// documented only where its answer is the one rg's reading predicts: a
+/// stand-in registered as `ripgrep-walk` that reads `!` as rg does (every
+/// entry re-admitted) passes the family with the difference counted, and
+/// one wrong in another way on the same rule fails it.
+#[test]
+fn a_ripgrep_walk_difference_is_documented_only_where_it_is_the_listed_one() {
+    use lawsuite::peer::{Builtin, Search};
+    use std::sync::Arc;
+    // rg's reading of a lone `!`: nothing below its scope stays ignored.
+    let reading = |drop_one: bool| {
+        Altered::new("ripgrep-walk").on_glob(move |input: &GlobInput, answer| {
+            let mut files = Vec::new();
+            gitignores(Path::new(&input.root), "", &mut files);
+            if !files.iter().any(|(_, text)| text.lines().any(|l| l == "!")) {
+                return answer;
+            }
+            let mut unignored = input.clone();
+            unignored.no_ignore = true;
+            let mut out = Portable::default().glob(&unignored)?;
+            if drop_one {
+                out.paths.pop();
+                out.total = out.paths.len() as u64;
+            }
+            Ok(out)
+        })
+    };
+    for (drop_one, passes) in [(false, true), (true, false)] {
+        let peers = PeerSet::new(
+            Subject::new("portable", Portable::default()),
+            vec![Subject::from_builtin(
+                "ripgrep-walk",
+                Builtin::RipgrepWalk,
+                Arc::new(reading(drop_one)),
+            )],
+        );
+        let engine = Config::builder()
+            .laws(false)
+            .regressions(None)
+            .exhaustive_size(1)
+            .build()
+            .unwrap_or_else(|e| panic!("{e:?}"))
+            .engine(peers, None)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let trials = engine.trials_where(|id| id == "exhaustive::gitignore::1::ripgrep-walk");
+        let outcome = engine.run_trial(&trials[0]);
+        if passes {
+            assert_eq!(outcome.verdict, Verdict::Pass, "{outcome:?}");
+            assert_eq!(
+                outcome
+                    .documented
+                    .get("gitignore-empty-pattern-matches-every-path"),
+                Some(&1),
+                "{outcome:?}"
+            );
+        } else {
+            let Verdict::Fail { report } = &outcome.verdict else {
+                panic!("{outcome:?}")
+            };
+            // Both placements of `!`: the nested one, and the root's,
+            // where rg re-admits nothing it had ignored.
+            assert!(
+                report.summary.starts_with("2 of 24 calls"),
+                "{}",
+                report.summary
+            );
+        }
+    }
+}
+
+/// `cargo test` runs each subject's trial of a family on its own; the
+/// reference answers the family's calls once for all of them (its answers
+/// kept for the other trials), not once a trial.
+#[test]
+fn the_reference_answers_a_family_once_for_all_its_subjects_trials() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = asked.clone();
+    let reference = Altered::new("portable").on_glob(move |_, answer| {
+        counter.fetch_add(1, Ordering::Relaxed);
+        answer
+    });
+    let engine = Suite::new()
+        .reference("portable", reference)
+        .peer("one", Portable::default())
+        .peer("two", Portable::with_threads(1))
+        .without_laws()
+        .exhaustive_size(1)
+        .engine()
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    for name in ["one", "two"] {
+        let id = format!("exhaustive::gitignore::1::{name}");
+        let trials = engine.trials_where(|t| t == id);
+        let outcome = engine.run_trial(&trials[0]);
+        assert_eq!(outcome.verdict, Verdict::Pass, "{outcome:?}");
+        assert_eq!(outcome.compared, 24);
+    }
+    assert_eq!(
+        asked.load(Ordering::Relaxed),
+        24,
+        "12 rules in two placements, asked once"
+    );
 }

@@ -849,6 +849,70 @@ fn gitignore_rule_loses_a_trailing_nel() {
     differ("gitignore_rule_loses_a_trailing_nel", &answers);
 }
 
+/// search-contract §9.2–§9.3: a rule whose pattern is empty once its
+/// `!`, trailing `/` and `\` are stripped, or is `**/`, matches nothing.
+/// rg's `ignore` makes either `**/`, which matches every path (found by
+/// the `gitignore` family of `kit::exhaustive`).
+#[test]
+fn gitignore_empty_pattern_matches_every_path() {
+    let Some((p, w)) = peers() else { return };
+    let case = "gitignore_empty_pattern_matches_every_path";
+    // `!` re-admits every entry to rg, nothing to the contract.
+    for negation in ["!", "! "] {
+        let rules = format!("*.log\n{negation}\n");
+        let t = Tree::new(&[(".gitignore", rules.as_str()), ("a.log", ""), ("b.txt", "")]);
+        let answers = globs(&p, &w, &GlobInput::new("**", t.root()));
+        assert_eq!(
+            listed(&answers[0], &t.root()),
+            BTreeSet::from(["b.txt".into()])
+        );
+        assert!(
+            listed(&answers[1], &t.root()).contains("a.log"),
+            "{negation:?}"
+        );
+        differ(case, &answers);
+    }
+    // A directory rule of the empty pattern or of `**/` ignores every
+    // directory to rg, none to the contract.
+    for rule in ["\\/", "\\/ ", "**//", "**// ", "/**//", "**/\\/"] {
+        let rules = format!("{rule}\n");
+        let t = Tree::new(&[
+            (".gitignore", rules.as_str()),
+            ("d/f.txt", ""),
+            ("g.txt", ""),
+        ]);
+        let answers = globs(&p, &w, &GlobInput::new("**", t.root()));
+        assert!(
+            listed(&answers[0], &t.root()).contains("d/f.txt"),
+            "{rule:?}"
+        );
+        assert!(
+            !listed(&answers[1], &t.root()).contains("d/f.txt"),
+            "{rule:?}"
+        );
+        differ(case, &answers);
+    }
+    // Negated, it re-admits every directory to rg.
+    for rule in ["!\\/", "!\\/ ", "!**//"] {
+        let rules = format!("d/\n{rule}\n");
+        let t = Tree::new(&[
+            (".gitignore", rules.as_str()),
+            ("d/f.txt", ""),
+            ("g.txt", ""),
+        ]);
+        let answers = globs(&p, &w, &GlobInput::new("**", t.root()));
+        assert!(
+            !listed(&answers[0], &t.root()).contains("d/f.txt"),
+            "{rule:?}"
+        );
+        assert!(
+            listed(&answers[1], &t.root()).contains("d/f.txt"),
+            "{rule:?}"
+        );
+        differ(case, &answers);
+    }
+}
+
 #[test]
 fn non_utf8_name_breaks_json() {
     use std::os::unix::ffi::OsStrExt;

@@ -50,12 +50,12 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::peers::{PeerError, PeerSet};
-use super::{Engine, Expectations, Item, ItemId, Replay, TrialId};
+use super::{Engine, ExhaustiveItem, Expectations, Item, ItemId, Replay, TrialId};
 use std::time::Duration;
 
 use crate::environment::Environment;
 use crate::kit::Generator;
-use crate::kit::exhaustive::Family;
+use crate::kit::exhaustive::{Family, PeerCost};
 use crate::peer::Ground;
 use crate::project::Project;
 use crate::registry::PeerOptions;
@@ -281,8 +281,9 @@ pub struct Config {
     expected_dirs: Vec<PathBuf>,
     expected: Vec<ListedFailure>,
     seeds: Vec<SeedSet>,
-    /// The bounded-exhaustive families and their sizes.
-    exhaustive: Vec<(Family, usize)>,
+    /// The bounded-exhaustive families, their sizes and the subjects each
+    /// is asked of.
+    exhaustive: Vec<ExhaustiveItem>,
     /// The range `LAWSUITE_SEEDS` put on every generator, when it did.
     seeds_from_env: Option<Range<u64>>,
     only_call: Option<usize>,
@@ -457,27 +458,29 @@ impl ConfigBuilder {
         self
     }
 
-    /// Run every bounded-exhaustive family at `size` (`0`: none) instead
-    /// of each at its default size ([`crate::kit::exhaustive::Family::default_size`]).
+    /// Run every bounded-exhaustive family at `size` on every subject
+    /// (`0`: none) instead of each at its default size for the subject's
+    /// class ([`Family::default_size_for`]).
     pub fn exhaustive_size(mut self, size: usize) -> ConfigBuilder {
         self.exhaustive_size = Some(size);
         self
     }
 
-    /// Run every bounded-exhaustive family at its default size
-    /// ([`crate::kit::exhaustive::Family::default_size`]) when no size is
-    /// given; without it a run holds none (they cost about 21,000 calls a
-    /// peer: docs/exhaustive.md).
+    /// Run every bounded-exhaustive family at its own default size
+    /// ([`Family::default_size`]) on every subject, the peers that start a
+    /// process per call too (about 21,000 calls a peer: docs/exhaustive.md),
+    /// when no size is given; without it those peers are asked each family
+    /// at [`crate::kit::exhaustive::PROCESS_PER_CALL_SIZE`].
     pub fn exhaustive_at_family_sizes(mut self) -> ConfigBuilder {
         self.family_sizes = true;
         self
     }
 
-    /// The size every bounded-exhaustive family takes when neither an
-    /// explicit [`ConfigBuilder::exhaustive_size`] nor
+    /// The size every bounded-exhaustive family takes on every subject
+    /// when neither an explicit [`ConfigBuilder::exhaustive_size`] nor
     /// `LAWSUITE_EXHAUSTIVE_SIZE` gives one (`0`: none), instead of each
-    /// family's own default: a peer crate's first run turns them off this
-    /// way and the variable still turns them on.
+    /// family's default for the subject's class: a peer crate's skeleton
+    /// asks size 2 this way, and the variable still asks another.
     pub fn default_exhaustive_size(mut self, size: usize) -> ConfigBuilder {
         self.default_exhaustive_size = Some(size);
         self
@@ -648,9 +651,14 @@ impl ConfigBuilder {
             let size = self
                 .exhaustive_size
                 .or(env.exhaustive_size())
-                .or(self.default_exhaustive_size)
-                .or((!self.family_sizes).then_some(0));
-            Config::exhaustive_families(size)
+                .or(self.default_exhaustive_size);
+            match size {
+                None if self.family_sizes => Family::ALL
+                    .iter()
+                    .map(|f| ExhaustiveItem::new(*f, f.default_size()))
+                    .collect(),
+                size => Config::exhaustive_families(size),
+            }
         };
         let record = self
             .record
@@ -728,28 +736,65 @@ impl Config {
             .collect()
     }
 
-    /// The bounded-exhaustive families a run holds: each at `size`, or
-    /// at its default size when none is given; none at size 0. Both front
-    /// doors hold them (`--exhaustive-size`, `LAWSUITE_EXHAUSTIVE_SIZE`).
+    /// The bounded-exhaustive families a run holds: each at `size` on
+    /// every subject, none at size 0, or, when no size is given, each at
+    /// its default size for each cost class of peer
+    /// ([`Family::default_size_for`]: the `rg` built-ins and `git`, one
+    /// process a call, are asked less). Both front doors hold them
+    /// (`--exhaustive-size`, `LAWSUITE_EXHAUSTIVE_SIZE`, `--no-exhaustive`).
     ///
     /// ```
     /// use lawsuite::conformance::config::Config;
-    /// use lawsuite::kit::exhaustive::Family;
-    /// let defaults = Config::exhaustive_families(None);
-    /// assert_eq!(defaults, [(Family::Glob, 3), (Family::Gitignore, 4), (Family::Pattern, 3)]);
+    /// use lawsuite::kit::exhaustive::{Family, PeerCost};
+    /// let sizes = |items: Vec<lawsuite::conformance::ExhaustiveItem>| {
+    ///     items.iter().map(|e| (e.family, e.size, e.cost)).collect::<Vec<_>>()
+    /// };
+    /// let (cheap, dear) = (Some(PeerCost::Ordinary), Some(PeerCost::ProcessPerCall));
+    /// assert_eq!(
+    ///     sizes(Config::exhaustive_families(None)),
+    ///     [
+    ///         (Family::Glob, 3, cheap), (Family::Glob, 2, dear),
+    ///         (Family::Gitignore, 4, cheap), (Family::Gitignore, 2, dear),
+    ///         (Family::Pattern, 3, cheap), (Family::Pattern, 2, dear),
+    ///     ]
+    /// );
     /// assert!(Config::exhaustive_families(Some(0)).is_empty());
-    /// assert!(Config::exhaustive_families(Some(5)).iter().all(|(_, k)| *k == 5));
+    /// assert!(Config::exhaustive_families(Some(5)).iter().all(|e| e.size == 5 && e.cost.is_none()));
     /// ```
-    pub fn exhaustive_families(size: Option<usize>) -> Vec<(Family, usize)> {
+    pub fn exhaustive_families(size: Option<usize>) -> Vec<ExhaustiveItem> {
         match size {
             Some(0) => Vec::new(),
-            Some(size) => Family::ALL.iter().map(|f| (*f, size)).collect(),
-            None => Family::ALL.iter().map(|f| (*f, f.default_size())).collect(),
+            Some(size) => Family::ALL
+                .iter()
+                .map(|f| ExhaustiveItem::new(*f, size))
+                .collect(),
+            None => Family::ALL
+                .iter()
+                .flat_map(|f| {
+                    let sizes = [PeerCost::Ordinary, PeerCost::ProcessPerCall]
+                        .map(|cost| (cost, f.default_size_for(cost)));
+                    // One item when the classes' sizes agree: one trial id
+                    // per family and size.
+                    if sizes[0].1 == sizes[1].1 {
+                        vec![ExhaustiveItem::new(*f, sizes[0].1)]
+                    } else {
+                        sizes
+                            .into_iter()
+                            .map(|(cost, size)| ExhaustiveItem {
+                                family: *f,
+                                size,
+                                cost: Some(cost),
+                            })
+                            .collect()
+                    }
+                })
+                .collect(),
         }
     }
 
-    /// The bounded-exhaustive families this run holds, with their sizes.
-    pub fn exhaustive(&self) -> &[(Family, usize)] {
+    /// The bounded-exhaustive families this run holds, with their sizes
+    /// and the subjects each is asked of.
+    pub fn exhaustive(&self) -> &[ExhaustiveItem] {
         &self.exhaustive
     }
 
@@ -949,8 +994,8 @@ impl Config {
             }
         }
         if wants(|i| matches!(i, ItemId::Exhaustive { .. })) {
-            for (family, size) in &self.exhaustive {
-                engine.add_exhaustive(*family, *size);
+            for family in &self.exhaustive {
+                engine.add_exhaustive(*family);
             }
         }
         engine.set_expectations(self.expectations());
@@ -1136,17 +1181,34 @@ mod tests {
     }
 
     /// Explicit over the environment over a default size over each
-    /// family's own; no families without seeds or with one call.
+    /// family's own for each class of peer; no families without seeds or
+    /// with one call.
     #[test]
     fn exhaustive_sizes_resolve_in_order() {
         let sizes = |config: &Config| -> Vec<usize> {
-            config.exhaustive().iter().map(|(_, k)| *k).collect()
+            config.exhaustive().iter().map(|e| e.size).collect()
         };
         let env = Environment::from_vars([("LAWSUITE_EXHAUSTIVE_SIZE", "2")]).unwrap();
-        // Off unless asked for; asked for, each family at its own size.
-        assert!(sizes(&Config::builder().build().unwrap()).is_empty());
-        let asked = Config::builder().exhaustive_at_family_sizes().build();
-        assert_eq!(sizes(&asked.unwrap()), [3, 4, 3]);
+        // On by default: each family at its own size, and at 2 for the
+        // peers that start a process per call.
+        let plain = Config::builder().build().unwrap();
+        assert_eq!(sizes(&plain), [3, 2, 4, 2, 3, 2]);
+        let costs: Vec<Option<PeerCost>> = plain.exhaustive().iter().map(|e| e.cost).collect();
+        assert_eq!(
+            costs,
+            [PeerCost::Ordinary, PeerCost::ProcessPerCall]
+                .repeat(3)
+                .into_iter()
+                .map(Some)
+                .collect::<Vec<_>>()
+        );
+        // Asked for at the families' sizes: every peer at each one's own.
+        let asked = Config::builder()
+            .exhaustive_at_family_sizes()
+            .build()
+            .unwrap();
+        assert_eq!(sizes(&asked), [3, 4, 3]);
+        assert!(asked.exhaustive().iter().all(|e| e.cost.is_none()));
         let off = Config::builder()
             .exhaustive_at_family_sizes()
             .default_exhaustive_size(0)

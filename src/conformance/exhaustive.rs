@@ -6,15 +6,76 @@
 //! smallest shapes: a family is enumerated smallest first) and counting
 //! the rest.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use super::seed::SeedTrial;
 use super::{Engine, ExhaustiveItem, Item, Outcome, Report, Subject, Verdict};
 use crate::kit::answer::Answer;
 use crate::kit::compare::Compared;
-use crate::kit::exhaustive::{BatchTrees, MAX_SIZE};
+use crate::kit::exhaustive::{BatchTrees, Family, MAX_SIZE, ReferenceAnswers};
 use crate::peer::Method;
+
+/// The reference's answers to a family's batches, shared by the trials of
+/// the family's subjects.
+///
+/// `cargo test` runs each (family, subject) as a trial of its own, and
+/// each would ask the reference the whole family again: in this
+/// checkout's run the `gitignore` family at size 4 cost `portable` 10
+/// CPU-s a trial in a debug build, once for `model` and once again for
+/// `python-glob`. The trials of one family run side by side, batch by
+/// batch: the first to reach a batch asks the reference beside its
+/// subject, and a trial reaching it meanwhile waits for those answers
+/// rather than asking again. A batch's answers are dropped once every
+/// subject the family asks has taken them (a trial filtered out never
+/// does: they then stay until the run ends).
+#[derive(Debug, Default)]
+pub(super) struct KeptAnswers {
+    batches: Mutex<HashMap<(Family, usize, u64), Kept>>,
+}
+
+/// One batch's answers, made once.
+type Shared = Arc<OnceLock<Arc<ReferenceAnswers>>>;
+
+#[derive(Debug)]
+struct Kept {
+    answers: Shared,
+    /// Trials still to take them.
+    left: usize,
+}
+
+impl KeptAnswers {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(Family, usize, u64), Kept>> {
+        self.batches
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Batch `key`'s answers, made or to be made, for `trials` trials in
+    /// all.
+    fn batch(&self, key: (Family, usize, u64), trials: usize) -> Shared {
+        self.lock()
+            .entry(key)
+            .or_insert_with(|| Kept {
+                answers: Shared::default(),
+                left: trials,
+            })
+            .answers
+            .clone()
+    }
+
+    /// One trial is done with batch `key`.
+    fn taken(&self, key: (Family, usize, u64)) {
+        let mut batches = self.lock();
+        if let Some(kept) = batches.get_mut(&key) {
+            kept.left = kept.left.saturating_sub(1);
+            if kept.left == 0 {
+                batches.remove(&key);
+            }
+        }
+    }
+}
 
 /// The most divergent calls one exhaustive trial's report holds in full;
 /// the rest are counted in its summary. A seed's report holds every
@@ -93,8 +154,38 @@ impl Engine {
                 asked.iter().map(|(_, s)| Compared::from(*s)).collect();
             let mut broken: Option<String> = None;
             let mut trees = BatchTrees::new();
+            // One subject's trial of a family other subjects are asked
+            // too: the reference's answers are shared ([`KeptAnswers`]).
+            // Asked together (`lawsuite run`), it answers once anyway.
+            let others = self.others_asked(item, family, &asked);
             for plan in family.family.batches(family.size) {
-                let divergences = match trees.compare(&plan, Compared::from(reference), &subjects) {
+                let reference = Compared::from(reference);
+                let compared = if others == 0 {
+                    trees.compare(&plan, reference, &subjects)
+                } else {
+                    let key = (family.family, family.size, plan.seed);
+                    let shared = self.kept_answers.batch(key, others + 1);
+                    let mut asked_here = None;
+                    let known = shared
+                        .get_or_init(|| {
+                            let (compared, answers) =
+                                match trees.compare_knowing(&plan, reference, &subjects, None) {
+                                    Ok((d, answers)) => (Ok(d), answers),
+                                    Err(e) => (Err(e), Vec::new()),
+                                };
+                            asked_here = Some(compared);
+                            Arc::new(answers)
+                        })
+                        .clone();
+                    self.kept_answers.taken(key);
+                    match asked_here {
+                        Some(compared) => compared,
+                        None => trees
+                            .compare_knowing(&plan, reference, &subjects, Some(&known))
+                            .map(|(d, _)| d),
+                    }
+                };
+                let divergences = match compared {
                     Ok(d) => d,
                     Err(e) => {
                         broken = Some(format!(
@@ -173,6 +264,28 @@ impl Engine {
 }
 
 impl Engine {
+    /// How many trials of `family` other than the one asking `asked` will
+    /// ask the reference the same batches: the family's other subjects
+    /// that answer its method, when one subject's trial runs alone (as
+    /// `cargo test` runs them); none when asked together, or asked again
+    /// (`--repeat`: each asking on fresh answers).
+    fn others_asked(
+        &self,
+        item: &Item,
+        family: &ExhaustiveItem,
+        asked: &[(usize, &Subject)],
+    ) -> usize {
+        if asked.len() != 1 || self.repeat > 1 {
+            return 0;
+        }
+        let this = asked[0].1.name();
+        self.everyone[1..]
+            .iter()
+            .filter(|s| s.name() != this)
+            .filter(|s| family.asks(s.builtin()) && self.skip(item, s).is_none())
+            .count()
+    }
+
     /// A subject's verdict on a whole family, from what its batches
     /// gathered: as a seed's ([`Engine::seed_verdict`]), a reference that
     /// did not answer never an agreement.

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::Verdict;
 use super::trial_id::{ItemId, TrialId};
 use crate::kit::Generator;
-use crate::kit::exhaustive::Family;
+use crate::kit::exhaustive::{Family, PeerCost};
 use crate::kit::regression::Regression;
 use crate::law::LoadedLaw;
 use crate::peer::Ground;
@@ -105,23 +105,37 @@ impl SeedItem {
     }
 }
 
-/// A bounded-exhaustive family at one size, asked of every subject
-/// against the reference ([`crate::kit::exhaustive`]).
+/// A bounded-exhaustive family at one size, asked of the subjects it is
+/// for against the reference ([`crate::kit::exhaustive`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExhaustiveItem {
     /// The family.
     pub family: Family,
     /// Its size: every shape of at most this many tokens.
     pub size: usize,
+    /// The subjects it is asked of: those of this cost class (a family at
+    /// a class's default size, [`Family::default_size_for`]), or every
+    /// subject (`None`: a size given, or every peer at the family's own
+    /// default).
+    pub cost: Option<PeerCost>,
 }
 
 impl ExhaustiveItem {
+    /// `family` at `size`, for every subject.
+    pub fn new(family: Family, size: usize) -> ExhaustiveItem {
+        ExhaustiveItem {
+            family,
+            size,
+            cost: None,
+        }
+    }
+
     /// Its [`ItemId`]: `exhaustive::glob::3`.
     ///
     /// ```
     /// use lawsuite::conformance::ExhaustiveItem;
     /// use lawsuite::kit::exhaustive::Family;
-    /// let item = ExhaustiveItem { family: Family::Gitignore, size: 4 };
+    /// let item = ExhaustiveItem::new(Family::Gitignore, 4);
     /// assert_eq!(item.item_id().to_string(), "exhaustive::gitignore::4");
     /// ```
     pub fn item_id(&self) -> ItemId {
@@ -129,6 +143,22 @@ impl ExhaustiveItem {
             family: self.family,
             size: self.size,
         }
+    }
+
+    /// Whether it is asked of a peer that is the built-in `builtin`
+    /// (`None`: not a built-in).
+    ///
+    /// ```
+    /// use lawsuite::conformance::ExhaustiveItem;
+    /// use lawsuite::kit::exhaustive::{Family, PeerCost};
+    /// use lawsuite::peer::Builtin;
+    /// let cheap = ExhaustiveItem { cost: Some(PeerCost::Ordinary), ..ExhaustiveItem::new(Family::Glob, 3) };
+    /// assert!(cheap.asks(None) && cheap.asks(Some(Builtin::Model)));
+    /// assert!(!cheap.asks(Some(Builtin::Git)));
+    /// assert!(ExhaustiveItem::new(Family::Glob, 3).asks(Some(Builtin::Git)));
+    /// ```
+    pub fn asks(&self, builtin: Option<crate::peer::Builtin>) -> bool {
+        self.cost.is_none_or(|c| PeerCost::of(builtin) == c)
     }
 }
 
@@ -396,8 +426,10 @@ impl Replay {
                         words.extend(["--call".into(), c.to_string()]);
                     }
                 }
+                // A family at a class's default size runs by default; any
+                // other was asked for with a size.
                 if let Item::Exhaustive(e) = item
-                    && e.size != e.family.default_size()
+                    && e.cost.is_none()
                 {
                     words.extend(["--exhaustive-size".into(), e.size.to_string()]);
                 }
@@ -417,7 +449,7 @@ impl Replay {
                     }
                 }
                 if let Item::Exhaustive(e) = item
-                    && e.size != e.family.default_size()
+                    && e.cost.is_none()
                 {
                     env.push_str(&format!("LAWSUITE_EXHAUSTIVE_SIZE={} ", e.size));
                 }

@@ -135,6 +135,9 @@ pub struct Engine {
     /// Written trees by [`law::Tree::key`] and [owner](tree_owner), newest
     /// last: laws that read the same tree (a file's laws often do) share it.
     trees: Mutex<Vec<(TreeKey, Arc<law::Tree>)>>,
+    /// The reference's answers to the families' batches, kept for the
+    /// trials of their other subjects ([`exhaustive::KeptAnswers`]).
+    kept_answers: exhaustive::KeptAnswers,
 }
 
 /// A written law tree's key: its [`law::Tree::key`] and its [owner](tree_owner).
@@ -178,6 +181,7 @@ impl Engine {
             stopped: Mutex::new(BTreeMap::new()),
             setups: Mutex::new(Vec::new()),
             trees: Mutex::new(Vec::new()),
+            kept_answers: exhaustive::KeptAnswers::default(),
         }
     }
 
@@ -360,10 +364,10 @@ impl Engine {
         }
     }
 
-    /// Add a bounded-exhaustive family at `size`, asked of every subject
-    /// against the reference ([`crate::kit::exhaustive`]).
-    pub fn add_exhaustive(&mut self, family: crate::kit::exhaustive::Family, size: usize) {
-        self.push(Item::Exhaustive(ExhaustiveItem { family, size }));
+    /// Add a bounded-exhaustive family at a size, asked of the subjects it
+    /// is for against the reference ([`crate::kit::exhaustive`]).
+    pub fn add_exhaustive(&mut self, family: ExhaustiveItem) {
+        self.push(Item::Exhaustive(family));
     }
 
     /// Add a broken check for every problem of the expectations, and for

@@ -87,7 +87,10 @@ impl Engine {
                 Item::Law(_) | Item::Regression { .. } => {
                     everyone.saturating_sub(self.first_judged() as u128)
                 }
-                Item::Seed(_) | Item::Exhaustive(_) => subjects,
+                Item::Seed(_) => subjects,
+                Item::Exhaustive(e) => (1..self.everyone.len())
+                    .filter(|p| e.asks(self.everyone[*p].builtin()))
+                    .count() as u128,
                 Item::Seeds(r) => u128::from(r.seeds.end - r.seeds.start) * subjects,
                 _ => 1,
             };
@@ -120,9 +123,16 @@ impl Engine {
                 (self.first_judged()..self.everyone.len())
                     .map(move |p| (on(&id, p), None, Some(p))),
             ),
-            Item::Seed(_) | Item::Exhaustive(_) => {
+            Item::Seed(_) => {
                 Box::new((1..self.everyone.len()).map(move |p| (on(&id, p), None, Some(p))))
             }
+            // A family at a class's default size is asked of that class's
+            // subjects only.
+            Item::Exhaustive(e) => Box::new(
+                (1..self.everyone.len())
+                    .filter(move |p| e.asks(self.everyone[*p].builtin()))
+                    .map(move |p| (on(&id, p), None, Some(p))),
+            ),
             // Without a subject a range has no trial: not one seed is
             // walked (`0..u64::MAX` would never end).
             Item::Seeds(_) if self.everyone.len() < 2 => Box::new(std::iter::empty()),

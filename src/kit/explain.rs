@@ -31,6 +31,8 @@ use crate::contract::glob::{brace_expansions, canonical_glob, matches_glob};
 use crate::contract::notice::IGNORE_NOTICE;
 use crate::differences::{self, Difference};
 
+mod readings;
+
 /// What a recogniser may look at: a divergent call, both answers, the
 /// plan's tree, and the reference, to ask again.
 pub struct Evidence<'a> {
@@ -70,6 +72,11 @@ enum Recogniser {
     Call(fn(&Call) -> Option<Call>),
     /// Rewrites the tree the call runs on.
     Tree(fn(&Call, &str, &[GeneratedFile]) -> Option<Vec<GeneratedFile>>),
+    /// git's reading of each `.gitignore` line ([`readings::git_reading`]):
+    /// one reading shows several listed differences, so every entry with
+    /// this recogniser is applied at once, line by line, and a line is
+    /// rewritten only when each difference it shows is listed.
+    GitRules,
     /// Accepts the prediction with only the ignore sentence changed.
     IgnoreSentence,
 }
@@ -77,12 +84,18 @@ enum Recogniser {
 /// The differences with a recogniser, by id (each must be an entry of the
 /// table with a `recogniser` sentence: a test checks both ways).
 #[cfg(test)]
-const RECOGNISED: [&str; 5] = [
+const RECOGNISED: [&str; 11] = [
     "gitignore-braces-are-literal",
     "empty-brace-alternative",
     "brace-alternatives-share-anchoring",
     "negative-glob-prunes-directories",
     "ignore-notice-inferred-from-listings",
+    "gitignore-empty-pattern-matches-every-path",
+    readings::git_ids::CLASS,
+    readings::git_ids::TRAILING_ESCAPE,
+    readings::git_ids::AFTER_A_NAME,
+    readings::git_ids::TRIPLE,
+    readings::git_ids::BEFORE_AN_ESCAPED_SLASH,
 ];
 
 fn recogniser(d: &Difference) -> Option<Recogniser> {
@@ -96,6 +109,16 @@ fn recogniser(d: &Difference) -> Option<Recogniser> {
         }
         "negative-glob-prunes-directories" => Some(Recogniser::Tree(prune)),
         "gitignore-braces-are-literal" => Some(Recogniser::Tree(literal_braces)),
+        "gitignore-empty-pattern-matches-every-path" => {
+            Some(Recogniser::Tree(|call, root, tree| {
+                rewrite_rules(call, root, tree, readings::rg_everything)
+            }))
+        }
+        readings::git_ids::CLASS
+        | readings::git_ids::TRAILING_ESCAPE
+        | readings::git_ids::AFTER_A_NAME
+        | readings::git_ids::TRIPLE
+        | readings::git_ids::BEFORE_AN_ESCAPED_SLASH => Some(Recogniser::GitRules),
         "ignore-notice-inferred-from-listings" => Some(Recogniser::IgnoreSentence),
         _ => None,
     }
@@ -115,13 +138,34 @@ pub fn explain(builtin: crate::peer::Builtin, evidence: &Evidence<'_>) -> Option
     let mut recognisers: Vec<(&Difference, Recogniser)> = differences::of(builtin)
         .filter_map(|d| Some((d, recogniser(d)?)))
         .collect();
+    // git's reading of a line after the trees' rewrites: its braces are
+    // escaped first (`gitignore-braces-are-literal`), which it reads as
+    // literal braces too.
     recognisers.sort_by_key(|(_, r)| match r {
         Recogniser::Call(_) => 0,
         Recogniser::Tree(_) => 1,
-        Recogniser::IgnoreSentence => 2,
+        Recogniser::GitRules => 2,
+        Recogniser::IgnoreSentence => 3,
     });
+    let git_listed: Vec<&str> = recognisers
+        .iter()
+        .filter(|(_, r)| matches!(r, Recogniser::GitRules))
+        .map(|(d, _)| d.id.as_str())
+        .collect();
+    let mut git_read = false;
     for (d, recogniser) in recognisers {
         match recogniser {
+            Recogniser::GitRules if !git_read => {
+                git_read = true;
+                let files = tree.as_deref().unwrap_or(evidence.tree);
+                let call = &call;
+                if let Some((rewritten, shown)) = git_rules(call, evidence.root, files, &git_listed)
+                {
+                    tree = Some(rewritten);
+                    applied.extend(shown);
+                }
+            }
+            Recogniser::GitRules => {}
             Recogniser::Call(rewrite) => {
                 if let Some(rewritten) = rewrite(&call) {
                     call = rewritten;
@@ -356,6 +400,104 @@ fn literal_braces(_: &Call, _: &str, tree: &[GeneratedFile]) -> Option<Vec<Gener
     )
 }
 
+/// The tree with each line `read` rewrites rewritten, in the `.gitignore`
+/// files the call reads (`\r\n` line ends kept); `None` when no line
+/// changed.
+fn rewrite_rules(
+    call: &Call,
+    root: &str,
+    tree: &[GeneratedFile],
+    read: fn(&str) -> Option<String>,
+) -> Option<Vec<GeneratedFile>> {
+    rewrite_lines(call, root, tree, |line| {
+        read(line).map(|text| (text, Vec::new()))
+    })
+    .map(|(tree, _)| tree)
+}
+
+/// git's reading of every `.gitignore` line of the tree
+/// ([`readings::git_reading`]), for the lines each of whose differences
+/// is in `listed`; `None` when no line changed. With the tree, the
+/// differences the rewritten lines show, in `listed`'s order.
+fn git_rules(
+    call: &Call,
+    root: &str,
+    tree: &[GeneratedFile],
+    listed: &[&'static str],
+) -> Option<(Vec<GeneratedFile>, Vec<&'static str>)> {
+    let (tree, shown) = rewrite_lines(call, root, tree, |line| {
+        let git = readings::git_reading(line)?;
+        git.shows
+            .iter()
+            .all(|id| listed.contains(id))
+            .then_some((git.text, git.shows))
+    })?;
+    let shown = listed
+        .iter()
+        .copied()
+        .filter(|id| shown.contains(id))
+        .collect();
+    Some((tree, shown))
+}
+
+/// The tree with each line `read` rewrites so, in the `.gitignore` files
+/// the call reads (those at or below its root, §9.1: a family's batch
+/// holds many roots, and a rule elsewhere neither changes this answer nor
+/// explains it), and what each rewrite showed; `None` when no line
+/// changed. A file that is not UTF-8 is left as it is (no reading here is
+/// written for one).
+fn rewrite_lines(
+    call: &Call,
+    root: &str,
+    tree: &[GeneratedFile],
+    read: impl Fn(&str) -> Option<(String, Vec<&'static str>)>,
+) -> Option<(Vec<GeneratedFile>, Vec<&'static str>)> {
+    let below = call.root().strip_prefix(root)?.trim_start_matches('/');
+    let read_by_the_call = |path: &str| {
+        below.is_empty()
+            || path
+                .strip_prefix(below)
+                .is_some_and(|rest| rest.starts_with('/'))
+    };
+    let mut changed = false;
+    let mut shown: Vec<&'static str> = Vec::new();
+    let rewritten = tree
+        .iter()
+        .map(|f| {
+            let rules = f.kind == FileKind::File
+                && f.path.rsplit('/').next() == Some(".gitignore")
+                && read_by_the_call(&f.path);
+            let Some(text) = rules
+                .then(|| std::str::from_utf8(&f.content).ok())
+                .flatten()
+            else {
+                return f.clone();
+            };
+            let lines: Vec<String> = text
+                .split('\n')
+                .map(|line| {
+                    let (body, cr) = match line.strip_suffix('\r') {
+                        Some(body) => (body, "\r"),
+                        None => (line, ""),
+                    };
+                    match read(body) {
+                        Some((new, shows)) => {
+                            changed = true;
+                            shown.extend(shows);
+                            format!("{new}{cr}")
+                        }
+                        None => line.to_string(),
+                    }
+                })
+                .collect();
+            let mut file = f.clone();
+            file.content = lines.join("\n").into_bytes();
+            file
+        })
+        .collect();
+    changed.then_some((rewritten, shown))
+}
+
 /// Every directory of a tree: its directory entries and the ancestors of
 /// every entry.
 fn dirs_of(tree: &[GeneratedFile]) -> BTreeSet<&str> {
@@ -513,6 +655,88 @@ mod tests {
             paths(prune(&below, "/r", &tree)),
             ["nested/a.ts", "keep/a.ts", "nested/sub"]
         );
+    }
+
+    /// The `.gitignore` readings of `rg` and git, on the reference itself:
+    /// an answer is documented when it is what the reading predicts for
+    /// the rules the call reads, under the difference the reading shows,
+    /// and counts otherwise; a rule under another root neither changes
+    /// the prediction nor explains it.
+    #[test]
+    fn gitignore_readings_predict_rg_and_git_on_the_rules_the_call_reads() {
+        use crate::kit::ask::Materialized;
+        use crate::peer::Builtin;
+        let portable = crate::portable::Portable::default();
+        let tree = |rules: &str| {
+            let mut files = vec![
+                GeneratedFile::new("one/.gitignore", format!("{rules}\n")),
+                GeneratedFile::new("two/.gitignore", "[\n"),
+            ];
+            for dir in ["one", "two"] {
+                for path in ["a/a", "[", "b"] {
+                    files.push(GeneratedFile::new(format!("{dir}/{path}"), "x"));
+                }
+            }
+            files
+        };
+        let ask_on = |files: &[GeneratedFile], call: &Call| {
+            Materialized::new("/r", files)
+                .ok()
+                .map(|t| t.answer(&portable, call))
+        };
+        let listing = |paths: &[&str]| {
+            let paths: Vec<String> = paths.iter().map(|p| format!("/r/one/{p}")).collect();
+            Answer::Value(json!({"paths": paths, "total": paths.len(), "truncated": false}))
+        };
+        let call = Call::Glob(GlobInput::new("**", "/r/one"));
+        let explained = |builtin: Builtin, rules: &str, answer: &Answer| {
+            let files = tree(rules);
+            let reference = ask_on(&files, &call).unwrap();
+            let ask = |rewritten: Option<&[GeneratedFile]>, call: &Call| {
+                ask_on(rewritten.unwrap_or(&files), call)
+            };
+            explain(
+                builtin,
+                &Evidence {
+                    call: &call,
+                    reference: &reference,
+                    answer,
+                    root: "/r",
+                    tree: &files,
+                    ask: &ask,
+                },
+            )
+        };
+        // git: an unclosed `[` matches nothing, so the file `[` is kept.
+        let everything = listing(&["[", "a/a", "b"]);
+        assert_eq!(
+            explained(Builtin::Git, "[", &everything).as_deref(),
+            Some("gitignore-class-dialect")
+        );
+        assert_eq!(explained(Builtin::Git, "[", &listing(&["a/a", "b"])), None);
+        // `a**/a` to git: `a`, any run of directories, `a`.
+        assert_eq!(
+            explained(Builtin::Git, "a**/a", &listing(&["[", "b"])).as_deref(),
+            Some("gitignore-double-star-after-a-name")
+        );
+        // The `[` of `two/.gitignore` is not read by this call: with a rule
+        // git reads as the contract does, nothing is predicted.
+        assert_eq!(explained(Builtin::Git, "b", &everything), None);
+        // rg: `\/` ignores every directory.
+        assert_eq!(
+            explained(Builtin::RipgrepWalk, "\\/", &listing(&["[", "b"])).as_deref(),
+            Some("gitignore-empty-pattern-matches-every-path")
+        );
+        assert_eq!(
+            explained(Builtin::RipgrepWalk, "\\/", &listing(&["b"])),
+            None
+        );
+        // Each built-in's reading is its own.
+        assert_eq!(
+            explained(Builtin::Ripgrep, "\\/", &listing(&["[", "b"])),
+            None
+        );
+        assert_eq!(explained(Builtin::RipgrepWalk, "[", &everything), None);
     }
 
     /// A difference is documented only when the answer is the predicted

@@ -648,6 +648,9 @@ fn config_of(
     if args.exhaustive {
         config = config.exhaustive_at_family_sizes();
     }
+    if args.no_exhaustive {
+        config = config.exhaustive_size(0);
+    }
     if let Some(size) = args.exhaustive_size {
         // At most `MAX_SIZE`: clap refused anything past it.
         config = config.exhaustive_size(usize::try_from(size).unwrap_or(usize::MAX));

@@ -124,13 +124,45 @@ impl BatchTrees {
         reference: Compared<'_>,
         subjects: &[Compared<'_>],
     ) -> Result<Vec<Divergence>, MaterializeError> {
+        self.compare_knowing(plan, reference, subjects, None)
+            .map(|(divergences, _)| divergences)
+    }
+
+    /// [`BatchTrees::compare`], the reference's answer to a call taken
+    /// from `known` (in call order) where it holds one rather than asked
+    /// again; with the divergences, the reference's answers to the batch
+    /// (`None` for a call no subject answers, which it was not asked;
+    /// none at all when a tree changed and the batch was asked again).
+    ///
+    /// A family's trials, one a subject (as `cargo test` runs them), ask
+    /// the reference the same calls on the same tree: the first trial's
+    /// answers serve the others ([`ReferenceAnswers`]).
+    pub fn compare_knowing(
+        &mut self,
+        plan: &Plan,
+        reference: Compared<'_>,
+        subjects: &[Compared<'_>],
+        known: Option<&ReferenceAnswers>,
+    ) -> Result<(Vec<Divergence>, ReferenceAnswers), MaterializeError> {
         let everyone: Vec<Compared<'_>> = std::iter::once(reference)
             .chain(subjects.iter().copied())
             .collect();
         self.prepare(plan, &everyone)?;
+        let calls = plan.calls();
+        let reference_key = address(reference.peer);
+        // The call being compared: only its own answer is taken from
+        // `known` (a recogniser asks the reference other calls).
+        let current = std::cell::Cell::new(0usize);
         let trees = &self.trees;
         let ask = |peer: &dyn Search, call: &Call| -> Answer {
             let key = address(peer);
+            let index = current.get();
+            if key == reference_key
+                && calls.get(index) == Some(call)
+                && let Some(Some(answer)) = known.and_then(|k| k.get(index))
+            {
+                return answer.clone();
+            }
             match trees.iter().find(|t| t.peer == key) {
                 Some(tree) => {
                     tree.written
@@ -145,16 +177,20 @@ impl BatchTrees {
         };
         let summary = TreeSummary::of(&plan.files);
         let mut divergences = Vec::new();
-        for (index, call) in plan.calls().into_iter().enumerate() {
+        let mut answered: ReferenceAnswers = Vec::with_capacity(calls.len());
+        for (index, call) in calls.iter().enumerate() {
+            current.set(index);
             let Some(answers) = answer_all(
-                &call,
+                call,
                 reference.peer,
                 subjects,
                 ask,
                 Some((&plan.root, &plan.files)),
             ) else {
+                answered.push(None);
                 continue;
             };
+            answered.push(answers.first().map(|a| a.answer.clone()));
             if differs(&answers) {
                 divergences.push(Divergence {
                     generator: plan.generator.clone(),
@@ -162,7 +198,7 @@ impl BatchTrees {
                     ground: plan.ground,
                     seed: plan.seed,
                     call_index: index,
-                    call,
+                    call: call.clone(),
                     tree: summary.clone(),
                     reference: reference.peer.name().to_string(),
                     answers,
@@ -178,11 +214,15 @@ impl BatchTrees {
             // call, and fresh trees for the next.
             self.trees.clear();
             self.files.clear();
-            return compare_plan_with(plan, reference, subjects);
+            return compare_plan_with(plan, reference, subjects).map(|d| (d, Vec::new()));
         }
-        Ok(divergences)
+        Ok((divergences, answered))
     }
 }
+
+/// The reference's answers to one batch's calls, in call order (`None`:
+/// a call it was not asked, since no subject answers its method).
+pub type ReferenceAnswers = Vec<Option<Answer>>;
 
 /// The peers' identities, each once (two subjects may be one peer).
 fn distinct(peers: &[Compared<'_>]) -> Vec<*const ()> {

@@ -57,7 +57,7 @@ pub mod pattern;
 use std::fmt;
 use std::str::FromStr;
 
-pub use ask::{BatchTrees, compare_batch};
+pub use ask::{BatchTrees, ReferenceAnswers, compare_batch};
 
 use crate::call::Call;
 use crate::contract::{GlobRequest, GrepRequest};
@@ -76,6 +76,65 @@ pub const VERSION: u32 = 1;
 /// [`crate::environment::MAX_EXHAUSTIVE_SIZE`], which is read below the
 /// kit.)
 pub const MAX_SIZE: usize = crate::environment::MAX_EXHAUSTIVE_SIZE;
+
+/// The size of every family, when none is given, on a peer that starts a
+/// process for each call ([`PeerCost::ProcessPerCall`]): 727 calls in all
+/// (182 globs, 101 rules in two placements, 343 patterns), where the
+/// [default sizes](Family::default_size) ask some 21,000. At those sizes
+/// the `rg` built-ins and `git`, one process a call or more, took some 260
+/// CPU-s more in a debug build (`ripgrep-walk` 123, `git` 101, `ripgrep`
+/// 38: `docs/exhaustive.md`); at 2 their trials take some 7 in all, and
+/// size 3 of the `gitignore` family alone would take some 30.
+pub const PROCESS_PER_CALL_SIZE: usize = 2;
+
+/// What asking a peer one call costs, as far as choosing a family's
+/// default size goes ([`Family::default_size_for`]).
+///
+/// The class is lawsuite's, read from what the peer is, never the peer's
+/// own claim: a peer does not choose how much of a family it is asked.
+///
+/// ```
+/// use lawsuite::kit::exhaustive::PeerCost;
+/// use lawsuite::peer::Builtin;
+/// assert_eq!(PeerCost::of(Some(Builtin::RipgrepWalk)), PeerCost::ProcessPerCall);
+/// assert_eq!(PeerCost::of(Some(Builtin::Model)), PeerCost::Ordinary);
+/// assert_eq!(PeerCost::of(None), PeerCost::Ordinary); // a peer under test
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PeerCost {
+    /// Answers without starting a process per call: the in-process
+    /// built-ins (`portable`, `model`, `noop`), a Rust peer of a peer
+    /// crate, and an external peer (one process for the run, a message a
+    /// call). Every peer under test is one: it gets each family at its
+    /// default size.
+    Ordinary,
+    /// Starts a process for each call: the built-ins `ripgrep`,
+    /// `ripgrep-walk` (an `rg` or three a call) and `git` (a `git
+    /// ls-files` a call, four for an empty answer).
+    ProcessPerCall,
+}
+
+impl PeerCost {
+    /// The class of a peer that is the built-in `builtin` (`None`: not a
+    /// built-in).
+    pub fn of(builtin: Option<crate::peer::Builtin>) -> PeerCost {
+        use crate::peer::Builtin;
+        match builtin {
+            Some(Builtin::Ripgrep | Builtin::RipgrepWalk | Builtin::Git) => {
+                PeerCost::ProcessPerCall
+            }
+            Some(Builtin::Portable | Builtin::Model | Builtin::Noop) | None => PeerCost::Ordinary,
+        }
+    }
+
+    /// `ordinary` or `process-per-call`, as the docs name them.
+    pub fn name(self) -> &'static str {
+        match self {
+            PeerCost::Ordinary => "ordinary",
+            PeerCost::ProcessPerCall => "process-per-call",
+        }
+    }
+}
 
 /// One bounded-exhaustive family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -111,16 +170,34 @@ impl Family {
         }
     }
 
-    /// The size a run takes when none is given: chosen so the three
-    /// families add at most 30 CPU-seconds to a run on `portable` and
-    /// `model` (`docs/exhaustive.md` has the measurements), and each
-    /// large enough to reach the shape it was made for (`a**/a` needs 4
-    /// tokens).
+    /// The size a run takes when none is given, on a peer that answers
+    /// without starting a process per call ([`PeerCost::Ordinary`]):
+    /// chosen so the three families add at most 30 CPU-seconds to a run on
+    /// `portable` and `model` (`docs/exhaustive.md` has the measurements),
+    /// and each large enough to reach the shape it was made for (`a**/a`
+    /// needs 4 tokens).
+    ///
+    /// ```
+    /// use lawsuite::kit::exhaustive::{Family, PeerCost};
+    /// assert_eq!(Family::Gitignore.default_size(), 4);
+    /// assert_eq!(Family::Gitignore.default_size_for(PeerCost::Ordinary), 4);
+    /// assert_eq!(Family::Gitignore.default_size_for(PeerCost::ProcessPerCall), 2);
+    /// ```
     pub fn default_size(self) -> usize {
         match self {
             Family::Glob => 3,
             Family::Gitignore => 4,
             Family::Pattern => 3,
+        }
+    }
+
+    /// The size a run takes when none is given, on a peer of `cost`: the
+    /// [default size](Family::default_size), or [`PROCESS_PER_CALL_SIZE`]
+    /// on a peer that starts a process for each call.
+    pub fn default_size_for(self, cost: PeerCost) -> usize {
+        match cost {
+            PeerCost::Ordinary => self.default_size(),
+            PeerCost::ProcessPerCall => PROCESS_PER_CALL_SIZE.min(self.default_size()),
         }
     }
 
