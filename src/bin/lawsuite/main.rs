@@ -545,22 +545,15 @@ struct RunArgs {
     /// ls and flow calls); laws and regressions are not run.
     #[arg(long, value_name = "N", help_heading = "Select trials")]
     call: Option<usize>,
-<<<<<<< HEAD
-    /// Run the bounded-exhaustive families (glob, gitignore, pattern:
-    /// every shape up to a size) at their default sizes (glob 3, gitignore
-    /// 4, pattern 3): about 15,000 calls a peer. Off unless asked for.
-    #[arg(long, help_heading = "Seeds and families")]
-=======
     /// Ask every peer the bounded-exhaustive families (glob, gitignore,
     /// pattern: every shape up to a size) at their default sizes (glob 3,
     /// gitignore 4, pattern 3), the peers that start a process per call
     /// (ripgrep, ripgrep-walk, git) too, which by default are asked each
     /// at size 2: about 21,000 calls a peer.
-    #[arg(long, conflicts_with = "no_exhaustive")]
->>>>>>> exh-default
+    #[arg(long, conflicts_with = "no_exhaustive", help_heading = "Seeds and families")]
     exhaustive: bool,
     /// Run no bounded-exhaustive family (as --exhaustive-size 0).
-    #[arg(long, conflicts_with = "exhaustive_size")]
+    #[arg(long, conflicts_with = "exhaustive_size", help_heading = "Seeds and families")]
     no_exhaustive: bool,
     /// Every bounded-exhaustive family at size N (every shape of at most N
     /// tokens); 0 runs none. Each size's cost and reach: lawsuite's
