@@ -550,10 +550,18 @@ struct RunArgs {
     /// gitignore 4, pattern 3), the peers that start a process per call
     /// (ripgrep, ripgrep-walk, git) too, which by default are asked each
     /// at size 2: about 21,000 calls a peer.
-    #[arg(long, conflicts_with = "no_exhaustive", help_heading = "Seeds and families")]
+    #[arg(
+        long,
+        conflicts_with = "no_exhaustive",
+        help_heading = "Seeds and families"
+    )]
     exhaustive: bool,
     /// Run no bounded-exhaustive family (as --exhaustive-size 0).
-    #[arg(long, conflicts_with = "exhaustive_size", help_heading = "Seeds and families")]
+    #[arg(
+        long,
+        conflicts_with = "exhaustive_size",
+        help_heading = "Seeds and families"
+    )]
     no_exhaustive: bool,
     /// Every bounded-exhaustive family at size N (every shape of at most N
     /// tokens); 0 runs none. Each size's cost and reach: lawsuite's
