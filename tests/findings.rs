@@ -219,9 +219,11 @@ fn a_shrunk_case_keeps_the_rule_that_differed() {
     assert!(draft.text.contains("search-contract §16"), "{}", draft.text);
 }
 
-/// A campaign against the planted bug keeps one group for each method
-/// that shows it, however many seeds and shapes meet it, each kept as one
-/// regression file of one file.
+/// A campaign against the planted bug keeps its findings few and small:
+/// every group is of the bug's method, one for each way the answers
+/// differ (the path lost; with a limit, also the truncation), however many
+/// seeds and shapes meet it (hundreds of calls), each kept as one
+/// regression file of the fewest files that show it.
 #[test]
 fn a_campaign_keeps_one_group_for_one_bug() {
     let dir = tempfile::tempdir().unwrap();
@@ -267,15 +269,32 @@ fn a_campaign_keeps_one_group_for_one_bug() {
         .collect();
     let settled: Vec<_> = groups.iter().filter(|g| g.pending.is_none()).collect();
     assert!(!settled.is_empty(), "{groups:#?}");
-    let mut methods: Vec<&str> = groups.iter().map(|g| g.method.as_str()).collect();
-    let all = methods.len();
-    methods.sort_unstable();
-    methods.dedup();
-    assert_eq!(methods.len(), all, "one group per method: {shown:#?}");
+    // One bug shows as more than one difference once enough seeds meet it
+    // (a limit that truncates adds the notice and the flag to the lost
+    // path): grouping by the fields that differ keeps those apart, which
+    // docs/campaigns.md says. What holds whatever the machine's speed: the
+    // groups are of the bug's one method, a handful for hundreds of calls.
+    assert!(
+        groups.iter().all(|g| g.method == "glob"),
+        "a group of another method: {shown:#?}"
+    );
+    let seen: u64 = groups.iter().map(|g| g.seen).sum();
+    assert!(
+        groups.len() <= 3 && seen >= 10 * groups.len() as u64,
+        "{} groups for {seen} divergent calls: {shown:#?}",
+        groups.len()
+    );
     for group in &settled {
         let file = group.regression.as_deref().expect("kept");
         let regression = Regression::load(std::path::Path::new(file)).unwrap();
-        assert_eq!(regression.files.len(), 1, "{group:#?}");
+        // The lost file alone; a truncation needs the files past the
+        // limit too (a shrunk case is 1-minimal: no file of it can go).
+        let most = if group.differs.contains("/truncated") {
+            4
+        } else {
+            1
+        };
+        assert!(regression.files.len() <= most, "{group:#?}");
     }
     let kept = std::fs::read_dir(dir.path().join("regressions"))
         .unwrap()
