@@ -41,7 +41,17 @@
 //! );
 //! let engine = config.engine(peers, None).map_err(|e| format!("{e:?}"))?;
 //! let ids: Vec<String> = engine.trials().into_iter().map(|t| t.id.to_string()).collect();
-//! assert_eq!(ids, ["seed::smthrs::0004::one-thread"]);
+//! // The seed's trial, and the bounded-exhaustive families, which every
+//! // run asks unless `exhaustive_size(0)` turns them off.
+//! assert_eq!(
+//!     ids,
+//!     [
+//!         "seed::smthrs::0004::one-thread",
+//!         "exhaustive::glob::3::one-thread",
+//!         "exhaustive::gitignore::4::one-thread",
+//!         "exhaustive::pattern::3::one-thread",
+//!     ]
+//! );
 //! # Ok::<(), String>(())
 //! ```
 
