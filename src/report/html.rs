@@ -26,20 +26,12 @@ fn text_escape(text: &str) -> String {
     out
 }
 
-/// Escape for HTML text and attribute values.
+/// Escape for HTML text and attribute values: element text's escapes,
+/// and the quotes that would end an attribute.
 fn html_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    text_escape(text)
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
 
 /// An id for an HTML anchor: letters and digits, the rest `-`.
