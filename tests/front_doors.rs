@@ -114,6 +114,7 @@ fn cli_and_suite_give_the_same_verdicts_for_a_renamed_builtin() {
             "smthrs",
             "--seeds",
             "1..3",
+            "--no-exhaustive",
             "--jobs",
             "2",
             "--law",
@@ -125,7 +126,8 @@ fn cli_and_suite_give_the_same_verdicts_for_a_renamed_builtin() {
     let suite = Suite::for_project(Project::discover(dir.path()).unwrap())
         .judge_reference()
         .smthrs_seeds([1, 2])
-        .lawsuite_seeds([]);
+        .lawsuite_seeds([])
+        .exhaustive_size(0);
     let suite = suite
         .outcomes()
         .unwrap()
@@ -302,6 +304,7 @@ fn the_printed_replay_command_replays_the_divergence() {
         &[
             "run",
             "--no-laws",
+            "--no-exhaustive",
             "--seeds",
             "1..4",
             "--format",
@@ -477,7 +480,14 @@ fn an_installed_binary_runs_records_and_replays_in_an_empty_project() {
         marker.display()
     ));
     std::fs::write(&file, text).unwrap();
-    let first = run(&["run", "--format", "jsonl", "--seeds", "1..3"]);
+    let first = run(&[
+        "run",
+        "--format",
+        "jsonl",
+        "--seeds",
+        "1..3",
+        "--no-exhaustive",
+    ]);
     let outcomes = jsonl_outcomes(&first.stdout);
     let shipped = lawsuite::law::shipped().0.len();
     let laws = outcomes
@@ -560,6 +570,7 @@ fn a_stopped_peer_is_announced_once_and_its_later_trials_are_errors() {
         &[
             "run",
             "--no-laws",
+            "--no-exhaustive",
             "--seeds",
             "1..7",
             "--jobs",
@@ -603,7 +614,15 @@ fn a_stopped_peer_is_announced_once_and_its_later_trials_are_errors() {
     // The human report says it on stderr, once.
     let human = lawsuite(
         dir.path(),
-        &["run", "--no-laws", "--seeds", "1..7", "--jobs", "1"],
+        &[
+            "run",
+            "--no-laws",
+            "--no-exhaustive",
+            "--seeds",
+            "1..7",
+            "--jobs",
+            "1",
+        ],
     );
     let stderr = String::from_utf8_lossy(&human.stderr);
     assert_eq!(stderr.matches("PEER STOPPED").count(), 1, "{stderr}");
@@ -687,6 +706,7 @@ fn an_interrupted_run_removes_its_trees_and_stops_its_peers() {
         .args([
             "run",
             "--no-laws",
+            "--no-exhaustive",
             "--seeds",
             "0..5000",
             "--jobs",
@@ -758,7 +778,14 @@ fn merged_shards_equal_a_single_run() {
     std::fs::write(&marker, "").unwrap();
     let dir = project(&wrong_peer("wrong", &marker));
     let select = [
-        "run", "--law", "glob::", "--seeds", "1..5", "--format", "jsonl",
+        "run",
+        "--law",
+        "glob::",
+        "--seeds",
+        "1..5",
+        "--no-exhaustive",
+        "--format",
+        "jsonl",
     ];
     let single = lawsuite(dir.path(), &select);
     let single = jsonl_outcomes(&single.stdout);
@@ -826,6 +853,7 @@ fn junit_has_one_test_case_per_trial_as_the_console_counts() {
     let args = [
         "run",
         "--no-laws",
+        "--no-exhaustive",
         "--generator",
         "lawsuite",
         "--seeds",

@@ -51,7 +51,15 @@ fn the_example_peer_on_the_adapter_passes_every_law_it_declares() {
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = Command::new(env!("CARGO_BIN_EXE_lawsuite"))
-        .args(["run", "--peer", "python-glob", "--format", "json"])
+        // The families are asked of python-glob by tests/conformance.rs.
+        .args([
+            "run",
+            "--peer",
+            "python-glob",
+            "--no-exhaustive",
+            "--format",
+            "json",
+        ])
         .current_dir(root)
         .output()
         .expect("lawsuite starts");

@@ -288,6 +288,7 @@ fn an_empty_shard_is_a_complete_empty_results_file() {
     let sweep = [
         "run",
         "--no-laws",
+        "--no-exhaustive",
         "--generator",
         "lawsuite",
         "--seeds",
@@ -380,6 +381,7 @@ fn seed_shard(dir: &Path, k: u32, more: &[&str]) -> String {
         "run",
         "--no-laws",
         "--no-regressions",
+        "--no-exhaustive",
         "--format",
         "jsonl",
         "--shard",
