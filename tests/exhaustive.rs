@@ -349,6 +349,26 @@ fn the_run_front_door_selects_families_by_filter_and_size() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&max.stdout).contains("exhaustive::glob::8::"));
+    // A run's summary counts the families' trials as it counts the seeds'.
+    let ran = Command::new(LAWSUITE)
+        .args([
+            "run",
+            "--peer",
+            "model",
+            "--no-laws",
+            "--exhaustive-size",
+            "1",
+            "exhaustive::",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&ran.stdout);
+    assert!(ran.status.success(), "{said}");
+    assert!(
+        said.contains("exhaustive families (family × subject): 3 pass"),
+        "{said}"
+    );
 }
 
 /// The `cargo test` front door lists the same trials, a filter picks them,

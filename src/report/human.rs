@@ -242,6 +242,7 @@ pub fn human_summary(info: &RunInfo, summary: &Summary) -> String {
         ("law", "laws (law × peer)"),
         ("regression", "regressions (file × peer)"),
         ("seed", "seeds (seed × subject)"),
+        ("exhaustive", "exhaustive families (family × subject)"),
         ("check", "checks"),
     ] {
         if let Some(c) = summary.by_kind.get(kind) {
