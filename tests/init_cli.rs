@@ -8,6 +8,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod fake_peers;
+use fake_peers::has;
+
 mod skeleton;
 
 const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
@@ -27,21 +30,6 @@ fn text(out: &Output) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
-}
-
-fn has(program: &str) -> bool {
-    let ok = Command::new(program)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        ok || std::env::var_os("CI").is_none(),
-        "{program} is needed in CI (.ci/run installs it)"
-    );
-    if !ok {
-        eprintln!("skipped: {program} is not on PATH");
-    }
-    ok
 }
 
 /// `init --lang L my-peer`, then the printed commands from inside it: the

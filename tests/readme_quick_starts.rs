@@ -19,6 +19,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod fake_peers;
+use fake_peers::has;
+
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -56,22 +59,6 @@ fn said(out: &Output) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
-}
-
-/// Whether `program` runs here; under `CI` it must.
-fn has(program: &str) -> bool {
-    let ok = Command::new(program)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        ok || std::env::var_os("CI").is_none(),
-        "{program} is needed in CI (.ci/run installs it)"
-    );
-    if !ok {
-        eprintln!("skipped: {program} is not on PATH");
-    }
-    ok
 }
 
 /// A newcomer's shell: an installed lawsuite first on `PATH`, in an empty

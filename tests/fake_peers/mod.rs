@@ -18,13 +18,22 @@ const LAWSUITE: &str = env!("CARGO_BIN_EXE_lawsuite");
 /// Is `python3` on `PATH`? If not, says the test is skipped, and fails it
 /// under `CI`, which has it.
 pub fn has_python() -> bool {
-    let found = Command::new("python3")
+    has("python3")
+}
+
+/// Does `program --version` run here? If not, says the test is skipped,
+/// and fails it under `CI` (`.ci/run` installs every tool a test uses).
+pub fn has(program: &str) -> bool {
+    let found = Command::new(program)
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
     if !found {
-        assert!(std::env::var_os("CI").is_none(), "python3 is needed in CI");
-        eprintln!("note: skipped: python3 is not on PATH");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{program} is needed in CI (.ci/run installs it)"
+        );
+        eprintln!("note: skipped: {program} is not on PATH");
     }
     found
 }
